@@ -1,0 +1,28 @@
+#pragma once
+// The CLI's command table. Each family of commands lives in its own cmd_*.cpp and registers itself here;
+// main.cpp only dispatches. Exit codes (docs/contracts.md): 0 done, 1 a check failed, 2 bad input or usage,
+// 3 needs a CUDA device and none is usable.
+
+#include <string>
+#include <vector>
+
+namespace pl::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitNoDevice = 3;
+
+struct Command {
+    std::string name;
+    std::string usage;   // one line: "run WORKLOAD [--out RECEIPT] ..."
+    std::string summary; // one sentence
+    int (*run)(int argc, char** argv); // argv[0] is the command name
+};
+
+void registerCoreCommands(std::vector<Command>& table);   // validate run verify compare bench
+void registerCostCommands(std::vector<Command>& table);   // breakeven rates sweep (cmd_cost.cpp)
+void registerTraceCommands(std::vector<Command>& table);  // import-trace generate (cmd_trace.cpp)
+void registerGpuCommands(std::vector<Command>& table);    // gpu-info gpu-selftest calibrate (cmd_gpu.cpp)
+
+} // namespace pl::cli

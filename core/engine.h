@@ -1,0 +1,166 @@
+#pragma once
+// Engine: the tick-by-tick model of one serving engine's KV block pool (docs/tick-model.md).
+// It owns the run state; the ledger it appends to is owned by the caller, so a Session can snapshot the
+// state cheaply and truncate the ledger when it seeks back. All arithmetic is integer: a run is identical
+// on every machine.
+
+#include "ledger.h"
+#include "model.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace pl {
+
+class LiveBackend;
+
+// Where a request is, as the lab draws it.
+enum class Phase : std::uint8_t {
+    NotArrived,
+    Waiting,    // in the queue, never admitted
+    Prefill,    // prefilling its prompt (chunked)
+    Decode,     // generating one token a tick
+    Preempted,  // in the queue after a recompute/hybrid eviction (KV dropped)
+    SwapOut,    // its blocks are being copied to the host
+    SwappedOut, // in the queue, KV on the host
+    SwapIn,     // its blocks are being copied back
+    Replay,     // re-prefilling tokens whose KV was dropped
+    Done,
+    Censored,
+};
+std::string_view toString(Phase p);
+
+// Per-request run state. Public so the lab can draw it; only the engine writes it.
+struct RequestState {
+    Phase phase = Phase::NotArrived;
+    std::int64_t computed_tokens = 0;  // context tokens whose KV is resident (device or in flight)
+    std::int64_t generated_tokens = 0; // never decreases
+    std::int64_t replay_remaining = 0; // dropped tokens still to re-prefill
+    std::int64_t blocks = 0;           // device blocks held
+    std::int64_t host_bytes = 0;       // bytes held in the host pool
+    std::int64_t admit_seq = -1;       // admissions and resumes so far across the run when last admitted
+    std::int64_t preemptions = 0;
+    std::int64_t queue_ticks = 0;
+    std::int64_t first_token_tick = -1;
+    std::int64_t completion_tick = -1;
+    std::int64_t queued_since = -1;    // tick it last entered the waiting queue
+    std::int64_t copy_remaining = 0;   // bytes of its current swap copy still to move
+    std::int64_t copy_blocks = 0;      // device blocks covered by the current swap-out (freed when it lands)
+    std::int64_t swapped_tokens = 0;   // tokens whose KV sits on the host
+    std::int32_t tenant = 0;
+    bool ever_admitted = false;
+    bool resume_pending_replay_event = false;
+};
+
+// Per-tick figures for the running plots (recorded when EngineOptions::record_series is set).
+struct TickStats {
+    Tick tick = 0;
+    std::int64_t occupied_blocks = 0;
+    std::int64_t in_flight_blocks = 0;
+    std::int64_t waiting = 0;
+    std::int64_t running = 0;
+    std::int64_t host_bytes = 0;
+    std::int64_t replay_tokens_total = 0;
+    std::int64_t swap_out_bytes_total = 0;
+    std::int64_t swap_in_bytes_total = 0;
+    std::int64_t completed = 0;
+};
+
+struct Totals {
+    std::int64_t ticks = 0;
+    std::int64_t request_ticks = 0;
+    std::int64_t pressure_events = 0;
+    std::int64_t evictions = 0;
+    std::int64_t freed_blocks = 0;
+    std::int64_t replay_tokens = 0;
+    std::int64_t swap_out_bytes = 0;
+    std::int64_t swap_in_bytes = 0;
+    std::int64_t peak_host_bytes = 0;
+    std::int64_t completed = 0;
+    std::int64_t censored = 0;
+    std::int64_t queue_reentries = 0;
+    friend bool operator==(const Totals&, const Totals&) = default;
+};
+
+struct EngineOptions {
+    bool record_series = false;   // keep one TickStats per executed tick (the lab's plots)
+    bool track_block_owners = false; // keep the block -> request map (the lab's pool grid)
+};
+
+// Block owner marks in the pool map.
+inline constexpr std::int32_t kFreeBlock = -1;
+
+class Engine {
+  public:
+    // `workload` must be validated (validateWorkload) and must outlive the engine.
+    Engine(const Workload& workload, Ledger& ledger, EngineOptions options = {});
+
+    // The whole mutable run state: copy it to snapshot, assign it back to restore.
+    struct State;
+    const State& state() const;
+    void restore(const State& s);
+
+    bool finished() const;           // every request completed or censored
+    Tick nextTick() const;           // the tick step() will execute
+    void step();                     // execute one tick (no-op once finished)
+    void runToTick(Tick t);          // execute ticks until nextTick() > t or finished
+    void runToEnd();
+    // Execute ticks until one with a pressure event has run; false if the run ended first.
+    bool runToNextPressure();
+
+    const Workload& workload() const { return workload_; }
+    std::span<const RequestState> requests() const;
+    std::span<const std::int32_t> blockOwners() const; // request index per block, kFreeBlock when free
+    std::span<const std::uint8_t> blockInFlight() const; // 1 when the block is being copied
+    const std::vector<TickStats>& series() const;
+    const std::vector<std::string>& tenants() const;
+    const Totals& totals() const;
+    std::int64_t freeBlocks() const;
+    std::int64_t hostBytes() const;
+    std::int64_t waitingCount() const;
+    // Requests in the waiting queue, in queue order (head first).
+    std::vector<std::int32_t> waitingQueue() const;
+
+    void setLiveBackend(LiveBackend* backend) { backend_ = backend; }
+
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+  private:
+    const Workload& workload_;
+    Ledger& ledger_;
+    EngineOptions options_;
+    std::unique_ptr<State> s_;
+    LiveBackend* backend_ = nullptr;
+    friend class EngineImpl;
+};
+
+// Per-request outcome, for receipts.
+struct RequestRecord {
+    std::int32_t request = -1;
+    bool completed = false;
+    std::int64_t generated_tokens = 0;
+    std::int64_t first_token_tick = -1;
+    std::int64_t completion_tick = -1;
+    std::int64_t preemptions = 0;
+    std::int64_t queue_ticks = 0;
+    bool excessive_wait = false;
+    bool repeated_preemption = false;
+};
+
+// A finished run: ledger, per-request records and totals.
+struct RunResult {
+    Ledger ledger;
+    std::vector<RequestRecord> records;
+    std::vector<std::string> tenants;
+    Totals totals;
+};
+
+std::vector<RequestRecord> requestRecords(const Engine& engine);
+RunResult runWorkload(const Workload& workload, LiveBackend* backend = nullptr);
+
+} // namespace pl

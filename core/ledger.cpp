@@ -1,0 +1,43 @@
+#include "ledger.h"
+
+namespace pl {
+
+std::string_view toString(EventKind k) {
+    switch (k) {
+    case EventKind::Arrive: return "arrive";
+    case EventKind::Admit: return "admit";
+    case EventKind::FirstToken: return "first_token";
+    case EventKind::Pressure: return "pressure";
+    case EventKind::Evict: return "evict";
+    case EventKind::SwapOutDone: return "swap_out_done";
+    case EventKind::Resume: return "resume";
+    case EventKind::SwapInDone: return "swap_in_done";
+    case EventKind::ReplayDone: return "replay_done";
+    case EventKind::Complete: return "complete";
+    case EventKind::Censor: return "censor";
+    }
+    return "?";
+}
+
+std::string_view toString(PressureTrigger t) {
+    return t == PressureTrigger::AllocationFailed ? "allocation-failed" : "preempt-ahead";
+}
+
+void Ledger::truncate(std::size_t eventCount) {
+    if (eventCount >= events.size()) {
+        return;
+    }
+    std::size_t firstCandidate = candidates.size();
+    for (std::size_t i = eventCount; i < events.size(); ++i) {
+        if (events[i].candidates_count > 0) {
+            firstCandidate = static_cast<std::size_t>(events[i].candidates_begin);
+            break;
+        }
+    }
+    events.resize(eventCount);
+    if (firstCandidate < candidates.size()) {
+        candidates.resize(firstCandidate);
+    }
+}
+
+} // namespace pl

@@ -1,0 +1,86 @@
+#pragma once
+// The ledger: every event of a run, in order. Events are flat value records; which fields a receipt writes
+// for each kind is decided in receipt.cpp (see docs/receipt.md). Request and tenant fields are indices into
+// the workload's request list (normalised order) and the run's tenant table.
+
+#include "model.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pl {
+
+enum class EventKind : std::uint8_t {
+    Arrive,      // the request joined the waiting queue
+    Admit,       // first admission: prefill starts
+    FirstToken,  // prefill finished and the first output token was generated
+    Pressure,    // the pool could not serve next tick's (or this tick's) demand: victims follow
+    Evict,       // a victim was chosen and its blocks taken back (recompute: at once; swap: when the copy lands)
+    SwapOutDone, // the victim's swapped blocks landed on the host; its device blocks return to the pool
+    Resume,      // a preempted request was admitted again (recompute/hybrid: replay starts; swap: copy back starts)
+    SwapInDone,  // the copy back landed; the request runs again
+    ReplayDone,  // the replay of discarded tokens finished
+    Complete,    // all output tokens generated; blocks freed
+    Censor,      // still unfinished at max_ticks
+};
+std::string_view toString(EventKind k);
+
+enum class PressureTrigger : std::uint8_t { AllocationFailed, PreemptAhead };
+std::string_view toString(PressureTrigger t);
+
+// Why an evict ran in another mode than the policy asked for.
+enum class Fallback : std::uint8_t { None, HostFull, HybridHostShrunk, NothingToSwap };
+
+// One candidate of an eviction decision, as it stood when the victim was chosen.
+struct Candidate {
+    std::int32_t request = -1;
+    std::int32_t tenant = -1;
+    std::int64_t priority = 0;
+    std::int64_t arrival_tick = 0;
+    std::int64_t admit_seq = 0;
+    std::int64_t prompt_tokens = 0;
+    std::int64_t generated_tokens = 0;
+    std::int64_t context_tokens = 0;
+    std::int64_t max_output_tokens = 0;
+    std::int64_t blocks = 0;
+};
+
+struct Event {
+    std::int64_t seq = 0;
+    Tick tick = 0;
+    EventKind kind = EventKind::Arrive;
+    std::int32_t request = -1;
+    // mode actually used (evict, resume, swap_*_done, replay_done)
+    Recovery mode = Recovery::Recompute;
+    Fallback fallback = Fallback::None;
+    PressureTrigger trigger = PressureTrigger::AllocationFailed;
+    std::int64_t capacity_blocks = 0;
+    std::int64_t occupied_blocks = 0; // device blocks in use (evict: before the victim's blocks are taken back)
+    std::int64_t prompt_tokens = 0;
+    std::int64_t generated_tokens = 0;
+    std::int64_t context_tokens = 0;
+    std::int64_t freed_blocks = 0;     // evict: blocks the victim gives back (swap: when the copy lands)
+    std::int64_t replay_tokens = 0;    // evict: tokens whose KV is dropped; replay_done: tokens replayed
+    std::int64_t swap_out_bytes = 0;   // evict, swap_out_done
+    std::int64_t swap_in_bytes = 0;    // resume, swap_in_done
+    std::int64_t swap_blocks = 0;      // hybrid: full blocks swapped; swap: all blocks
+    std::int64_t est_recompute_ticks = 0;
+    std::int64_t est_swap_ticks = 0;
+    std::int64_t queue_position = 0;   // evict: position in the waiting queue after re-entry (0 = head)
+    std::int64_t host_bytes = 0;       // host memory in use after the event
+    std::int64_t need_blocks = 0;      // pressure: blocks wanted
+    std::int64_t free_blocks = 0;      // pressure: blocks free when it was noticed
+    std::int64_t fallback_need_bytes = 0;
+    std::int64_t fallback_free_bytes = 0;
+    std::int64_t candidates_begin = 0;  // evict: range in Ledger::candidates
+    std::int64_t candidates_count = 0;
+};
+
+struct Ledger {
+    std::vector<Event> events;
+    std::vector<Candidate> candidates;
+    void truncate(std::size_t eventCount); // drop events (and their candidates) from eventCount on
+};
+
+} // namespace pl

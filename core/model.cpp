@@ -1,0 +1,86 @@
+#include "model.h"
+
+#include <array>
+#include <utility>
+
+namespace pl {
+namespace {
+
+template <typename E, std::size_t N>
+std::optional<E> lookup(const std::array<std::pair<E, std::string_view>, N>& table, std::string_view s) {
+    for (const auto& [value, name] : table) {
+        if (name == s) {
+            return value;
+        }
+    }
+    return std::nullopt;
+}
+
+template <typename E, std::size_t N>
+std::string_view nameOf(const std::array<std::pair<E, std::string_view>, N>& table, E v) {
+    for (const auto& [value, name] : table) {
+        if (value == v) {
+            return name;
+        }
+    }
+    return "?";
+}
+
+constexpr std::array<std::pair<Recovery, std::string_view>, 4> kRecoveries{{
+    {Recovery::Recompute, "recompute"},
+    {Recovery::Swap, "swap"},
+    {Recovery::Adaptive, "adaptive"},
+    {Recovery::Hybrid, "hybrid"},
+}};
+constexpr std::array<std::pair<VictimRule, std::string_view>, 7> kVictimRules{{
+    {VictimRule::PriorityNewest, "priority-newest"},
+    {VictimRule::LastAdmitted, "last-admitted"},
+    {VictimRule::LongestContext, "longest-context"},
+    {VictimRule::ShortestContext, "shortest-context"},
+    {VictimRule::FewestDecoded, "fewest-decoded"},
+    {VictimRule::MostRemaining, "most-remaining"},
+    {VictimRule::TenantFair, "tenant-fair"},
+}};
+constexpr std::array<std::pair<AdaptiveTie, std::string_view>, 2> kTies{{
+    {AdaptiveTie::Recompute, "recompute"},
+    {AdaptiveTie::Swap, "swap"},
+}};
+constexpr std::array<std::pair<ResumeGuard, std::string_view>, 2> kGuards{{
+    {ResumeGuard::FullReservation, "full-reservation"},
+    {ResumeGuard::NextBlock, "next-block"},
+}};
+
+} // namespace
+
+std::string_view toString(Recovery v) { return nameOf(kRecoveries, v); }
+std::string_view toString(VictimRule v) { return nameOf(kVictimRules, v); }
+std::string_view toString(AdaptiveTie v) { return nameOf(kTies, v); }
+std::string_view toString(ResumeGuard v) { return nameOf(kGuards, v); }
+std::optional<Recovery> parseRecovery(std::string_view s) { return lookup(kRecoveries, s); }
+std::optional<VictimRule> parseVictimRule(std::string_view s) { return lookup(kVictimRules, s); }
+std::optional<AdaptiveTie> parseAdaptiveTie(std::string_view s) { return lookup(kTies, s); }
+std::optional<ResumeGuard> parseResumeGuard(std::string_view s) { return lookup(kGuards, s); }
+
+const std::vector<std::string_view>& allRecoveries() {
+    static const std::vector<std::string_view> names = [] {
+        std::vector<std::string_view> v;
+        for (const auto& entry : kRecoveries) {
+            v.push_back(entry.second);
+        }
+        return v;
+    }();
+    return names;
+}
+
+const std::vector<std::string_view>& allVictimRules() {
+    static const std::vector<std::string_view> names = [] {
+        std::vector<std::string_view> v;
+        for (const auto& entry : kVictimRules) {
+            v.push_back(entry.second);
+        }
+        return v;
+    }();
+    return names;
+}
+
+} // namespace pl

@@ -1,0 +1,34 @@
+#pragma once
+// Receipts (preemptlab.receipt.v1): the replayable, hashed record of one policy on one workload.
+// The text is produced here and only here, so the CLI and the lab write byte-identical receipts.
+
+#include "engine.h"
+#include "model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace pl {
+
+struct ReceiptHashes {
+    std::string input_hash;
+    std::string policy_hash;
+    std::string event_hash;
+};
+
+// The model's limitations, listed in every receipt.
+const std::vector<std::string>& receiptLimitations();
+
+// The receipt text (keys sorted, one event and one request per line, trailing newline).
+std::string receiptText(const Workload& workload, const RunResult& run);
+ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run);
+
+// Run and write atomically; returns an error message on failure (nothing written).
+std::optional<std::string> writeReceipt(const std::string& path, const Workload& workload, const RunResult& run);
+
+// One event as its canonical JSON object (the form that event_hash covers).
+std::string eventCanonical(const Workload& workload, const RunResult& run, const Event& e);
+
+} // namespace pl

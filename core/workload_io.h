@@ -1,0 +1,53 @@
+#pragma once
+// Reading, validating, normalising and writing preemptlab.workload.v1 files (see docs/contracts.md).
+// Validation is strict and happens before anything is allocated for the run: unknown keys, wrong types,
+// integers outside 0..2^53-1, bad ids, duplicate ids, requests that can never fit and over-cap workloads are
+// all errors naming the JSON path.
+
+#include "errors.h"
+#include "model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace pl {
+
+// Caps enforced before a run (the contract's minimums are 1,000,000 requests and 100,000,000 ticks).
+struct Caps {
+    std::int64_t max_requests = 10'000'000;
+    std::int64_t max_ticks = 1'000'000'000;
+    std::int64_t max_capacity_blocks = 50'000'000;
+    std::int64_t max_file_bytes = std::int64_t{2} << 30; // 2 GiB of JSON
+};
+
+template <typename T>
+using Result = std::variant<T, InputError>;
+
+// Parse and validate a workload document. `file` is only used in error messages.
+Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps = {});
+Result<Workload> workloadFromJson(const nlohmann::json& doc, const std::string& file, const Caps& caps = {});
+Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps = {});
+
+// Validate a workload built in memory (the lab's editor, generators, importers); same rules as parsing.
+std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps = {});
+
+// Keys of `config` and `policy`, as written in files; flags use dashes instead of underscores.
+const std::vector<std::string_view>& configKeys();
+const std::vector<std::string_view>& policyKeys();
+
+// Apply one override (`key` as in the file, `value` as text: "64", "swap", "true"). Returns an error naming
+// the flag when the key is unknown or the value does not parse. Re-validate the workload afterwards.
+std::optional<InputError> applyOverride(Workload& w, std::string_view key, std::string_view value);
+
+// The normalised JSON forms. workloadJson: format, name, config, requests (policy and notes left out); this is
+// what input_hash covers. policyJson: every policy key with its value. fullWorkloadJson adds notes and policy.
+nlohmann::json workloadJson(const Workload& w);
+nlohmann::json policyJson(const Policy& p);
+nlohmann::json configJson(const Config& c);
+nlohmann::json fullWorkloadJson(const Workload& w);
+
+} // namespace pl
