@@ -66,6 +66,9 @@ struct RequestSpec {
     std::int64_t max_output_tokens = 1; // defaults to output_tokens when absent in the file
     std::int64_t priority = 0;          // smaller is more urgent
     std::string tenant = "default";
+    // Optional (additive key `prefix_blocks`): ids of the prompt's full prefix blocks, in order; equal ids in
+    // two requests mean a shared prefix block (Mooncake's hash_ids). Empty: nothing shared.
+    std::vector<std::int64_t> prefix_blocks;
     friend bool operator==(const RequestSpec&, const RequestSpec&) = default;
 };
 

@@ -1,0 +1,55 @@
+#pragma once
+// Session: what the lab drives. It runs the workload once to the end (the full ledger, series and records
+// that the timeline, ledger table and plots draw) and keeps a cursor engine positioned at any tick for the
+// pool view. Seeking back restores the nearest snapshot at or before the target and replays forward; the
+// snapshot spacing bounds the replay (docs/tick-model.md, "Seeking").
+
+#include "engine.h"
+#include "model.h"
+
+#include <memory>
+#include <vector>
+
+namespace pl {
+
+class Session {
+  public:
+    explicit Session(Workload workload);
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    const Workload& workload() const { return workload_; }
+
+    // The complete run (computed in the constructor).
+    const RunResult& result() const { return full_; }
+    const std::vector<TickStats>& series() const { return fullSeries_; }
+    Tick lastTick() const { return full_.totals.ticks - 1; } // last executed tick of the full run
+
+    // The cursor: the pool state after tick `currentTick()` has executed (-1: before the first tick).
+    Tick currentTick() const;
+    void seek(Tick t);        // clamps to [-1, lastTick()]
+    void stepForward() { seek(currentTick() + 1); }
+    void stepBack() { seek(currentTick() - 1); }
+    // Ticks holding a pressure event, ascending (from the full ledger).
+    const std::vector<Tick>& pressureTicks() const { return pressureTicks_; }
+    bool seekNextPressure();     // false if none after the cursor
+    bool seekPreviousPressure(); // false if none before the cursor
+    const Engine& cursor() const { return *cursor_; }
+
+    std::size_t snapshotCount() const { return snapshots_.size(); }
+    Tick snapshotInterval() const { return interval_; }
+
+  private:
+    struct Snapshot;
+    Workload workload_;
+    RunResult full_;
+    std::vector<TickStats> fullSeries_;
+    std::vector<Tick> pressureTicks_;
+    Ledger cursorLedger_;
+    std::unique_ptr<Engine> cursor_;
+    std::vector<Snapshot> snapshots_;
+    Tick interval_ = 256;
+};
+
+} // namespace pl
