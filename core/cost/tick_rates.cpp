@@ -1,0 +1,62 @@
+#include "cost/tick_rates.h"
+
+#include <cmath>
+#include <string>
+
+namespace pl::cost {
+
+namespace {
+
+constexpr double kMaxRate = 9007199254740991.0; // 2^53 - 1, the workload format's integer ceiling
+
+} // namespace
+
+std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& in) {
+    if (auto err = validateCostInputs(in.cost)) {
+        return *err;
+    }
+    if (!std::isfinite(in.tick_us) || in.tick_us > 1e12) {
+        return CostInputError{"tick-us", "must be a finite number of microseconds, at most 1e12"};
+    }
+    if (!std::isfinite(in.memory_utilization) || in.memory_utilization <= 0.0 || in.memory_utilization > 1.0) {
+        return CostInputError{"mem-util", "must be above 0 and at most 1"};
+    }
+    const CostOutputs c = computeCost(in.cost);
+    TickRates r;
+    r.tick_us = in.tick_us > 0.0 ? in.tick_us : c.decode_step_us;
+    r.block_size_tokens = in.cost.block_size;
+    r.kv_bytes_per_token = c.kv_bytes_per_token_per_gpu;
+
+    const double prefill = std::floor(r.tick_us / c.recompute_us_per_token);
+    const double transfer = std::floor(r.tick_us * 1e-6 * c.effective_link_gbps * 1e9);
+    if (prefill < 1.0) {
+        return CostInputError{"tick-us", "a tick of " + std::to_string(r.tick_us) +
+                                             " us prefills less than one token (one costs " +
+                                             std::to_string(c.recompute_us_per_token) + " us)"};
+    }
+    if (transfer < 1.0) {
+        return CostInputError{"tick-us", "a tick of " + std::to_string(r.tick_us) + " us moves less than one byte"};
+    }
+    if (prefill > kMaxRate || transfer > kMaxRate) {
+        return CostInputError{"tick-us", "the rates exceed 2^53-1; use a shorter tick"};
+    }
+    r.prefill_tokens_per_tick = static_cast<std::int64_t>(prefill);
+    r.transfer_bytes_per_tick = static_cast<std::int64_t>(transfer);
+
+    if (in.cost.hardware.memory_gb > 0.0) {
+        const double weights = in.cost.model.params * static_cast<double>(in.cost.model.weight_dtype_bytes) /
+                               static_cast<double>(in.cost.tp);
+        const double budget = in.cost.hardware.memory_gb * 1e9 * in.memory_utilization - weights;
+        const double blockBytes =
+            static_cast<double>(in.cost.block_size) * static_cast<double>(c.kv_bytes_per_token_per_gpu);
+        const double blocks = std::floor(budget / blockBytes);
+        if (blocks < 1.0) {
+            return CostInputError{"hbm-gb", "the weights leave no room for one KV block on a GPU (" +
+                                                std::to_string(weights / 1e9) + " GB of weights per GPU)"};
+        }
+        r.capacity_blocks = static_cast<std::int64_t>(std::min(blocks, kMaxRate));
+    }
+    return r;
+}
+
+} // namespace pl::cost

@@ -1,0 +1,33 @@
+#pragma once
+// TickRates: turn a model, a GPU, a link and a tick length into the integer rates of a workload's `config`
+// (prefill_tokens_per_tick, transfer_bytes_per_tick, kv_bytes_per_token, block_size_tokens and, when the
+// GPU's memory is known, capacity_blocks), so a simulation runs on physical numbers. The mapping and its
+// limits are in docs/cost-model.md. The rates are integers (they enter hashed workloads); the arithmetic
+// behind them is floating point and rounds down.
+
+#include "cost/cost_model.h"
+
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+namespace pl::cost {
+
+struct TickRatesInputs {
+    CostInputs cost;          // model, GPU, link, copy path, TP; cost.context is the replay length priced
+    double tick_us = 0.0;     // one tick; <= 0: the memory-bound decode step at cost.batch x cost.decode_context
+    double memory_utilization = 0.9; // share of device memory given to weights + KV (vLLM's gpu_memory_utilization)
+};
+
+struct TickRates {
+    double tick_us = 0.0;
+    std::int64_t block_size_tokens = 0;
+    std::int64_t kv_bytes_per_token = 0;      // per GPU (the shard the simulated pool holds)
+    std::int64_t prefill_tokens_per_tick = 0; // floor(tick / recompute time per token at cost.context)
+    std::int64_t transfer_bytes_per_tick = 0; // floor(tick x effective link bandwidth)
+    std::optional<std::int64_t> capacity_blocks; // floor((memory x utilization - weights/tp) / block bytes)
+};
+
+std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& in);
+
+} // namespace pl::cost
