@@ -1,0 +1,132 @@
+// The cost model's commands: breakeven (swap vs recompute per token), rates (tick rates from physical
+// numbers) and sweep (cmd_sweep.cpp). Parsing of the model/GPU flags lives in cost_args.cpp.
+#include "commands.h"
+#include "cost_args.h"
+
+#include "cost/cost_format.h"
+#include "cost/cost_report.h"
+#include "cost/tick_rates.h"
+
+#include <cstdio>
+
+namespace pl::cli {
+
+namespace {
+
+int usageError(const char* command, const std::string& message) {
+    std::fprintf(stderr, "preemptlab-cli %s: %s\n", command, message.c_str());
+    return kExitBadInput;
+}
+
+ArgSpec costSpec(std::initializer_list<const char*> extraValued) {
+    ArgSpec spec;
+    spec.valued = costOptionNames();
+    for (const char* v : extraValued) {
+        spec.valued.insert(v);
+    }
+    spec.switches = {"json", "help"};
+    return spec;
+}
+
+const char* kCostFlagsHelp =
+    "  --model NAME        preset: llama-3.1-8b (default), llama-3.1-70b, llama-2-7b, mistral-7b, qwen2.5-7b\n"
+    "  --layers --heads --kv-heads --head-dim --params   a model by its numbers (all five without --model)\n"
+    "  --kv-bytes bf16|fp8|N   KV dtype (default bf16)   --weight-bytes bf16|fp8|N   weights read per decode\n"
+    "  --gpu NAME          preset: h100-sxm (default), h200, a100-80gb, l40s\n"
+    "  --tflops --hbm-tbps --link-gbps   a GPU by its numbers (dense BF16 TFLOP/s, TB/s, GB/s per direction)\n"
+    "  --hbm-gb GB         device memory (for rates' capacity_blocks)\n"
+    "  --link-gbps GB/s    achieved host link per direction (default: the preset's paper figure)\n"
+    "  --mfu F             prefill model FLOP utilisation, (0,1] (default 0.5)\n"
+    "  --tp N              tensor-parallel degree (default 1)\n"
+    "  --block-size N      tokens per KV block (default 16)\n"
+    "  --kv-layout separate|together|batched   K/V per layer in separate tensors (default), together, or\n"
+    "                      one batched copy per request\n"
+    "  --copy-overhead-us US   fixed cost per copy call (default 0)\n"
+    "  --context L         tokens to swap or recompute (default 4096)\n"
+    "  --batch B --decode-context C   decode step for the spare-compute figure (default 64 x 2048)\n";
+
+int runBreakeven(int argc, char** argv) {
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, costSpec({}), args)) {
+        return usageError("breakeven", *err);
+    }
+    if (args.has("help")) {
+        std::printf("usage: preemptlab-cli breakeven [flags] [--json]\n%s", kCostFlagsHelp);
+        return kExitOk;
+    }
+    if (!args.positional.empty()) {
+        return usageError("breakeven", "unexpected argument '" + args.positional.front() + "'");
+    }
+    pl::cost::CostInputs in;
+    if (auto err = costInputsFromArgs(args, in)) {
+        return usageError("breakeven", *err);
+    }
+    const auto out = pl::cost::computeCost(in);
+    if (args.has("json")) {
+        std::printf("%s\n", pl::cost::costReportJson(in, out).dump(2).c_str());
+    } else {
+        std::printf("%s", pl::cost::costReportText(in, out).c_str());
+    }
+    return kExitOk;
+}
+
+int runRates(int argc, char** argv) {
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, costSpec({"tick-us", "mem-util"}), args)) {
+        return usageError("rates", *err);
+    }
+    if (args.has("help")) {
+        std::printf("usage: preemptlab-cli rates [flags] [--tick-us US] [--mem-util F]\n%s"
+                    "  --tick-us US        one tick (default: the memory-bound decode step at --batch x "
+                    "--decode-context)\n"
+                    "  --mem-util F        share of device memory for weights + KV (default 0.9)\n",
+                    kCostFlagsHelp);
+        return kExitOk;
+    }
+    if (!args.positional.empty()) {
+        return usageError("rates", "unexpected argument '" + args.positional.front() + "'");
+    }
+    pl::cost::TickRatesInputs in;
+    if (auto err = costInputsFromArgs(args, in.cost)) {
+        return usageError("rates", *err);
+    }
+    for (const char* name : {"tick-us", "mem-util"}) {
+        if (auto v = args.value(name)) {
+            auto n = parseReal(*v);
+            if (!n) {
+                return usageError("rates", std::string("--") + name + ": '" + *v + "' is not a number");
+            }
+            (std::string(name) == "tick-us" ? in.tick_us : in.memory_utilization) = *n;
+        }
+    }
+    if (args.has("tick-us") && in.tick_us <= 0.0) {
+        return usageError("rates", "--tick-us: must be above 0");
+    }
+    const auto result = pl::cost::computeTickRates(in);
+    if (const auto* err = std::get_if<pl::cost::CostInputError>(&result)) {
+        return usageError("rates", "--" + err->field + ": " + err->reason);
+    }
+    const auto& r = std::get<pl::cost::TickRates>(result);
+    std::printf("%s\n", pl::cost::tickRatesConfigJson(r).dump(2).c_str());
+    std::fprintf(stderr,
+                 "rates: one tick = %s us (%s); %s-token replays priced at %s us/token; link %s GB/s effective; "
+                 "KV per token is one GPU's shard (tp %lld)\n",
+                 pl::cost::formatFixed(r.tick_us, 1).c_str(),
+                 in.tick_us > 0.0 ? "--tick-us" : "the memory-bound decode step",
+                 pl::cost::formatThousands(in.cost.context).c_str(),
+                 pl::cost::formatFixed(pl::cost::computeCost(in.cost).recompute_us_per_token, 2).c_str(),
+                 pl::cost::formatFixed(pl::cost::computeCost(in.cost).effective_link_gbps, 2).c_str(),
+                 static_cast<long long>(in.cost.tp));
+    return kExitOk;
+}
+
+} // namespace
+
+void registerCostCommands(std::vector<Command>& table) {
+    table.push_back({"breakeven", "breakeven [--model M] [--gpu G] [--link-gbps B] ... [--json]",
+                     "swap vs recompute per token, break-even bandwidth and context, spare compute", runBreakeven});
+    table.push_back({"rates", "rates [--model M] [--gpu G] ... [--tick-us US]",
+                     "workload tick rates (a config fragment) from a model, a GPU and a tick length", runRates});
+}
+
+} // namespace pl::cli
