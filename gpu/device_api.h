@@ -1,0 +1,73 @@
+#pragma once
+// The face of live mode that the CLI, the lab and the engine's `run --live` call. Plain C++ (no CUDA types),
+// so it compiles with g++ everywhere; a build without CUDA links nodevice.cpp, whose functions report
+// "built without CUDA" (the CLI exits 3 with that text).
+
+#include "calibration.h"
+#include "copy_plan.h"
+#include "kv_layout.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pl {
+class LiveBackend;
+struct Workload;
+} // namespace pl
+
+namespace pl::gpu {
+
+bool builtWithCuda();
+
+struct DeviceInfo {
+    int ordinal = 0;
+    std::string name;
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    std::int64_t total_bytes = 0, free_bytes = 0;
+    int driver_version = 0, runtime_version = 0, cublas_version = 0;
+    bool batch_memcpy = false;      // cudaMemcpyBatchAsync is available (runtime >= 12.8)
+    bool can_map_host_memory = false;
+    std::string pci_bus_id;
+};
+
+// Device 0 if usable; else nullopt and `error` holds the CUDA error text (or "built without CUDA").
+std::optional<DeviceInfo> probeDevice(std::string* error);
+
+struct LiveOptions {
+    std::string model;                         // transformer preset; empty: from kv_bytes_per_token
+    SwapMethod method = SwapMethod::Gather;    // how swaps are copied
+    KvDtype dtype = KvDtype::Bf16;
+    std::int64_t max_host_bytes = std::int64_t{16} << 30; // cap on the pinned pool
+    std::optional<Calibration> calibration;    // fills LiveMeasurement::modelled_us when given
+};
+
+// A backend whose arena has the workload's capacity_blocks of block_size_tokens, and whose host pool holds
+// host_capacity_bytes of the workload's modelled KV (in blocks). nullptr + `error` when no device is usable
+// or the arena does not fit.
+std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, std::string* error);
+std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, const LiveOptions& options,
+                                                 std::string* error);
+
+struct SelftestOptions {
+    std::int64_t cycles = 2000; // evict/resume cycles of the leak check
+};
+// Every correctness check of live mode, one line each to `log`. 0: all passed; 1: a check failed;
+// 3: no usable device (`error` says why).
+int runSelftest(const SelftestOptions& options, std::ostream& log, std::string* error);
+
+struct CalibrateOptions {
+    std::string model = "llama-3.1-8b";
+    std::vector<std::int64_t> block_sizes{8, 16, 32};
+    std::vector<std::int64_t> copy_blocks{1, 4, 16, 64, 256};      // blocks per swap
+    std::vector<std::int64_t> prefill_tokens{512, 1024, 2048, 4096, 8192};
+    int repetitions = 5;
+};
+// Measures swaps and prefill, fits them (fitCalibration). nullopt on success, else the error text.
+std::optional<std::string> runCalibration(const CalibrateOptions& options, Calibration& out, std::ostream& log);
+
+} // namespace pl::gpu

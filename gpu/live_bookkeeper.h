@@ -1,0 +1,78 @@
+#pragma once
+// LiveBookkeeper: which arena blocks and host slots each request holds in a live run, and what device work
+// each engine call implies. The CUDA backend asks it for a step, does the step on the device, and reports the
+// measurement; all of the state transitions are host-only and tested on the CPU.
+//
+// Per request:  resident tokens (KV on the device, in `device_blocks`, block i holding tokens
+//               [i*block_size, (i+1)*block_size)), host tokens (KV in the pinned pool, in `host_slots`).
+
+#include "block_pool.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pl::gpu {
+
+struct RequestKv {
+    std::vector<std::int64_t> device_blocks;
+    std::int64_t resident_tokens = 0;
+    std::vector<std::int64_t> host_slots;
+    std::int64_t host_tokens = 0;
+    bool restored = false; // its resident prefix came back by swap-in and has not grown since
+};
+
+// Prefill positions [start, start + count) of a request into `block_table` (all of its blocks, in order).
+struct PrefillStep {
+    std::int64_t start = 0;
+    std::int64_t count = 0;
+    std::vector<std::int64_t> block_table;
+};
+
+// Copy `tokens` tokens' blocks between device blocks and host slots (pairwise).
+struct SwapStep {
+    std::int64_t tokens = 0;
+    std::vector<std::int64_t> device_blocks;
+    std::vector<std::int64_t> host_slots;
+};
+
+class LiveBookkeeper {
+  public:
+    LiveBookkeeper(std::int64_t deviceBlocks, std::int64_t hostSlots, std::int64_t blockSize);
+
+    // The request's resident context grows to `context_tokens` (no-op if it is not larger).
+    // Error (nothing changed) when the arena has too few free blocks.
+    std::optional<std::string> grow(std::int32_t request, std::int64_t contextTokens, PrefillStep* step);
+    // Evict by swap: the first `tokens` resident tokens (clamped) go to host slots; every device block of
+    // the request is released (the tail beyond `tokens`, if any, is dropped: hybrid).
+    std::optional<std::string> swapOut(std::int32_t request, std::int64_t tokens, SwapStep* step);
+    // Resume by swap: the host copy comes back into fresh device blocks; its host slots are released.
+    std::optional<std::string> swapIn(std::int32_t request, SwapStep* step);
+    // Rebuild `tokens` tokens by prefill after the swapped-in prefix (if the request was just restored) or
+    // from position 0 (otherwise, dropping any resident KV first).
+    std::optional<std::string> replay(std::int32_t request, std::int64_t tokens, PrefillStep* step);
+    // Evict by recompute: drop all device KV now.
+    void drop(std::int32_t request);
+    // The request finished: release everything it holds.
+    void release(std::int32_t request);
+
+    const RequestKv* find(std::int32_t request) const;
+    std::int64_t freeDeviceBlocks() const { return device_.freeCount(); }
+    std::int64_t freeHostSlots() const { return host_.freeCount(); }
+    std::int64_t trackedRequests() const { return static_cast<std::int64_t>(requests_.size()); }
+    std::int64_t blockSize() const { return blockSize_; }
+
+  private:
+    std::int64_t blocksFor(std::int64_t tokens) const { return (tokens + blockSize_ - 1) / blockSize_; }
+    void dropDevice(RequestKv& kv);
+    void forgetIfEmpty(std::int32_t request);
+
+    BlockPool device_;
+    BlockPool host_;
+    std::int64_t blockSize_;
+    std::map<std::int32_t, RequestKv> requests_;
+};
+
+} // namespace pl::gpu

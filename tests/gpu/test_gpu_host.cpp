@@ -1,0 +1,348 @@
+// Host-only parts of live mode, on the CPU: arena layout, copy plans, block pools, the live backend's
+// bookkeeping, model shapes and calibration fitting (synthetic measurements with known answers).
+#include "block_pool.h"
+#include "calibration.h"
+#include "copy_plan.h"
+#include "kv_layout.h"
+#include "live_bookkeeper.h"
+#include "transformer_shape.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <set>
+
+using namespace pl::gpu;
+
+namespace {
+
+KvShape llama8bShape(std::int64_t blocks) {
+    return kvShapeOf(*findTransformerPreset("llama-3.1-8b"), 16, blocks, KvDtype::Bf16);
+}
+
+// Every byte a plan touches, as (src, dst) pairs, to compare plans by what they move.
+std::set<std::pair<std::int64_t, std::int64_t>> bytesMoved(const std::vector<CopySpan>& plan) {
+    std::set<std::pair<std::int64_t, std::int64_t>> s;
+    for (const auto& c : plan) {
+        for (std::int64_t i = 0; i < c.bytes; ++i) {
+            s.insert({c.src_offset + i, c.dst_offset + i});
+        }
+    }
+    return s;
+}
+
+} // namespace
+
+class TestGpuHost : public QObject {
+    Q_OBJECT
+  private slots:
+    void layoutOfLlama8b() {
+        const KvLayout l(llama8bShape(100));
+        QVERIFY(!KvLayout::check(l.shape()));
+        QCOMPARE(l.tokenBytes(), std::int64_t{8 * 128 * 2});
+        QCOMPARE(l.chunkBytes(), std::int64_t{32768}); // the seed's 32 KiB per-block copy
+        QCOMPARE(l.kvBytesPerToken(), std::int64_t{131072});
+        QCOMPARE(l.blockBytes(), std::int64_t{2 * 1024 * 1024});
+        QCOMPARE(l.totalBytes(), 100 * l.blockBytes());
+        QCOMPARE(l.chunkOffset(0, 0, 1), std::int64_t{32768});
+        QCOMPARE(l.chunkOffset(0, 1, 0), 100 * std::int64_t{32768});
+        QCOMPARE(l.chunkOffset(1, 0, 0), 2 * 100 * std::int64_t{32768});
+        QCOMPARE(l.chunkOffset(31, 1, 99) + l.chunkBytes(), l.totalBytes());
+        // Element index agrees with chunk offsets and walks [slot][head][dim] inside a chunk.
+        QCOMPARE(l.elementIndex(3, 1, 7, 0, 0, 0) * l.elementBytes(), l.chunkOffset(3, 1, 7));
+        QCOMPARE(l.elementIndex(3, 1, 7, 1, 0, 0) - l.elementIndex(3, 1, 7, 0, 0, 0), std::int64_t{8 * 128});
+        QCOMPARE(l.elementIndex(3, 1, 7, 0, 1, 0) - l.elementIndex(3, 1, 7, 0, 0, 0), std::int64_t{128});
+        QCOMPARE(l.blocksForTokens(0), std::int64_t{0});
+        QCOMPARE(l.blocksForTokens(16), std::int64_t{1});
+        QCOMPARE(l.blocksForTokens(17), std::int64_t{2});
+        KvShape fp8 = l.shape();
+        fp8.dtype = KvDtype::Fp8E4M3;
+        QCOMPARE(KvLayout(fp8).chunkBytes(), std::int64_t{16384});
+    }
+
+    void layoutRejectsBadShapes() {
+        KvShape s = llama8bShape(10);
+        s.head_dim = 0;
+        auto e = KvLayout::check(s);
+        QVERIFY(e && e->find("head_dim") != std::string::npos);
+        s = llama8bShape(10);
+        s.kv_heads = 1;
+        s.head_dim = 8;
+        s.block_size = 1;
+        s.dtype = KvDtype::Fp8E4M3; // 8-byte chunks cannot be moved in 16-byte vectors
+        e = KvLayout::check(s);
+        QVERIFY(e && e->find("multiple of 16") != std::string::npos);
+        s = llama8bShape(1 << 20);
+        s.layers = 1 << 20;
+        QVERIFY(KvLayout::check(s).has_value());
+    }
+
+    void perBlockPlanIsBlocksTimesLayersTimesTwo() {
+        const KvLayout dev(llama8bShape(64));
+        const KvLayout host(llama8bShape(32));
+        const std::vector<std::int64_t> blocks{5, 9, 2, 40};
+        const std::vector<std::int64_t> hostIds{0, 1, 2, 3};
+        QVERIFY(!checkBlockLists(dev, host, blocks, hostIds));
+        const auto plan = perBlockPlan(dev, host, blocks, hostIds, CopyDirection::DeviceToHost);
+        QCOMPARE(plan.size(), std::size_t{4 * 32 * 2});
+        QCOMPARE(planBytes(plan), 4 * dev.blockBytes());
+        QCOMPARE(plan[0], (CopySpan{dev.chunkOffset(0, 0, 5), host.chunkOffset(0, 0, 0), 32768}));
+        QCOMPARE(plan[4], (CopySpan{dev.chunkOffset(0, 1, 5), host.chunkOffset(0, 1, 0), 32768}));
+        const auto back = perBlockPlan(dev, host, blocks, hostIds, CopyDirection::HostToDevice);
+        QCOMPARE(back[0], (CopySpan{host.chunkOffset(0, 0, 0), dev.chunkOffset(0, 0, 5), 32768}));
+    }
+
+    void coalescingMergesContiguousRuns() {
+        KvShape small{2, 1, 8, 2, 16, KvDtype::Bf16}; // 32-byte chunks keep the byte sets small
+        const KvLayout dev(small);
+        small.num_blocks = 8;
+        const KvLayout host(small);
+        const std::vector<std::int64_t> blocks{3, 4, 5, 9, 10, 0};
+        const std::vector<std::int64_t> hostIds{0, 1, 2, 3, 4, 7};
+        const auto runs = blockRuns(blocks, hostIds);
+        QCOMPARE(runs.size(), std::size_t{3});
+        QCOMPARE(runs[0].count, std::int64_t{3});
+        QCOMPARE(runs[1].device, std::int64_t{9});
+        QCOMPARE(runs[1].count, std::int64_t{2});
+        for (auto dir : {CopyDirection::DeviceToHost, CopyDirection::HostToDevice}) {
+            const auto coalesced = coalescedPlan(dev, host, blocks, hostIds, dir);
+            const auto perBlock = perBlockPlan(dev, host, blocks, hostIds, dir);
+            QCOMPARE(coalesced.size(), std::size_t{3 * 2 * 2});
+            QCOMPARE(perBlock.size(), std::size_t{6 * 2 * 2});
+            QCOMPARE(planBytes(coalesced), planBytes(perBlock));
+            QCOMPARE(bytesMoved(coalesced), bytesMoved(perBlock)); // same bytes to the same places
+        }
+        // A fully contiguous victim costs layers x 2 copies, whatever its length.
+        const std::vector<std::int64_t> all{0, 1, 2, 3, 4, 5, 6, 7};
+        QCOMPARE(coalescedPlan(dev, host, all, all, CopyDirection::DeviceToHost).size(), std::size_t{4});
+    }
+
+    void blockListsAreChecked() {
+        const KvLayout dev(llama8bShape(4));
+        const KvLayout host(llama8bShape(2));
+        QVERIFY(checkBlockLists(dev, host, {0, 1}, {0})->find("host slots") != std::string::npos);
+        QVERIFY(checkBlockLists(dev, host, {4}, {0})->find("device block [0] = 4") != std::string::npos);
+        QVERIFY(checkBlockLists(dev, host, {0}, {2})->find("host slot [0] = 2") != std::string::npos);
+        KvShape other = llama8bShape(2);
+        other.block_size = 32;
+        QVERIFY(checkBlockLists(dev, KvLayout(other), {0}, {0}).has_value());
+    }
+
+    void effectiveBandwidthArithmetic() {
+        QCOMPARE(gigabytesPerSecond(50000, 1.0), 50.0);
+        QCOMPARE(gigabytesPerSecond(1, 0.0), 0.0);
+        // The seed's per-block collapse: 32 KiB at 5 us fixed cost over a 50 GB/s link is 5.8 GB/s.
+        const double us = 5.0 + 32768.0 / 50000.0;
+        QVERIFY(std::fabs(gigabytesPerSecond(32768, us) - 5.794) < 0.001);
+    }
+
+    void blockPoolHandsOutLowestFirst() {
+        BlockPool p(6);
+        auto a = p.allocate(3);
+        QVERIFY(a);
+        QCOMPARE(*a, (std::vector<std::int64_t>{0, 1, 2}));
+        QVERIFY(!p.allocate(4)); // too few: nothing taken
+        QCOMPARE(p.freeCount(), std::int64_t{3});
+        QVERIFY(p.release({1}));
+        QVERIFY(!p.release({1}));    // double free refused
+        QVERIFY(!p.release({3, 3})); // 3 is free anyway; and listed twice
+        QVERIFY(!p.release({6}));    // out of range
+        QCOMPARE(*p.allocate(2), (std::vector<std::int64_t>{1, 3}));
+        QCOMPARE(p.usedCount(), std::int64_t{4});
+    }
+
+    void bookkeeperGrowSwapReplay() {
+        LiveBookkeeper b(10, 4, 16);
+        PrefillStep p;
+        QVERIFY(!b.grow(7, 20, &p));
+        QCOMPARE(p.start, std::int64_t{0});
+        QCOMPARE(p.count, std::int64_t{20});
+        QCOMPARE(p.block_table.size(), std::size_t{2});
+        QVERIFY(!b.grow(7, 33, &p));
+        QCOMPARE(p.start, std::int64_t{20});
+        QCOMPARE(p.count, std::int64_t{13});
+        QCOMPARE(p.block_table, (std::vector<std::int64_t>{0, 1, 2}));
+        QCOMPARE(b.freeDeviceBlocks(), std::int64_t{7});
+
+        SwapStep s;
+        QVERIFY(!b.swapOut(7, 1000, &s)); // clamps to the 33 resident tokens
+        QCOMPARE(s.tokens, std::int64_t{33});
+        QCOMPARE(s.device_blocks, (std::vector<std::int64_t>{0, 1, 2}));
+        QCOMPARE(s.host_slots.size(), std::size_t{3});
+        QCOMPARE(b.freeDeviceBlocks(), std::int64_t{10});
+        QCOMPARE(b.freeHostSlots(), std::int64_t{1});
+        QVERIFY(b.swapOut(7, 10, &s).has_value()); // nothing resident any more
+
+        QVERIFY(!b.grow(8, 16, &p)); // another request takes block 0
+        QVERIFY(!b.swapIn(7, &s));
+        QCOMPARE(s.tokens, std::int64_t{33});
+        QCOMPARE(s.device_blocks, (std::vector<std::int64_t>{1, 2, 3}));
+        QCOMPARE(b.freeHostSlots(), std::int64_t{4});
+        QCOMPARE(b.find(7)->resident_tokens, std::int64_t{33});
+        QVERIFY(b.find(7)->restored);
+
+        // A restored prefix is kept; the replay continues after it.
+        QVERIFY(!b.replay(7, 5, &p));
+        QCOMPARE(p.start, std::int64_t{33});
+        QCOMPARE(p.count, std::int64_t{5});
+        // Without a restore, a replay first drops what is resident and rebuilds from 0.
+        QVERIFY(!b.replay(7, 38, &p));
+        QCOMPARE(p.start, std::int64_t{0});
+        QCOMPARE(p.count, std::int64_t{38});
+        QCOMPARE(b.find(7)->device_blocks.size(), std::size_t{3});
+
+        b.release(7);
+        b.release(8);
+        QCOMPARE(b.freeDeviceBlocks(), std::int64_t{10});
+        QCOMPARE(b.trackedRequests(), std::int64_t{0});
+    }
+
+    void bookkeeperHybridAndLimits() {
+        LiveBookkeeper b(4, 1, 16);
+        PrefillStep p;
+        QVERIFY(!b.grow(1, 64, &p));
+        QVERIFY(b.grow(2, 1, &p)->find("needs 1 more blocks, 0 free") != std::string::npos);
+        QVERIFY(b.find(2) && b.find(2)->device_blocks.empty()); // failed grow took nothing
+        SwapStep s;
+        QVERIFY(!b.swapOut(1, 16, &s)); // hybrid: one block to the host, the other three dropped
+        QCOMPARE(s.device_blocks.size(), std::size_t{1});
+        QCOMPARE(b.freeDeviceBlocks(), std::int64_t{4});
+        QVERIFY(!b.grow(3, 64, &p));
+        QVERIFY(b.swapIn(1, &s)->find("to swap in") != std::string::npos);
+        b.release(3);
+        QVERIFY(!b.swapIn(1, &s));
+        QVERIFY(!b.replay(1, 48, &p));
+        QCOMPARE(p.start, std::int64_t{16});
+        QCOMPARE(b.find(1)->device_blocks.size(), std::size_t{4});
+        QVERIFY(!b.grow(4, 1, &p) == false); // arena full
+    }
+
+    void bookkeeperThousandsOfCyclesLeaveNothingBehind() {
+        LiveBookkeeper b(64, 32, 16);
+        PrefillStep p;
+        SwapStep s;
+        for (std::int32_t i = 0; i < 5000; ++i) {
+            const std::int32_t r = i % 7;
+            QVERIFY(!b.grow(r, 1 + (i * 13) % 120, &p));
+            if (i % 3 == 0) {
+                QVERIFY(!b.swapOut(r, 1000, &s));
+                QVERIFY(!b.swapIn(r, &s));
+            } else if (i % 3 == 1) {
+                b.drop(r);
+                QVERIFY(!b.replay(r, 1 + i % 50, &p));
+            }
+            if (i % 5 == 4) {
+                b.release(r);
+            }
+        }
+        for (std::int32_t r = 0; r < 7; ++r) {
+            b.release(r);
+        }
+        QCOMPARE(b.freeDeviceBlocks(), std::int64_t{64});
+        QCOMPARE(b.freeHostSlots(), std::int64_t{32});
+        QCOMPARE(b.trackedRequests(), std::int64_t{0});
+    }
+
+    void transformerShapes() {
+        const auto llama = *findTransformerPreset("llama-3.1-8b");
+        QVERIFY(!checkShape(llama));
+        QCOMPARE(weightParams(llama), std::int64_t{6979321856});
+        // Per token at 4K context the seed counts 2N + 4 x layers x heads x head_dim x L/2 (N without embeddings).
+        const double perToken = prefillFlops(llama, 0, 4096) / 4096.0;
+        const double seed = 2.0 * 6979321856.0 + 524288.0 * 4097.0 / 2.0;
+        QVERIFY(std::fabs(perToken - seed) / seed < 1e-12);
+        QCOMPARE(prefillFlops(llama, 100, 1) - prefillFlops(llama, 0, 1), 524288.0 * 100.0);
+        TransformerShape bad = llama;
+        bad.heads = 30;
+        QVERIFY(checkShape(bad)->find("kv_heads") != std::string::npos);
+        std::string note;
+        QCOMPARE(shapeForKvBytes(131072, &note).name, std::string("llama-3.1-8b"));
+        const auto tiny = shapeForKvBytes(512, &note);
+        QCOMPARE(2 * tiny.layers * tiny.kv_heads * tiny.head_dim * 2, std::int64_t{512});
+        QVERIFY(!checkShape(tiny));
+        const auto odd = shapeForKvBytes(10000, &note);
+        QCOMPARE(odd.layers, std::int64_t{3}); // 12,288 B/token: rounded up to whole 4,096-byte layers
+        QVERIFY(note.find("no preset") != std::string::npos);
+    }
+
+    void linearAndQuadraticFitsRecoverKnownAnswers() {
+        std::vector<double> x{1, 2, 4, 8, 16}, y;
+        for (double v : x) {
+            y.push_back(3.0 + 0.5 * v);
+        }
+        auto f = fitLinear(x, y);
+        QVERIFY(f);
+        QVERIFY(std::fabs(f->intercept - 3.0) < 1e-9);
+        QVERIFY(std::fabs(f->slope - 0.5) < 1e-12);
+        QVERIFY(std::fabs(f->r2 - 1.0) < 1e-12);
+        QVERIFY(!fitLinear({1, 1}, {2, 3}));
+        std::vector<double> t{512, 1024, 2048, 4096, 8192}, u;
+        for (double v : t) {
+            u.push_back(150.0 + 0.3 * v + 2e-5 * v * v);
+        }
+        auto q = fitQuadratic(t, u);
+        QVERIFY(q);
+        QVERIFY(std::fabs(q->c0 - 150.0) < 1e-6);
+        QVERIFY(std::fabs(q->c1 - 0.3) < 1e-9);
+        QVERIFY(std::fabs(q->c2 - 2e-5) < 1e-13);
+        QVERIFY(!fitQuadratic({1, 2, 2}, {1, 2, 3}));
+    }
+
+    void calibrationFitsSwapBandwidthAndEfficiency() {
+        Calibration c;
+        c.device_name = "synthetic";
+        for (std::int64_t blocks : {1, 4, 16, 64}) {
+            const std::int64_t bytes = blocks * 2 * 1024 * 1024;
+            // per-block: 10 us fixed and 25 GB/s; gather: 4 us and 50 GB/s.
+            c.swaps.push_back({"per-block", "d2h", 16, blocks, bytes, blocks * 64, 10.0 + static_cast<double>(bytes) / 25000.0});
+            c.swaps.push_back({"gather", "d2h", 16, blocks, bytes, 0, 4.0 + static_cast<double>(bytes) / 50000.0});
+        }
+        c.swaps.push_back({"reference", "d2h", 0, 0, 1 << 30, 1, (1 << 30) / 55000.0});
+        c.prefills = {{512, 1000, 0}, {1024, 2100, 0}, {2048, 4400, 0}};
+        fitCalibration(c);
+        QCOMPARE(c.swap_fits.size(), std::size_t{2});
+        for (const SwapFit& f : c.swap_fits) {
+            const bool gather = f.method == "gather";
+            QVERIFY(std::fabs(f.fixed_us - (gather ? 4.0 : 10.0)) < 1e-6);
+            QVERIFY(std::fabs(f.bandwidth_gbps - (gather ? 50.0 : 25.0)) < 1e-9);
+        }
+        QVERIFY(c.prefill_fit);
+        const double eff = efficiencyVsReference(c, "gather", "d2h", 16);
+        const double bytes = 64.0 * 2 * 1024 * 1024;
+        QVERIFY(std::fabs(eff - (bytes / (4.0 + static_cast<double>(bytes) / 50000.0)) / 55000.0) < 1e-12);
+        QCOMPARE(efficiencyVsReference(c, "gather", "h2d", 16), 0.0); // no reference that way
+        QCOMPARE(datasheetBf16Tflops("NVIDIA H200"), 989.4);
+        QCOMPARE(datasheetBf16Tflops("NVIDIA GeForce GTX 1080"), 0.0);
+    }
+
+    void calibrationJsonRoundTripAndErrors() {
+        Calibration c;
+        c.device_name = "NVIDIA H200";
+        c.compute_capability = "9.0";
+        c.model = "llama-3.1-8b";
+        c.kv_bytes_per_token = 131072;
+        c.kv_dtype = "bf16";
+        c.swaps = {{"batched", "h2d", 16, 4, 8388608, 64, 200.0}, {"batched", "h2d", 16, 8, 16777216, 64, 380.0}};
+        c.prefills = {{512, 900.0, 7.2e12}};
+        fitCalibration(c);
+        const auto j = toJson(c);
+        QCOMPARE(j["format"].get<std::string>(), std::string(kCalibrationFormat));
+        Calibration back;
+        QVERIFY(!fromJson(j, back));
+        QCOMPARE(back.device_name, c.device_name);
+        QCOMPARE(back.swaps.size(), std::size_t{2});
+        QCOMPARE(back.swap_fits.size(), std::size_t{1});
+        QCOMPARE(back.swap_fits[0].bandwidth_gbps, c.swap_fits[0].bandwidth_gbps);
+        auto broken = j;
+        broken["measurements"]["swap"][1]["bytes"] = "many";
+        auto e = fromJson(broken, back);
+        QVERIFY(e);
+        QCOMPARE(*e, std::string("/measurements/swap/1/bytes: must be an integer"));
+        broken = j;
+        broken["format"] = "other";
+        QVERIFY(fromJson(broken, back)->find("/format") == 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGpuHost)
+#include "test_gpu_host.moc"
