@@ -1,0 +1,52 @@
+#pragma once
+// TraceRow: one request as a public trace records it, before any slicing or tick arithmetic. The readers
+// (azure_csv_reader.cpp, mooncake_reader.cpp) turn a trace file into rows and report the first malformed row
+// as an InputError naming the file, "line L, column C" and the reason. Row order is the file's order, which
+// must be non-decreasing in time.
+
+#include "errors.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace pl::trace {
+
+enum class TraceFormat { Azure, Mooncake };
+std::optional<TraceFormat> parseTraceFormat(std::string_view s); // "azure" | "mooncake"
+std::string_view toString(TraceFormat f);
+
+struct TraceRow {
+    std::int64_t time_us = 0;     // arrival, microseconds on the trace's own clock
+    std::int64_t prompt_tokens = 0;
+    std::int64_t output_tokens = 0;
+    std::vector<std::int64_t> hash_ids; // Mooncake only: one id per 512-token prompt block
+    std::int64_t line = 0;        // 1-based line in the file (for messages and provenance)
+};
+
+inline constexpr std::int64_t kMooncakeHashBlockTokens = 512;
+
+struct TraceRows {
+    TraceFormat format = TraceFormat::Azure;
+    std::string file;
+    std::vector<TraceRow> rows;
+};
+
+using RowsResult = std::variant<TraceRows, InputError>;
+
+// Azure LLM inference trace CSV: header "TIMESTAMP,ContextTokens,GeneratedTokens", timestamps
+// "YYYY-MM-DD HH:MM:SS[.fffffff]" (UTC, truncated to microseconds).
+RowsResult readAzureCsv(std::string_view text, const std::string& file);
+// Mooncake JSONL: {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [..]} per line.
+RowsResult readMooncakeJsonl(std::string_view text, const std::string& file);
+RowsResult readTrace(std::string_view text, const std::string& file, TraceFormat format);
+RowsResult loadTraceFile(const std::string& path, TraceFormat format);
+
+// Parses "YYYY-MM-DD HH:MM:SS[.f...]" to microseconds since 1970-01-01 (proleptic Gregorian, no time zone).
+// On failure returns the 0-based offset of the offending character.
+std::variant<std::int64_t, std::size_t> parseAzureTimestamp(std::string_view s);
+
+} // namespace pl::trace
