@@ -35,6 +35,10 @@ Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps = {}
 // Validate a workload built in memory (the lab's editor, generators, importers); same rules as parsing.
 std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps = {});
 
+// Sort requests into the normalised order: (arrival_tick, id). Parsing does this already; call it after
+// building or editing a Workload in memory.
+void normaliseWorkload(Workload& w);
+
 // Keys of `config` and `policy`, as written in files; flags use dashes instead of underscores.
 const std::vector<std::string_view>& configKeys();
 const std::vector<std::string_view>& policyKeys();

@@ -1,0 +1,160 @@
+// Atomic file writes (POSIX): a temporary file beside the target, created with O_EXCL and mode 0666 (so the
+// umask applies as for any new file), written in full, fsync'ed, then renamed over the target. The folder is
+// fsync'ed afterwards so the rename survives a crash. Any failure removes the temporary and leaves the target
+// as it was.
+#include "atomic_file.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace pl {
+namespace {
+
+constexpr std::size_t kFlushThreshold = std::size_t{1} << 20; // buffer up to 1 MiB between write(2) calls
+
+std::string errnoMessage(const std::string& path, int err) { return path + ": " + std::strerror(err); }
+
+std::string folderOf(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    if (slash == std::string::npos) {
+        return ".";
+    }
+    return slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+std::string baseOf(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A temporary name unique within this process (pid + counter); O_EXCL guards against other processes.
+std::string temporaryName(const std::string& path) {
+    static std::atomic<unsigned long> counter{0};
+    const std::string folder = folderOf(path);
+    const std::string prefix = path.find('/') == std::string::npos ? std::string() : folder + "/";
+    return prefix + "." + baseOf(path) + ".tmp-" + std::to_string(static_cast<long>(::getpid())) + "-" +
+           std::to_string(counter.fetch_add(1));
+}
+
+void syncFolder(const std::string& folder) {
+    const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd); // best effort: some file systems refuse fsync on folders
+        ::close(fd);
+    }
+}
+
+} // namespace
+
+std::optional<std::string> writeFileAtomically(const std::string& path, std::string_view contents) {
+    AtomicFileWriter writer(path);
+    writer.write(contents);
+    return writer.commit();
+}
+
+AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
+    if (path_.empty()) {
+        error_ = std::string("(empty path): no file name given");
+        return;
+    }
+    if (baseOf(path_).empty()) {
+        error_ = path_ + ": names a folder, not a file";
+        return;
+    }
+    for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
+        tmpPath_ = temporaryName(path_);
+        fd_ = ::open(tmpPath_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd_ < 0 && errno != EEXIST) {
+            break;
+        }
+    }
+    if (fd_ < 0) {
+        error_ = errnoMessage(path_, errno);
+        tmpPath_.clear();
+    }
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+    }
+    if (!committed_ && !tmpPath_.empty()) {
+        ::unlink(tmpPath_.c_str());
+    }
+}
+
+void AtomicFileWriter::write(std::string_view bytes) {
+    if (error_ || committed_) {
+        return;
+    }
+    buffer_.append(bytes);
+    if (buffer_.size() >= kFlushThreshold) {
+        flushBuffer();
+    }
+}
+
+void AtomicFileWriter::flushBuffer() {
+    std::size_t done = 0;
+    while (done < buffer_.size()) {
+        const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            error_ = errnoMessage(path_, errno);
+            break;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    buffer_.clear();
+    if (error_) {
+        ::close(fd_);
+        fd_ = -1;
+        ::unlink(tmpPath_.c_str());
+        tmpPath_.clear();
+    }
+}
+
+std::optional<std::string> AtomicFileWriter::commit() {
+    if (committed_) {
+        return std::string(path_ + ": already committed");
+    }
+    if (!error_) {
+        flushBuffer();
+    }
+    if (error_) {
+        return error_;
+    }
+    const auto fail = [this](int err) {
+        error_ = errnoMessage(path_, err);
+        if (fd_ >= 0) {
+            ::close(fd_);
+            fd_ = -1;
+        }
+        ::unlink(tmpPath_.c_str());
+        tmpPath_.clear();
+        return error_;
+    };
+    if (::fsync(fd_) != 0) {
+        return fail(errno);
+    }
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) {
+        return fail(errno);
+    }
+    if (::rename(tmpPath_.c_str(), path_.c_str()) != 0) {
+        return fail(errno);
+    }
+    committed_ = true;
+    syncFolder(folderOf(path_));
+    return std::nullopt;
+}
+
+} // namespace pl

@@ -1,0 +1,146 @@
+// A SAX handler that builds the DOM itself, so it can see every key as it is read (duplicates) and knows the
+// JSON pointer of the value being built.
+#include "json_reader.h"
+
+#include "json_pointer.h"
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+namespace pl {
+namespace {
+
+using json = nlohmann::json;
+
+class StrictDomBuilder {
+  public:
+    StrictDomBuilder(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+
+    bool null() { return place(json(nullptr)); }
+    bool boolean(bool v) { return place(json(v)); }
+    bool number_integer(json::number_integer_t v) { return place(json(v)); }
+    bool number_unsigned(json::number_unsigned_t v) { return place(json(v)); }
+    bool number_float(json::number_float_t v, const json::string_t&) { return place(json(v)); }
+    bool string(json::string_t& v) { return place(json(std::move(v))); }
+    bool binary(json::binary_t&) { return fail(currentPath(), "binary values are not JSON text"); }
+    bool start_object(std::size_t) { return open(json::object()); }
+    bool start_array(std::size_t) { return open(json::array()); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+
+    bool key(json::string_t& k) {
+        json& object = *stack_.back().node;
+        if (object.contains(k)) {
+            return fail(pointerChild(stack_.back().path, k), "duplicate key \"" + k + "\" in one object");
+        }
+        pendingKey_ = std::move(k);
+        return true;
+    }
+
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+        // `position` counts the characters read, the offending one included.
+        const std::size_t offset = position == 0 ? 0 : position - 1;
+        return fail(lineColumnAt(text_, offset), "invalid JSON: " + describe(ex.what()));
+    }
+
+    json& root() { return root_; }
+    const std::optional<InputError>& error() const { return error_; }
+
+  private:
+    struct Frame {
+        json* node;
+        std::string path;
+    };
+
+    std::string currentPath() const {
+        if (stack_.empty()) {
+            return "";
+        }
+        const Frame& top = stack_.back();
+        return top.node->is_object() ? pointerChild(top.path, pendingKey_) : pointerChild(top.path, top.node->size());
+    }
+
+    // Insert `v` where the parser is (root, object member or array element); returns the stored value.
+    json* insert(json v) {
+        if (stack_.empty()) {
+            root_ = std::move(v);
+            return &root_;
+        }
+        json& parent = *stack_.back().node;
+        if (parent.is_object()) {
+            json& slot = parent[pendingKey_];
+            slot = std::move(v);
+            return &slot;
+        }
+        parent.push_back(std::move(v));
+        return &parent.back();
+    }
+
+    bool place(json v) {
+        insert(std::move(v));
+        return true;
+    }
+
+    bool open(json container) {
+        if (stack_.size() >= kMaxJsonDepth) {
+            return fail(currentPath(), "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        }
+        std::string path = currentPath();
+        json* node = insert(std::move(container));
+        stack_.push_back(Frame{node, std::move(path)});
+        return true;
+    }
+
+    bool close() {
+        stack_.pop_back();
+        return true;
+    }
+
+    bool fail(std::string path, std::string reason) {
+        if (!error_) {
+            error_ = InputError{file_, std::move(path), std::move(reason)};
+        }
+        return false;
+    }
+
+    // nlohmann's message: "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ...";
+    // the position is reported separately, so keep only the part after the position.
+    static std::string describe(const std::string& what) {
+        const auto column = what.find("column ");
+        const auto colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
+        return colon == std::string::npos ? what : what.substr(colon + 2);
+    }
+
+    std::string_view text_;
+    const std::string& file_;
+    json root_;
+    std::vector<Frame> stack_;
+    std::string pendingKey_;
+    std::optional<InputError> error_;
+};
+
+} // namespace
+
+std::string lineColumnAt(std::string_view text, std::size_t offset) {
+    const std::size_t end = std::min(offset, text.size());
+    const std::string_view before = text.substr(0, end);
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    const auto lastNewline = before.rfind('\n');
+    const std::size_t column = lastNewline == std::string_view::npos ? end + 1 : end - lastNewline;
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file) {
+    StrictDomBuilder builder(text, file);
+    const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
+    if (!ok || builder.error()) {
+        if (builder.error()) {
+            return *builder.error();
+        }
+        return InputError{file, "", "invalid JSON"};
+    }
+    return std::move(builder.root());
+}
+
+} // namespace pl

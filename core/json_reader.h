@@ -1,0 +1,23 @@
+#pragma once
+// Strict JSON text -> DOM. nlohmann's own parser keeps the last of two equal keys and reports errors as byte
+// offsets; this reader refuses duplicate object keys (naming the JSON pointer of the second one), reports
+// syntax errors as "line L, column C", and bounds nesting depth, so no input can exhaust the stack.
+
+#include "errors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace pl {
+
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file);
+
+// 1-based line and column of the byte at `offset` (0-based) in `text`, as "line L, column C".
+std::string lineColumnAt(std::string_view text, std::size_t offset);
+
+} // namespace pl

@@ -1,0 +1,393 @@
+// Reading preemptlab.workload.v1: syntax (json_reader), then keys and types here, then the shared rules
+// (workload_rules) in the same order validateWorkload uses, then normalisation. Nothing per request is
+// allocated before the request count has passed its cap.
+#include "workload_io.h"
+
+#include "json_pointer.h"
+#include "json_reader.h"
+#include "workload_rules.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <initializer_list>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace pl {
+namespace {
+
+using json = nlohmann::json;
+
+// Thrown inside the reader only; parseWorkload and workloadFromJson turn it back into an InputError.
+struct ReadFailure {
+    InputError error;
+};
+
+std::string describeValue(const json& v) {
+    switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return std::string("a boolean (") + (v.get<bool>() ? "true" : "false") + ")";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    case json::value_t::number_float: return "a floating-point number (" + v.dump() + ")";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "the integer " + v.dump();
+    default: return "a non-JSON value";
+    }
+}
+
+template <typename E>
+std::string enumChoices(std::initializer_list<E> values) {
+    std::string out;
+    for (E v : values) {
+        out += (out.empty() ? "" : ", ") + std::string(toString(v));
+    }
+    return out;
+}
+
+class WorkloadReader {
+  public:
+    WorkloadReader(const std::string& file, const Caps& caps) : file_(file), caps_(caps) {}
+
+    Workload read(const json& doc) {
+        Workload w;
+        if (!doc.is_object()) {
+            fail("", "a workload must be a JSON object, got " + describeValue(doc));
+        }
+        const json& format = required(doc, "", "format");
+        if (!format.is_string() || format.get<std::string>() != kWorkloadFormat) {
+            fail("/format", "must be \"" + std::string(kWorkloadFormat) + "\", got " +
+                                (format.is_string() ? "\"" + format.get<std::string>() + "\"" : describeValue(format)));
+        }
+        checkKeys(doc, "", {"format", "name", "notes", "config", "policy", "requests"});
+        w.name = text(required(doc, "", "name"), "/name");
+        if (doc.contains("notes")) {
+            w.notes = text(doc["notes"], "/notes");
+        }
+        if (doc.contains("config")) {
+            readConfig(doc["config"], w.config);
+        }
+        rethrow(checkConfig(w.config, caps_, file_));
+        if (doc.contains("policy")) {
+            readPolicy(doc["policy"], w.policy);
+        }
+        rethrow(checkPolicy(w.policy, w.config, file_));
+        readRequests(required(doc, "", "requests"), w);
+        rethrow(checkUniqueIds(w.requests, file_));
+        normaliseWorkload(w);
+        return w;
+    }
+
+  private:
+    [[noreturn]] void fail(std::string path, std::string reason) const {
+        throw ReadFailure{InputError{file_, std::move(path), std::move(reason)}};
+    }
+
+    static void rethrow(std::optional<InputError> e) {
+        if (e) {
+            throw ReadFailure{std::move(*e)};
+        }
+    }
+
+    const json& required(const json& object, const std::string& path, std::string_view key) const {
+        const auto it = object.find(key);
+        if (it == object.end()) {
+            fail(pointerChild(path, key), "required key is missing");
+        }
+        return *it;
+    }
+
+    void checkKeys(const json& object, const std::string& path, const std::vector<std::string_view>& allowed) const {
+        for (const auto& [key, value] : object.items()) {
+            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+                std::string list;
+                for (auto k : allowed) {
+                    list += (list.empty() ? "" : ", ") + std::string(k);
+                }
+                fail(pointerChild(path, key), "unknown key \"" + key + "\" (allowed here: " + list + ")");
+            }
+        }
+    }
+
+    void expectObject(const json& v, const std::string& path) const {
+        if (!v.is_object()) {
+            fail(path, "expected an object, got " + describeValue(v));
+        }
+    }
+
+    std::int64_t integer(const json& v, const std::string& path) const {
+        if (v.is_number_unsigned()) {
+            const auto u = v.get<json::number_unsigned_t>();
+            if (u > static_cast<json::number_unsigned_t>(kMaxSafeInteger)) {
+                fail(path, "must be an integer from 0 to 2^53-1 (" + std::to_string(kMaxSafeInteger) + "), got " +
+                               v.dump());
+            }
+            return static_cast<std::int64_t>(u);
+        }
+        if (v.is_number_integer()) {
+            const auto i = v.get<json::number_integer_t>();
+            if (i < 0 || i > kMaxSafeInteger) {
+                fail(path, "must be an integer from 0 to 2^53-1 (" + std::to_string(kMaxSafeInteger) + "), got " +
+                               v.dump());
+            }
+            return i;
+        }
+        fail(path, "expected an integer, got " + describeValue(v));
+    }
+
+    std::string text(const json& v, const std::string& path) const {
+        if (!v.is_string()) {
+            fail(path, "expected a string, got " + describeValue(v));
+        }
+        return v.get<std::string>();
+    }
+
+    bool boolean(const json& v, const std::string& path) const {
+        if (!v.is_boolean()) {
+            fail(path, "expected true or false, got " + describeValue(v));
+        }
+        return v.get<bool>();
+    }
+
+    template <typename E>
+    E enumeration(const json& v, const std::string& path, std::optional<E> (*parse)(std::string_view),
+                  std::initializer_list<E> all) const {
+        const std::string name = text(v, path);
+        if (auto parsed = parse(name)) {
+            return *parsed;
+        }
+        fail(path, "unknown value \"" + name + "\" (expected one of: " + enumChoices(all) + ")");
+    }
+
+    void readConfig(const json& v, Config& c) const {
+        expectObject(v, "/config");
+        checkKeys(v, "/config", configKeys());
+        for (const auto& field : configFields()) {
+            const auto it = v.find(field.key);
+            if (it != v.end()) {
+                c.*(field.member) = integer(*it, pointerChild("/config", field.key));
+            }
+        }
+    }
+
+    void readPolicy(const json& v, Policy& p) const {
+        expectObject(v, "/policy");
+        checkKeys(v, "/policy", policyKeys());
+        if (v.contains("recovery")) {
+            p.recovery = enumeration(v["recovery"], "/policy/recovery", parseRecovery,
+                                     {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid});
+        }
+        if (v.contains("victim_rule")) {
+            p.victim_rule = enumeration(v["victim_rule"], "/policy/victim_rule", parseVictimRule,
+                                        {VictimRule::PriorityNewest, VictimRule::LastAdmitted,
+                                         VictimRule::LongestContext, VictimRule::ShortestContext,
+                                         VictimRule::FewestDecoded, VictimRule::MostRemaining, VictimRule::TenantFair});
+        }
+        if (v.contains("adaptive_tie")) {
+            p.adaptive_tie = enumeration(v["adaptive_tie"], "/policy/adaptive_tie", parseAdaptiveTie,
+                                         {AdaptiveTie::Recompute, AdaptiveTie::Swap});
+        }
+        if (v.contains("resume_guard")) {
+            p.resume_guard = enumeration(v["resume_guard"], "/policy/resume_guard", parseResumeGuard,
+                                         {ResumeGuard::FullReservation, ResumeGuard::NextBlock});
+        }
+        if (v.contains("watermark_blocks")) {
+            p.watermark_blocks = integer(v["watermark_blocks"], "/policy/watermark_blocks");
+        }
+        if (v.contains("preempt_ahead")) {
+            p.preempt_ahead = boolean(v["preempt_ahead"], "/policy/preempt_ahead");
+        }
+        if (v.contains("hybrid_swap_percent")) {
+            p.hybrid_swap_percent = integer(v["hybrid_swap_percent"], "/policy/hybrid_swap_percent");
+        }
+    }
+
+    void readRequests(const json& v, Workload& w) const {
+        if (!v.is_array()) {
+            fail("/requests", "expected an array, got " + describeValue(v));
+        }
+        rethrow(checkRequestCount(v.size(), caps_, file_));
+        w.requests.reserve(v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const std::string path = pointerChild("/requests", i);
+            w.requests.push_back(readRequest(v[i], path));
+            RequestSpec& r = w.requests.back();
+            rethrow(checkRequest(r, i, w.config, file_));
+            // prefix_blocks is read last: its length is checked against the (now valid) prompt before copying.
+            if (const auto it = v[i].find("prefix_blocks"); it != v[i].end()) {
+                const std::string blocksPath = path + "/prefix_blocks";
+                if (!it->is_array()) {
+                    fail(blocksPath, "expected an array of integers, got " + describeValue(*it));
+                }
+                rethrow(checkPrefixCount(it->size(), r, i, w.config, file_));
+                r.prefix_blocks.reserve(it->size());
+                for (std::size_t b = 0; b < it->size(); ++b) {
+                    r.prefix_blocks.push_back(integer((*it)[b], pointerChild(blocksPath, b)));
+                }
+            }
+        }
+    }
+
+    RequestSpec readRequest(const json& v, const std::string& path) const {
+        expectObject(v, path);
+        checkKeys(v, path, {"id", "arrival_tick", "prompt_tokens", "output_tokens", "max_output_tokens", "priority",
+                            "tenant", "prefix_blocks"});
+        RequestSpec r;
+        r.id = text(required(v, path, "id"), path + "/id");
+        r.arrival_tick = integer(required(v, path, "arrival_tick"), path + "/arrival_tick");
+        r.prompt_tokens = integer(required(v, path, "prompt_tokens"), path + "/prompt_tokens");
+        r.output_tokens = integer(required(v, path, "output_tokens"), path + "/output_tokens");
+        r.max_output_tokens = v.contains("max_output_tokens")
+                                  ? integer(v["max_output_tokens"], path + "/max_output_tokens")
+                                  : r.output_tokens;
+        if (v.contains("priority")) {
+            r.priority = integer(v["priority"], path + "/priority");
+        }
+        if (v.contains("tenant")) {
+            r.tenant = text(v["tenant"], path + "/tenant");
+        }
+        return r;
+    }
+
+    const std::string& file_;
+    const Caps& caps_;
+};
+
+json requestJson(const RequestSpec& r) {
+    json j = {{"id", r.id},
+              {"arrival_tick", r.arrival_tick},
+              {"prompt_tokens", r.prompt_tokens},
+              {"output_tokens", r.output_tokens},
+              {"max_output_tokens", r.max_output_tokens},
+              {"priority", r.priority},
+              {"tenant", r.tenant}};
+    if (!r.prefix_blocks.empty()) {
+        j["prefix_blocks"] = r.prefix_blocks;
+    }
+    return j;
+}
+
+} // namespace
+
+void normaliseWorkload(Workload& w) {
+    std::sort(w.requests.begin(), w.requests.end(), [](const RequestSpec& a, const RequestSpec& b) {
+        return a.arrival_tick != b.arrival_tick ? a.arrival_tick < b.arrival_tick : a.id < b.id;
+    });
+}
+
+Result<Workload> workloadFromJson(const json& doc, const std::string& file, const Caps& caps) {
+    try {
+        return WorkloadReader(file, caps).read(doc);
+    } catch (const ReadFailure& failure) {
+        return failure.error;
+    }
+}
+
+Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps) {
+    if (static_cast<std::uint64_t>(text.size()) > static_cast<std::uint64_t>(caps.max_file_bytes)) {
+        return InputError{file, "",
+                          "the document is " + std::to_string(text.size()) + " bytes, over the cap of " +
+                              std::to_string(caps.max_file_bytes) + " bytes"};
+    }
+    auto doc = parseJsonStrict(text, file);
+    if (auto* error = std::get_if<InputError>(&doc)) {
+        return *error;
+    }
+    return workloadFromJson(std::get<json>(doc), file, caps);
+}
+
+Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps) {
+    const bool isStdin = path == "-";
+    const int fd = isStdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return InputError{path, "", std::string("cannot open: ") + std::strerror(errno)};
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        return InputError{path, "", "is a folder, not a workload file"};
+    }
+    const auto cap = static_cast<std::uint64_t>(caps.max_file_bytes);
+    if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap) {
+        if (!isStdin) {
+            ::close(fd);
+        }
+        return InputError{path, "",
+                          "the file is " + std::to_string(st.st_size) + " bytes, over the cap of " +
+                              std::to_string(cap) + " bytes"};
+    }
+    std::string text;
+    if (S_ISREG(st.st_mode)) {
+        text.reserve(static_cast<std::size_t>(st.st_size));
+    }
+    char chunk[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            const int err = errno;
+            if (!isStdin) {
+                ::close(fd);
+            }
+            return InputError{path, "", std::string("cannot read: ") + std::strerror(err)};
+        }
+        if (n == 0) {
+            break;
+        }
+        text.append(chunk, static_cast<std::size_t>(n));
+        if (static_cast<std::uint64_t>(text.size()) > cap) { // a pipe or a growing file
+            if (!isStdin) {
+                ::close(fd);
+            }
+            return InputError{path, "", "the input exceeds the cap of " + std::to_string(cap) + " bytes"};
+        }
+    }
+    if (!isStdin) {
+        ::close(fd);
+    }
+    return parseWorkload(text, path, caps);
+}
+
+nlohmann::json configJson(const Config& c) {
+    json j = json::object();
+    for (const auto& field : configFields()) {
+        j[std::string(field.key)] = c.*(field.member);
+    }
+    return j;
+}
+
+nlohmann::json policyJson(const Policy& p) {
+    return json{{"recovery", toString(p.recovery)},
+                {"victim_rule", toString(p.victim_rule)},
+                {"adaptive_tie", toString(p.adaptive_tie)},
+                {"resume_guard", toString(p.resume_guard)},
+                {"watermark_blocks", p.watermark_blocks},
+                {"preempt_ahead", p.preempt_ahead},
+                {"hybrid_swap_percent", p.hybrid_swap_percent}};
+}
+
+nlohmann::json workloadJson(const Workload& w) {
+    json requests = json::array();
+    for (const auto& r : w.requests) {
+        requests.push_back(requestJson(r));
+    }
+    return json{{"format", kWorkloadFormat}, {"name", w.name}, {"config", configJson(w.config)},
+                {"requests", std::move(requests)}};
+}
+
+nlohmann::json fullWorkloadJson(const Workload& w) {
+    json j = workloadJson(w);
+    if (!w.notes.empty()) {
+        j["notes"] = w.notes;
+    }
+    j["policy"] = policyJson(w.policy);
+    return j;
+}
+
+} // namespace pl

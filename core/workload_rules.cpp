@@ -1,0 +1,216 @@
+#include "workload_rules.h"
+
+#include <unordered_map>
+
+namespace pl {
+namespace {
+
+std::string requestPath(std::size_t index) { return "/requests/" + std::to_string(index); }
+
+std::optional<InputError> rangeError(const std::string& file, std::string path, std::int64_t value, std::int64_t min,
+                                     std::int64_t max = kMaxSafeInteger) {
+    if (auto problem = integerRangeProblem(value, min, max)) {
+        return InputError{file, std::move(path), *problem};
+    }
+    return std::nullopt;
+}
+
+std::optional<InputError> nameError(const std::string& file, std::string path, const std::string& name,
+                                    std::string_view what) {
+    if (name.empty() || name.size() > kMaxNameLength) {
+        return InputError{file, std::move(path),
+                          std::string(what) + " must be 1 to 64 characters long, got " + std::to_string(name.size())};
+    }
+    if (!isValidName(name)) {
+        return InputError{file, std::move(path),
+                          std::string(what) + " \"" + name + "\" may only hold the characters A-Z a-z 0-9 . _ -"};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+const std::vector<ConfigField>& configFields() {
+    static const std::vector<ConfigField> fields{
+        {"block_size_tokens", &Config::block_size_tokens, 1},
+        {"capacity_blocks", &Config::capacity_blocks, 1},
+        {"kv_bytes_per_token", &Config::kv_bytes_per_token, 1},
+        {"prefill_tokens_per_tick", &Config::prefill_tokens_per_tick, 1},
+        {"transfer_bytes_per_tick", &Config::transfer_bytes_per_tick, 1},
+        {"host_capacity_bytes", &Config::host_capacity_bytes, 0},
+        {"max_ticks", &Config::max_ticks, 1},
+        {"wait_threshold_ticks", &Config::wait_threshold_ticks, 0},
+        {"preemption_threshold", &Config::preemption_threshold, 0},
+    };
+    return fields;
+}
+
+bool isValidName(std::string_view s) {
+    if (s.empty() || s.size() > kMaxNameLength) {
+        return false;
+    }
+    for (char ch : s) {
+        const bool ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+                        ch == '.' || ch == '_' || ch == '-';
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::optional<std::string> integerRangeProblem(std::int64_t value, std::int64_t min, std::int64_t max) {
+    if (value >= min && value <= max) {
+        return std::nullopt;
+    }
+    if (value < min && min == 1 && value == 0) {
+        return std::string("must be at least 1, got 0");
+    }
+    return "must be an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got " +
+           std::to_string(value);
+}
+
+std::optional<InputError> checkConfig(const Config& c, const Caps& caps, const std::string& file) {
+    for (const auto& field : configFields()) {
+        if (auto e = rangeError(file, "/config/" + std::string(field.key), c.*field.member, field.min)) {
+            return e;
+        }
+    }
+    if (c.max_ticks > caps.max_ticks) {
+        return InputError{file, "/config/max_ticks",
+                          std::to_string(c.max_ticks) + " ticks exceed the cap of " + std::to_string(caps.max_ticks)};
+    }
+    if (c.capacity_blocks > caps.max_capacity_blocks) {
+        return InputError{file, "/config/capacity_blocks",
+                          std::to_string(c.capacity_blocks) + " blocks exceed the cap of " +
+                              std::to_string(caps.max_capacity_blocks)};
+    }
+    // The engine multiplies tokens by bytes per token; keep every such product (the whole pool, twice for a
+    // round trip) inside 2^53-1 so integer accounting can never overflow.
+    const bool tokensFit = c.capacity_blocks <= kMaxSafeInteger / c.block_size_tokens;
+    const std::int64_t poolTokens = tokensFit ? c.capacity_blocks * c.block_size_tokens : 0;
+    if (!tokensFit || poolTokens > kMaxSafeInteger / 2 / c.kv_bytes_per_token) {
+        return InputError{file, "/config/kv_bytes_per_token",
+                          "capacity_blocks (" + std::to_string(c.capacity_blocks) + ") x block_size_tokens (" +
+                              std::to_string(c.block_size_tokens) + ") x kv_bytes_per_token (" +
+                              std::to_string(c.kv_bytes_per_token) +
+                              ") x 2 exceeds 2^53-1 bytes, too large for exact accounting"};
+    }
+    return std::nullopt;
+}
+
+std::optional<InputError> checkPolicy(const Policy& p, const Config& c, const std::string& file) {
+    if (auto e = rangeError(file, "/policy/watermark_blocks", p.watermark_blocks, 0)) {
+        return e;
+    }
+    if (p.watermark_blocks >= c.capacity_blocks) {
+        return InputError{file, "/policy/watermark_blocks",
+                          "must be less than capacity_blocks (" + std::to_string(c.capacity_blocks) + "), got " +
+                              std::to_string(p.watermark_blocks)};
+    }
+    if (auto e = rangeError(file, "/policy/hybrid_swap_percent", p.hybrid_swap_percent, 0, 100)) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+std::optional<InputError> checkRequestCount(std::uint64_t count, const Caps& caps, const std::string& file) {
+    if (count > static_cast<std::uint64_t>(caps.max_requests)) {
+        return InputError{file, "/requests",
+                          std::to_string(count) + " requests exceed the cap of " + std::to_string(caps.max_requests)};
+    }
+    return std::nullopt;
+}
+
+std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, const Config& c, const std::string& file) {
+    const std::string base = requestPath(index);
+    if (auto e = nameError(file, base + "/id", r.id, "id")) {
+        return e;
+    }
+    if (auto e = rangeError(file, base + "/arrival_tick", r.arrival_tick, 0)) {
+        return e;
+    }
+    if (auto e = rangeError(file, base + "/prompt_tokens", r.prompt_tokens, 1)) {
+        return e;
+    }
+    if (auto e = rangeError(file, base + "/output_tokens", r.output_tokens, 1)) {
+        return e;
+    }
+    if (auto e = rangeError(file, base + "/max_output_tokens", r.max_output_tokens, 1)) {
+        return e;
+    }
+    if (r.max_output_tokens < r.output_tokens) {
+        return InputError{file, base + "/max_output_tokens",
+                          "must be at least output_tokens (" + std::to_string(r.output_tokens) + "), got " +
+                              std::to_string(r.max_output_tokens)};
+    }
+    if (auto e = rangeError(file, base + "/priority", r.priority, 0)) {
+        return e;
+    }
+    if (auto e = nameError(file, base + "/tenant", r.tenant, "tenant")) {
+        return e;
+    }
+    const std::int64_t needed = ceilDiv(r.prompt_tokens + r.max_output_tokens, c.block_size_tokens);
+    if (needed > c.capacity_blocks) {
+        return InputError{file, base,
+                          "can never fit: prompt_tokens + max_output_tokens needs " + std::to_string(needed) +
+                              " blocks but capacity_blocks is " + std::to_string(c.capacity_blocks)};
+    }
+    if (auto e = checkPrefixCount(r.prefix_blocks.size(), r, index, c, file)) {
+        return e;
+    }
+    for (std::size_t i = 0; i < r.prefix_blocks.size(); ++i) {
+        if (auto e = rangeError(file, base + "/prefix_blocks/" + std::to_string(i), r.prefix_blocks[i], 0)) {
+            return e;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<InputError> checkPrefixCount(std::size_t count, const RequestSpec& r, std::size_t index, const Config& c,
+                                           const std::string& file) {
+    const std::int64_t fullPromptBlocks = r.prompt_tokens / c.block_size_tokens;
+    if (static_cast<std::int64_t>(count) > fullPromptBlocks) {
+        return InputError{file, requestPath(index) + "/prefix_blocks",
+                          "has " + std::to_string(count) + " entries but the prompt fills only " +
+                              std::to_string(fullPromptBlocks) + " full blocks (prompt_tokens " +
+                              std::to_string(r.prompt_tokens) + " / block_size_tokens " +
+                              std::to_string(c.block_size_tokens) + ")"};
+    }
+    return std::nullopt;
+}
+
+std::optional<InputError> checkUniqueIds(const std::vector<RequestSpec>& requests, const std::string& file) {
+    std::unordered_map<std::string_view, std::size_t> firstIndex;
+    firstIndex.reserve(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const auto [it, inserted] = firstIndex.emplace(requests[i].id, i);
+        if (!inserted) {
+            return InputError{file, requestPath(i) + "/id",
+                              "duplicate id \"" + requests[i].id + "\" (first used at " + requestPath(it->second) +
+                                  ")"};
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps) {
+    const std::string file;
+    if (auto e = checkConfig(w.config, caps, file)) {
+        return e;
+    }
+    if (auto e = checkPolicy(w.policy, w.config, file)) {
+        return e;
+    }
+    if (auto e = checkRequestCount(w.requests.size(), caps, file)) {
+        return e;
+    }
+    for (std::size_t i = 0; i < w.requests.size(); ++i) {
+        if (auto e = checkRequest(w.requests[i], i, w.config, file)) {
+            return e;
+        }
+    }
+    return checkUniqueIds(w.requests, file);
+}
+
+} // namespace pl

@@ -1,0 +1,44 @@
+#pragma once
+// The rules of preemptlab.workload.v1 that hold for any Workload, however it was made (a file, the lab's
+// editor, a generator, an override). The file reader checks syntax and types, then applies these in the same
+// order as validateWorkload, so both report the same path and reason for the same mistake. Request paths use
+// the index in the vector given, which for a file is the original order (before normalisation).
+
+#include "errors.h"
+#include "model.h"
+#include "workload_io.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pl {
+
+// One integer key of `config`: its name in files and its least allowed value (1 for counts).
+struct ConfigField {
+    std::string_view key;
+    std::int64_t Config::*member;
+    std::int64_t min;
+};
+const std::vector<ConfigField>& configFields();
+
+// Ids and tenants: 1..64 characters of A-Z a-z 0-9 . _ -
+bool isValidName(std::string_view s);
+inline constexpr std::size_t kMaxNameLength = 64;
+
+// "must be an integer from MIN to 2^53-1, got V" or nullopt.
+std::optional<std::string> integerRangeProblem(std::int64_t value, std::int64_t min, std::int64_t max = kMaxSafeInteger);
+
+std::optional<InputError> checkConfig(const Config& c, const Caps& caps, const std::string& file);
+std::optional<InputError> checkPolicy(const Policy& p, const Config& c, const std::string& file);
+std::optional<InputError> checkRequestCount(std::uint64_t count, const Caps& caps, const std::string& file);
+// `c` must already have passed checkConfig.
+std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, const Config& c, const std::string& file);
+// prefix_blocks may name at most floor(prompt_tokens / block_size_tokens) blocks (full prompt blocks).
+std::optional<InputError> checkPrefixCount(std::size_t count, const RequestSpec& r, std::size_t index, const Config& c,
+                                           const std::string& file);
+std::optional<InputError> checkUniqueIds(const std::vector<RequestSpec>& requests, const std::string& file);
+
+} // namespace pl

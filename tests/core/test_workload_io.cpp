@@ -1,0 +1,589 @@
+// preemptlab.workload.v1: every validation error with its exact path, defaults, normalised order, the
+// normalised JSON forms, overrides, in-memory validation and file loading.
+#include "hashing.h"
+#include "workload_io.h"
+
+#include <QtTest>
+
+#include <fstream>
+#include <functional>
+
+using nlohmann::json;
+
+namespace {
+
+// Requests deliberately out of order: normalised order is r3, r1, r2, r0.
+json baseDocument() {
+    return json::parse(R"({
+      "format": "preemptlab.workload.v1",
+      "name": "base",
+      "notes": "test input",
+      "config": { "block_size_tokens": 8, "capacity_blocks": 16, "kv_bytes_per_token": 512,
+                  "prefill_tokens_per_tick": 64, "transfer_bytes_per_tick": 16384,
+                  "host_capacity_bytes": 0, "max_ticks": 20000, "wait_threshold_ticks": 0,
+                  "preemption_threshold": 0 },
+      "policy": { "recovery": "hybrid", "victim_rule": "tenant-fair", "adaptive_tie": "swap",
+                  "resume_guard": "next-block", "watermark_blocks": 2, "preempt_ahead": true,
+                  "hybrid_swap_percent": 25 },
+      "requests": [
+        { "id": "r2", "arrival_tick": 5, "prompt_tokens": 24, "output_tokens": 40, "max_output_tokens": 64,
+          "priority": 1, "tenant": "team-a" },
+        { "id": "r1", "arrival_tick": 5, "prompt_tokens": 16, "output_tokens": 8 },
+        { "id": "r0", "arrival_tick": 9, "prompt_tokens": 8, "output_tokens": 1 },
+        { "id": "r3", "arrival_tick": 0, "prompt_tokens": 17, "output_tokens": 2, "prefix_blocks": [7, 9] }
+      ]
+    })");
+}
+
+json mutated(const std::function<void(json&)>& change) {
+    json doc = baseDocument();
+    change(doc);
+    return doc;
+}
+
+pl::Workload parseOk(const std::string& text) {
+    auto result = pl::parseWorkload(text, "ok.json");
+    if (auto* e = std::get_if<pl::InputError>(&result)) {
+        qFatal("unexpected error: %s", e->message().c_str());
+    }
+    return std::get<pl::Workload>(std::move(result));
+}
+
+pl::InputError parseError(const std::string& text, const pl::Caps& caps = {}) {
+    auto result = pl::parseWorkload(text, "bad.json", caps);
+    if (!std::holds_alternative<pl::InputError>(result)) {
+        qFatal("expected an error for: %s", text.substr(0, 200).c_str());
+    }
+    return std::get<pl::InputError>(result);
+}
+
+} // namespace
+
+class TestWorkloadIo : public QObject {
+    Q_OBJECT
+  private slots:
+    void rejects_data();
+    void rejects();
+    void duplicateJsonKeys_data();
+    void duplicateJsonKeys();
+    void syntaxErrorsGiveLineAndColumn_data();
+    void syntaxErrorsGiveLineAndColumn();
+    void deepNestingIsRefused();
+    void caps_data();
+    void caps();
+    void baseDocumentParses();
+    void defaultsAreFilled();
+    void acceptsBoundaryValues();
+    void requestsAreNormalised();
+    void normalisedFormsRoundTrip();
+    void inputHashIgnoresOrderAndPolicy();
+    void validateInMemory();
+    void overrides_data();
+    void overrides();
+    void overrideErrors_data();
+    void overrideErrors();
+    void loadsFiles();
+};
+
+void TestWorkloadIo::rejects_data() {
+    QTest::addColumn<QByteArray>("document");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("reason"); // a fragment of the reason
+    auto row = [](const char* name, const json& doc, const char* path, const char* reason) {
+        QTest::newRow(name) << QByteArray::fromStdString(doc.dump()) << QString(path) << QString(reason);
+    };
+    using R = json&;
+    // Shape and required keys.
+    row("not an object", json::array(), "", "must be a JSON object, got an array");
+    row("format missing", mutated([](R d) { d.erase("format"); }), "/format", "required key is missing");
+    row("format wrong", mutated([](R d) { d["format"] = "preemptlab.workload.v2"; }), "/format",
+        "must be \"preemptlab.workload.v1\", got \"preemptlab.workload.v2\"");
+    row("format not string", mutated([](R d) { d["format"] = 1; }), "/format", "got the integer 1");
+    row("name missing", mutated([](R d) { d.erase("name"); }), "/name", "required key is missing");
+    row("name not string", mutated([](R d) { d["name"] = json::array(); }), "/name", "expected a string, got an array");
+    row("notes not string", mutated([](R d) { d["notes"] = 3; }), "/notes", "expected a string");
+    row("requests missing", mutated([](R d) { d.erase("requests"); }), "/requests", "required key is missing");
+    row("requests not array", mutated([](R d) { d["requests"] = json::object(); }), "/requests",
+        "expected an array, got an object");
+    row("config not object", mutated([](R d) { d["config"] = 5; }), "/config", "expected an object");
+    row("policy not object", mutated([](R d) { d["policy"] = "swap"; }), "/policy", "expected an object, got a string");
+    row("request not object", mutated([](R d) { d["requests"][1] = 5; }), "/requests/1", "expected an object");
+    row("id missing", mutated([](R d) { d["requests"][2].erase("id"); }), "/requests/2/id", "required key is missing");
+    row("arrival missing", mutated([](R d) { d["requests"][1].erase("arrival_tick"); }), "/requests/1/arrival_tick",
+        "required key is missing");
+    row("prompt missing", mutated([](R d) { d["requests"][2].erase("prompt_tokens"); }), "/requests/2/prompt_tokens",
+        "required key is missing");
+    row("output missing", mutated([](R d) { d["requests"][0].erase("output_tokens"); }), "/requests/0/output_tokens",
+        "required key is missing");
+    // Unknown keys at every level.
+    row("unknown top key", mutated([](R d) { d["extra"] = 1; }), "/extra", "unknown key \"extra\"");
+    row("unknown config key", mutated([](R d) { d["config"]["block_size"] = 8; }), "/config/block_size",
+        "unknown key \"block_size\"");
+    row("unknown policy key", mutated([](R d) { d["policy"]["mode"] = "swap"; }), "/policy/mode", "unknown key");
+    row("unknown request key", mutated([](R d) { d["requests"][2]["colour"] = "red"; }), "/requests/2/colour",
+        "unknown key \"colour\"");
+    row("unknown key escaped", mutated([](R d) { d["a/b~c"] = 1; }), "/a~1b~0c", "unknown key");
+    // Types.
+    row("string for integer", mutated([](R d) { d["requests"][0]["prompt_tokens"] = "24"; }),
+        "/requests/0/prompt_tokens", "expected an integer, got a string");
+    row("bool for integer", mutated([](R d) { d["config"]["capacity_blocks"] = true; }), "/config/capacity_blocks",
+        "expected an integer, got a boolean (true)");
+    row("null for integer", mutated([](R d) { d["requests"][3]["priority"] = nullptr; }), "/requests/3/priority",
+        "expected an integer, got null");
+    row("float 8.0", mutated([](R d) { d["requests"][1]["output_tokens"] = 8.0; }), "/requests/1/output_tokens",
+        "got a floating-point number (8.0)");
+    row("float in config", mutated([](R d) { d["config"]["max_ticks"] = 1.5e3; }), "/config/max_ticks",
+        "floating-point");
+    row("float in policy", mutated([](R d) { d["policy"]["watermark_blocks"] = 0.5; }), "/policy/watermark_blocks",
+        "floating-point");
+    row("tenant not string", mutated([](R d) { d["requests"][0]["tenant"] = 7; }), "/requests/0/tenant",
+        "expected a string");
+    row("id not string", mutated([](R d) { d["requests"][0]["id"] = 7; }), "/requests/0/id", "expected a string");
+    row("preempt_ahead as string", mutated([](R d) { d["policy"]["preempt_ahead"] = "true"; }),
+        "/policy/preempt_ahead", "expected true or false, got a string");
+    row("prefix not array", mutated([](R d) { d["requests"][3]["prefix_blocks"] = 7; }), "/requests/3/prefix_blocks",
+        "expected an array of integers");
+    row("prefix float", mutated([](R d) { d["requests"][3]["prefix_blocks"][1] = 9.5; }),
+        "/requests/3/prefix_blocks/1", "floating-point");
+    // Ranges.
+    row("negative", mutated([](R d) { d["requests"][1]["arrival_tick"] = -1; }), "/requests/1/arrival_tick",
+        "must be an integer from 0 to 2^53-1 (9007199254740991), got -1");
+    row("negative priority", mutated([](R d) { d["requests"][0]["priority"] = -3; }), "/requests/0/priority", "got -3");
+    row("2^53", mutated([](R d) { d["requests"][0]["prompt_tokens"] = std::uint64_t{9007199254740992}; }),
+        "/requests/0/prompt_tokens", "got 9007199254740992");
+    row("beyond uint64", json::parse(R"({"format":"preemptlab.workload.v1","name":"x","config":)"
+                                     R"({"max_ticks":18446744073709551616},"requests":[]})"),
+        "/config/max_ticks", "floating-point");
+    row("negative prefix id", mutated([](R d) { d["requests"][3]["prefix_blocks"][1] = -9; }),
+        "/requests/3/prefix_blocks/1", "got -9");
+    row("zero block size", mutated([](R d) { d["config"]["block_size_tokens"] = 0; }), "/config/block_size_tokens",
+        "must be at least 1, got 0");
+    row("zero capacity", mutated([](R d) { d["config"]["capacity_blocks"] = 0; }), "/config/capacity_blocks",
+        "must be at least 1");
+    row("zero kv bytes", mutated([](R d) { d["config"]["kv_bytes_per_token"] = 0; }), "/config/kv_bytes_per_token",
+        "must be at least 1");
+    row("zero prefill rate", mutated([](R d) { d["config"]["prefill_tokens_per_tick"] = 0; }),
+        "/config/prefill_tokens_per_tick", "must be at least 1");
+    row("zero transfer rate", mutated([](R d) { d["config"]["transfer_bytes_per_tick"] = 0; }),
+        "/config/transfer_bytes_per_tick", "must be at least 1");
+    row("zero max ticks", mutated([](R d) { d["config"]["max_ticks"] = 0; }), "/config/max_ticks", "must be at least 1");
+    row("zero prompt", mutated([](R d) { d["requests"][1]["prompt_tokens"] = 0; }), "/requests/1/prompt_tokens",
+        "must be at least 1");
+    row("zero output", mutated([](R d) { d["requests"][1]["output_tokens"] = 0; }), "/requests/1/output_tokens",
+        "must be at least 1");
+    row("zero max output", mutated([](R d) { d["requests"][0]["max_output_tokens"] = 0; }),
+        "/requests/0/max_output_tokens", "must be at least 1");
+    row("max output below output", mutated([](R d) { d["requests"][0]["max_output_tokens"] = 39; }),
+        "/requests/0/max_output_tokens", "must be at least output_tokens (40), got 39");
+    row("watermark = capacity", mutated([](R d) { d["policy"]["watermark_blocks"] = 16; }), "/policy/watermark_blocks",
+        "must be less than capacity_blocks (16), got 16");
+    row("hybrid percent 101", mutated([](R d) { d["policy"]["hybrid_swap_percent"] = 101; }),
+        "/policy/hybrid_swap_percent", "from 0 to 100, got 101");
+    row("pool bytes overflow", mutated([](R d) { d["config"]["kv_bytes_per_token"] = std::int64_t{1} << 50; }),
+        "/config/kv_bytes_per_token", "exceeds 2^53-1 bytes");
+    // Enums.
+    row("bad recovery", mutated([](R d) { d["policy"]["recovery"] = "teleport"; }), "/policy/recovery",
+        "unknown value \"teleport\" (expected one of: recompute, swap, adaptive, hybrid)");
+    row("bad victim rule", mutated([](R d) { d["policy"]["victim_rule"] = "random"; }), "/policy/victim_rule",
+        "expected one of: priority-newest, last-admitted, longest-context");
+    row("bad tie", mutated([](R d) { d["policy"]["adaptive_tie"] = "coin"; }), "/policy/adaptive_tie", "unknown value");
+    row("guard not string", mutated([](R d) { d["policy"]["resume_guard"] = 3; }), "/policy/resume_guard",
+        "expected a string");
+    row("enum case matters", mutated([](R d) { d["policy"]["recovery"] = "Swap"; }), "/policy/recovery",
+        "unknown value \"Swap\"");
+    // Ids and tenants.
+    row("id with space", mutated([](R d) { d["requests"][1]["id"] = "r 1"; }), "/requests/1/id",
+        "id \"r 1\" may only hold the characters A-Z a-z 0-9 . _ -");
+    row("id with slash", mutated([](R d) { d["requests"][1]["id"] = "a/b"; }), "/requests/1/id", "may only hold");
+    row("id non-ascii", mutated([](R d) { d["requests"][1]["id"] = "caf\xc3\xa9"; }), "/requests/1/id", "may only hold");
+    row("id empty", mutated([](R d) { d["requests"][2]["id"] = ""; }), "/requests/2/id",
+        "id must be 1 to 64 characters long, got 0");
+    row("id too long", mutated([](R d) { d["requests"][2]["id"] = std::string(65, 'x'); }), "/requests/2/id",
+        "1 to 64 characters long, got 65");
+    row("duplicate id", mutated([](R d) { d["requests"][2]["id"] = "r2"; }), "/requests/2/id",
+        "duplicate id \"r2\" (first used at /requests/0)");
+    row("tenant bad chars", mutated([](R d) { d["requests"][0]["tenant"] = "team a"; }), "/requests/0/tenant",
+        "tenant \"team a\" may only hold");
+    row("tenant empty", mutated([](R d) { d["requests"][0]["tenant"] = ""; }), "/requests/0/tenant", "1 to 64");
+    // Capacity and prefix blocks.
+    row("impossible capacity", mutated([](R d) { d["requests"][0]["prompt_tokens"] = 100; }), "/requests/0",
+        "can never fit: prompt_tokens + max_output_tokens needs 21 blocks but capacity_blocks is 16");
+    row("impossible by one block", mutated([](R d) { d["config"]["capacity_blocks"] = 10; }), "/requests/0",
+        "needs 11 blocks but capacity_blocks is 10"); // r2: ceil((24 + 64) / 8) = 11
+    row("too many prefix blocks", mutated([](R d) { d["requests"][3]["prefix_blocks"] = {1, 2, 3}; }),
+        "/requests/3/prefix_blocks", "has 3 entries but the prompt fills only 2 full blocks");
+}
+
+void TestWorkloadIo::rejects() {
+    QFETCH(QByteArray, document);
+    QFETCH(QString, path);
+    QFETCH(QString, reason);
+    const pl::InputError e = parseError(document.toStdString());
+    QCOMPARE(QString::fromStdString(e.file), QString("bad.json"));
+    QCOMPARE(QString::fromStdString(e.path), path);
+    QVERIFY2(QString::fromStdString(e.reason).contains(reason), e.reason.c_str());
+}
+
+void TestWorkloadIo::duplicateJsonKeys_data() {
+    QTest::addColumn<QByteArray>("document");
+    QTest::addColumn<QString>("path");
+    QTest::newRow("top level") << QByteArray(R"({"format":"preemptlab.workload.v1","name":"a","name":"b","requests":[]})")
+                               << "/name";
+    QTest::newRow("config") << QByteArray(R"({"format":"preemptlab.workload.v1","name":"a",)"
+                                          R"("config":{"max_ticks":5,"capacity_blocks":4,"max_ticks":6},"requests":[]})")
+                            << "/config/max_ticks";
+    QTest::newRow("in a request") << QByteArray(R"({"format":"preemptlab.workload.v1","name":"a","requests":[)"
+                                                R"({"id":"x","arrival_tick":0,"prompt_tokens":1,"output_tokens":1},)"
+                                                R"({"id":"y","arrival_tick":0,"prompt_tokens":1,"prompt_tokens":2,)"
+                                                R"("output_tokens":1}]})")
+                                  << "/requests/1/prompt_tokens";
+    QTest::newRow("escaped key") << QByteArray(R"({"a/b":1,"a\/b":2})") << "/a~1b";
+}
+
+void TestWorkloadIo::duplicateJsonKeys() {
+    QFETCH(QByteArray, document);
+    QFETCH(QString, path);
+    const pl::InputError e = parseError(document.toStdString());
+    QCOMPARE(QString::fromStdString(e.path), path);
+    QVERIFY2(e.reason.find("duplicate key") != std::string::npos, e.reason.c_str());
+}
+
+void TestWorkloadIo::syntaxErrorsGiveLineAndColumn_data() {
+    QTest::addColumn<QByteArray>("document");
+    QTest::addColumn<QString>("position");
+    QTest::newRow("bad literal") << QByteArray("{\n  \"format\": \"preemptlab.workload.v1\",\n  \"name\": x\n}")
+                                 << "line 3, column 11";
+    QTest::newRow("trailing comma") << QByteArray("{\"a\": 1,\n}") << "line 2, column 1";
+    QTest::newRow("truncated") << QByteArray("{\"format\": ") << "line 1, column 12";
+    QTest::newRow("empty") << QByteArray("") << "line 1, column 1";
+    QTest::newRow("invalid utf-8") << QByteArray("{\"name\": \"a\xff\"}") << "line 1, column 12";
+    QTest::newRow("second value") << QByteArray("{}\n\n  {}") << "line 3, column 3";
+}
+
+void TestWorkloadIo::syntaxErrorsGiveLineAndColumn() {
+    QFETCH(QByteArray, document);
+    QFETCH(QString, position);
+    const pl::InputError e = parseError(document.toStdString());
+    QCOMPARE(QString::fromStdString(e.path), position);
+    QVERIFY2(e.reason.rfind("invalid JSON: ", 0) == 0, e.reason.c_str());
+    QVERIFY2(e.reason.find("json.exception") == std::string::npos, e.reason.c_str());
+}
+
+void TestWorkloadIo::deepNestingIsRefused() {
+    // 100,000 open brackets: refused at the depth limit, without exhausting the stack.
+    const pl::InputError e = parseError(std::string(100000, '['));
+    QVERIFY2(e.reason.find("nesting deeper than 256 levels") != std::string::npos, e.reason.c_str());
+    QVERIFY(e.path.rfind("/0/0/0/", 0) == 0);
+    json doc = baseDocument();
+    json deep = 1;
+    for (int i = 0; i < 300; ++i) {
+        deep = json::array({deep});
+    }
+    doc["notes"] = deep;
+    QVERIFY(parseError(doc.dump()).reason.find("nesting deeper") != std::string::npos);
+}
+
+void TestWorkloadIo::caps_data() {
+    QTest::addColumn<QString>("which");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("requests") << "requests" << "/requests" << "4 requests exceed the cap of 3";
+    QTest::newRow("ticks") << "ticks" << "/config/max_ticks" << "20000 ticks exceed the cap of 19999";
+    QTest::newRow("capacity") << "capacity" << "/config/capacity_blocks" << "16 blocks exceed the cap of 15";
+    QTest::newRow("file size") << "bytes" << "" << "over the cap of 100 bytes";
+}
+
+void TestWorkloadIo::caps() {
+    QFETCH(QString, which);
+    QFETCH(QString, path);
+    QFETCH(QString, reason);
+    pl::Caps caps;
+    if (which == "requests") caps.max_requests = 3;
+    if (which == "ticks") caps.max_ticks = 19999;
+    if (which == "capacity") caps.max_capacity_blocks = 15;
+    if (which == "bytes") caps.max_file_bytes = 100;
+    const pl::InputError e = parseError(baseDocument().dump(), caps);
+    QCOMPARE(QString::fromStdString(e.path), path);
+    QVERIFY2(QString::fromStdString(e.reason).contains(reason), e.reason.c_str());
+    // A huge request array is refused by count before any request is read.
+    if (which == "requests") {
+        json doc = baseDocument();
+        doc["requests"] = json::array();
+        for (int i = 0; i < 10; ++i) {
+            doc["requests"].push_back("not even an object");
+        }
+        QCOMPARE(parseError(doc.dump(), caps).path, std::string("/requests"));
+    }
+}
+
+void TestWorkloadIo::baseDocumentParses() {
+    const pl::Workload w = parseOk(baseDocument().dump());
+    QCOMPARE(w.name, std::string("base"));
+    QCOMPARE(w.notes, std::string("test input"));
+    QCOMPARE(w.config.host_capacity_bytes, std::int64_t{0});
+    QVERIFY(w.policy.recovery == pl::Recovery::Hybrid);
+    QVERIFY(w.policy.victim_rule == pl::VictimRule::TenantFair);
+    QVERIFY(w.policy.adaptive_tie == pl::AdaptiveTie::Swap);
+    QVERIFY(w.policy.resume_guard == pl::ResumeGuard::NextBlock);
+    QCOMPARE(w.policy.watermark_blocks, std::int64_t{2});
+    QCOMPARE(w.policy.preempt_ahead, true);
+    QCOMPARE(w.policy.hybrid_swap_percent, std::int64_t{25});
+    QCOMPARE(w.requests.size(), std::size_t{4});
+}
+
+void TestWorkloadIo::defaultsAreFilled() {
+    const pl::Workload w = parseOk(R"({"format":"preemptlab.workload.v1","name":"min","requests":[
+        {"id":"a","arrival_tick":3,"prompt_tokens":5,"output_tokens":7}]})");
+    QVERIFY(w.config == pl::Config{});
+    QVERIFY(w.policy == pl::Policy{});
+    QCOMPARE(w.notes, std::string());
+    const pl::RequestSpec& r = w.requests.at(0);
+    QCOMPARE(r.max_output_tokens, std::int64_t{7});
+    QCOMPARE(r.priority, std::int64_t{0});
+    QCOMPARE(r.tenant, std::string("default"));
+    QVERIFY(r.prefix_blocks.empty());
+    // Partial config and policy keep the defaults of the keys left out.
+    const pl::Workload p = parseOk(R"({"format":"preemptlab.workload.v1","name":"p","config":{"capacity_blocks":99},
+        "policy":{"recovery":"swap"},"requests":[]})");
+    QCOMPARE(p.config.capacity_blocks, std::int64_t{99});
+    QCOMPARE(p.config.block_size_tokens, pl::Config{}.block_size_tokens);
+    QVERIFY(p.policy.recovery == pl::Recovery::Swap);
+    QVERIFY(p.policy.victim_rule == pl::Policy{}.victim_rule);
+}
+
+void TestWorkloadIo::acceptsBoundaryValues() {
+    json doc = baseDocument();
+    doc["requests"][0]["id"] = std::string(64, 'z');
+    doc["requests"][0]["tenant"] = "A-z_0.9";
+    doc["requests"][1]["arrival_tick"] = std::int64_t{9007199254740991};
+    doc["requests"][1]["priority"] = std::int64_t{9007199254740991};
+    doc["requests"][3]["prefix_blocks"] = {0, std::int64_t{9007199254740991}};
+    doc["policy"]["watermark_blocks"] = 15;
+    doc["policy"]["hybrid_swap_percent"] = 100;
+    doc["requests"][0]["prompt_tokens"] = 64; // 64 + 64 = 128 tokens = exactly 16 blocks
+    const pl::Workload w = parseOk(doc.dump());
+    QCOMPARE(w.requests.back().arrival_tick, std::int64_t{9007199254740991});
+    // Exactly full: r2 needs ceil((24 + 64) / 8) = 11 blocks and capacity is 11.
+    json tight = baseDocument();
+    tight["config"]["capacity_blocks"] = 11;
+    QCOMPARE(parseOk(tight.dump()).config.capacity_blocks, std::int64_t{11});
+}
+
+void TestWorkloadIo::requestsAreNormalised() {
+    const pl::Workload w = parseOk(baseDocument().dump());
+    QStringList ids;
+    for (const auto& r : w.requests) {
+        ids << QString::fromStdString(r.id);
+    }
+    QCOMPARE(ids, (QStringList{"r3", "r1", "r2", "r0"}));
+    // Ids compare as bytes: "B" < "a" < "aa".
+    const pl::Workload bytes = parseOk(R"({"format":"preemptlab.workload.v1","name":"b","requests":[
+        {"id":"aa","arrival_tick":1,"prompt_tokens":1,"output_tokens":1},
+        {"id":"a","arrival_tick":1,"prompt_tokens":1,"output_tokens":1},
+        {"id":"B","arrival_tick":1,"prompt_tokens":1,"output_tokens":1}]})");
+    QCOMPARE(bytes.requests[0].id, std::string("B"));
+    QCOMPARE(bytes.requests[1].id, std::string("a"));
+    QCOMPARE(bytes.requests[2].id, std::string("aa"));
+}
+
+void TestWorkloadIo::normalisedFormsRoundTrip() {
+    const pl::Workload w = parseOk(baseDocument().dump());
+    const json normal = pl::workloadJson(w);
+    QCOMPARE(normal.size(), std::size_t{4});
+    for (const char* key : {"format", "name", "config", "requests"}) {
+        QVERIFY2(normal.contains(key), key);
+    }
+    QCOMPARE(normal["config"].size(), pl::configKeys().size());
+    QCOMPARE(normal["requests"][0]["id"], json("r3"));
+    QCOMPARE(normal["requests"][0]["prefix_blocks"], json({7, 9}));
+    QVERIFY(!normal["requests"][1].contains("prefix_blocks")); // only when non-empty
+    QCOMPARE(normal["requests"][1]["max_output_tokens"], json(8));
+    QCOMPARE(normal["requests"][1]["tenant"], json("default"));
+    QCOMPARE(normal["requests"][1].size(), std::size_t{7});
+
+    const json policy = pl::policyJson(w.policy);
+    QCOMPARE(policy.size(), pl::policyKeys().size());
+    QCOMPARE(policy["victim_rule"], json("tenant-fair"));
+    QCOMPARE(policy["preempt_ahead"], json(true));
+
+    const json full = pl::fullWorkloadJson(w);
+    QCOMPARE(full["notes"], json("test input"));
+    QCOMPARE(full["policy"], policy);
+    const pl::Workload again = parseOk(full.dump());
+    QCOMPARE(again.name, w.name);
+    QCOMPARE(again.notes, w.notes);
+    QVERIFY(again.config == w.config);
+    QVERIFY(again.policy == w.policy);
+    QVERIFY(again.requests == w.requests);
+    QCOMPARE(pl::canonicalJson(pl::fullWorkloadJson(again)), pl::canonicalJson(full));
+}
+
+void TestWorkloadIo::inputHashIgnoresOrderAndPolicy() {
+    json reordered = baseDocument();
+    std::reverse(reordered["requests"].begin(), reordered["requests"].end());
+    reordered["policy"] = {{"recovery", "swap"}};
+    reordered["notes"] = "other notes";
+    const auto hashOf = [](const json& doc) {
+        return pl::sha256Tagged(pl::canonicalJson(pl::workloadJson(parseOk(doc.dump()))));
+    };
+    QCOMPARE(hashOf(reordered), hashOf(baseDocument()));
+    json changed = baseDocument();
+    changed["requests"][1]["output_tokens"] = 9;
+    QVERIFY(hashOf(changed) != hashOf(baseDocument()));
+}
+
+void TestWorkloadIo::validateInMemory() {
+    pl::Workload w = parseOk(baseDocument().dump());
+    QVERIFY(!pl::validateWorkload(w));
+    std::swap(w.requests[0], w.requests[3]); // order is not a validity rule
+    QVERIFY(!pl::validateWorkload(w));
+
+    pl::Workload bad = w;
+    bad.requests[2].arrival_tick = -5;
+    auto e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/requests/2/arrival_tick"));
+
+    bad = w;
+    bad.requests[1].id = bad.requests[3].id;
+    e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/requests/3/id"));
+
+    bad = w;
+    bad.config.capacity_blocks = 2;
+    bad.policy.watermark_blocks = 0;
+    e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QVERIFY2(e->reason.find("can never fit") != std::string::npos, e->reason.c_str());
+
+    bad = w;
+    QCOMPARE(bad.requests[2].id, std::string("r2"));
+    bad.requests[2].prefix_blocks.assign(3, 1); // prompt 24 tokens = 3 full blocks: allowed
+    QVERIFY(!pl::validateWorkload(bad));
+    bad.requests[2].prefix_blocks.push_back(1);
+    e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/requests/2/prefix_blocks"));
+
+    bad = w;
+    bad.policy.hybrid_swap_percent = -1;
+    e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/policy/hybrid_swap_percent"));
+
+    bad = w;
+    bad.requests[2].tenant = std::string(65, 't');
+    e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/requests/2/tenant"));
+
+    pl::Caps caps;
+    caps.max_requests = 3;
+    e = pl::validateWorkload(w, caps);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/requests"));
+
+    pl::normaliseWorkload(w);
+    QCOMPARE(w.requests.front().id, std::string("r3"));
+    QCOMPARE(w.requests.back().id, std::string("r0"));
+}
+
+void TestWorkloadIo::overrides_data() {
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("capacity") << "capacity_blocks" << "64" << "/config/capacity_blocks" << "64";
+    QTest::newRow("dashes accepted") << "transfer-bytes-per-tick" << "9007199254740991"
+                                     << "/config/transfer_bytes_per_tick" << "9007199254740991";
+    QTest::newRow("host zero") << "host_capacity_bytes" << "0" << "/config/host_capacity_bytes" << "0";
+    QTest::newRow("recovery") << "recovery" << "adaptive" << "/policy/recovery" << "\"adaptive\"";
+    QTest::newRow("victim rule") << "victim_rule" << "fewest-decoded" << "/policy/victim_rule" << "\"fewest-decoded\"";
+    QTest::newRow("tie") << "adaptive_tie" << "recompute" << "/policy/adaptive_tie" << "\"recompute\"";
+    QTest::newRow("guard") << "resume-guard" << "full-reservation" << "/policy/resume_guard" << "\"full-reservation\"";
+    QTest::newRow("preempt ahead") << "preempt_ahead" << "false" << "/policy/preempt_ahead" << "false";
+    QTest::newRow("watermark") << "watermark_blocks" << "3" << "/policy/watermark_blocks" << "3";
+    QTest::newRow("hybrid") << "hybrid_swap_percent" << "0" << "/policy/hybrid_swap_percent" << "0";
+}
+
+void TestWorkloadIo::overrides() {
+    QFETCH(QString, key);
+    QFETCH(QString, value);
+    QFETCH(QString, field);
+    QFETCH(QString, expected);
+    pl::Workload w = parseOk(baseDocument().dump());
+    const auto e = pl::applyOverride(w, key.toStdString(), value.toStdString());
+    QVERIFY2(!e, e ? e->message().c_str() : "");
+    const json full = pl::fullWorkloadJson(w);
+    QCOMPARE(QString::fromStdString(full.at(json::json_pointer(field.toStdString())).dump()), expected);
+}
+
+void TestWorkloadIo::overrideErrors_data() {
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<QString>("flag");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("not a number") << "capacity_blocks" << "abc" << "--capacity-blocks" << "expected an integer from 1";
+    QTest::newRow("negative") << "max_ticks" << "-1" << "--max-ticks" << "got \"-1\"";
+    QTest::newRow("plus sign") << "max_ticks" << "+5" << "--max-ticks" << "expected an integer";
+    QTest::newRow("fraction") << "kv_bytes_per_token" << "1.5" << "--kv-bytes-per-token" << "expected an integer";
+    QTest::newRow("trailing text") << "kv_bytes_per_token" << "15x" << "--kv-bytes-per-token" << "expected an integer";
+    QTest::newRow("zero count") << "block_size_tokens" << "0" << "--block-size-tokens" << "must be at least 1, got 0";
+    QTest::newRow("too large") << "max_ticks" << "9007199254740992" << "--max-ticks" << "expected an integer";
+    QTest::newRow("empty") << "max_ticks" << "" << "--max-ticks" << "expected an integer";
+    QTest::newRow("bad enum") << "recovery" << "teleport" << "--recovery" << "expected one of: recompute, swap";
+    QTest::newRow("bad rule") << "victim-rule" << "oldest" << "--victim-rule" << "unknown value \"oldest\"";
+    QTest::newRow("bad bool") << "preempt_ahead" << "yes" << "--preempt-ahead" << "expected true or false";
+    QTest::newRow("percent") << "hybrid_swap_percent" << "101" << "--hybrid-swap-percent" << "from 0 to 100, got 101";
+    QTest::newRow("unknown key") << "colour" << "red" << "--colour" << "unknown option";
+    QTest::newRow("request key") << "prompt_tokens" << "5" << "--prompt-tokens" << "unknown option";
+}
+
+void TestWorkloadIo::overrideErrors() {
+    QFETCH(QString, key);
+    QFETCH(QString, value);
+    QFETCH(QString, flag);
+    QFETCH(QString, reason);
+    pl::Workload w = parseOk(baseDocument().dump());
+    const json before = pl::fullWorkloadJson(w);
+    const auto e = pl::applyOverride(w, key.toStdString(), value.toStdString());
+    QVERIFY(e.has_value());
+    QCOMPARE(QString::fromStdString(e->path), flag);
+    QVERIFY2(QString::fromStdString(e->reason).contains(reason), e->reason.c_str());
+    QCOMPARE(pl::fullWorkloadJson(w), before); // a failed override changes nothing
+}
+
+void TestWorkloadIo::loadsFiles() {
+    QTemporaryDir dir;
+    const std::string good = dir.filePath("good.json").toStdString();
+    std::ofstream(good) << baseDocument().dump(2);
+    auto result = pl::loadWorkloadFile(good);
+    QVERIFY(std::holds_alternative<pl::Workload>(result));
+    QCOMPARE(std::get<pl::Workload>(result).requests.size(), std::size_t{4});
+
+    const std::string missing = dir.filePath("missing.json").toStdString();
+    result = pl::loadWorkloadFile(missing);
+    QVERIFY(std::holds_alternative<pl::InputError>(result));
+    QCOMPARE(std::get<pl::InputError>(result).message(), missing + ": cannot open: No such file or directory");
+
+    result = pl::loadWorkloadFile(dir.path().toStdString());
+    QVERIFY(std::holds_alternative<pl::InputError>(result));
+    QVERIFY(std::get<pl::InputError>(result).reason.find("folder") != std::string::npos);
+
+    pl::Caps caps;
+    caps.max_file_bytes = 64;
+    result = pl::loadWorkloadFile(good, caps);
+    QVERIFY(std::holds_alternative<pl::InputError>(result));
+    QVERIFY(std::get<pl::InputError>(result).reason.find("over the cap of 64 bytes") != std::string::npos);
+
+    const std::string broken = dir.filePath("broken.json").toStdString();
+    std::ofstream(broken) << "{\n  \"format\": \"preemptlab.workload.v1\",\n  \"name\": \"x\",,\n}";
+    result = pl::loadWorkloadFile(broken);
+    QVERIFY(std::holds_alternative<pl::InputError>(result));
+    QCOMPARE(std::get<pl::InputError>(result).file, broken);
+    QCOMPARE(std::get<pl::InputError>(result).path, std::string("line 3, column 15")); // the second comma
+}
+
+QTEST_APPLESS_MAIN(TestWorkloadIo)
+#include "test_workload_io.moc"
