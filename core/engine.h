@@ -51,8 +51,9 @@ struct RequestState {
     std::int64_t copy_blocks = 0;      // device blocks covered by the current swap-out (freed when it lands)
     std::int64_t swapped_tokens = 0;   // tokens whose KV sits on the host
     std::int32_t tenant = 0;
+    std::int64_t replay_done_target = 0; // the evict's replay_tokens, reported by replay_done
+    Recovery last_mode = Recovery::Recompute; // mode of its last eviction
     bool ever_admitted = false;
-    bool resume_pending_replay_event = false;
 };
 
 // Per-tick figures for the running plots (recorded when EngineOptions::record_series is set).
@@ -136,6 +137,10 @@ class Engine {
     EngineOptions options_;
     std::unique_ptr<State> s_;
     LiveBackend* backend_ = nullptr;
+    std::vector<TickStats> series_;
+    std::vector<std::string> tenants_;      // byte order; RequestState::tenant indexes it
+    std::vector<std::int32_t> idRank_;      // per request: rank of its id in byte order
+    std::vector<std::int32_t> arrivalRank_; // per request: rank in (arrival_tick, id) order
     friend class EngineImpl;
 };
 

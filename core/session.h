@@ -27,7 +27,7 @@ class Session {
     Tick lastTick() const { return full_.totals.ticks - 1; } // last executed tick of the full run
 
     // The cursor: the pool state after tick `currentTick()` has executed (-1: before the first tick).
-    Tick currentTick() const;
+    Tick currentTick() const { return cursorTick_; }
     void seek(Tick t);        // clamps to [-1, lastTick()]
     void stepForward() { seek(currentTick() + 1); }
     void stepBack() { seek(currentTick() - 1); }
@@ -49,7 +49,8 @@ class Session {
     Ledger cursorLedger_;
     std::unique_ptr<Engine> cursor_;
     std::vector<Snapshot> snapshots_;
-    Tick interval_ = 256;
+    Tick interval_ = 64;
+    Tick cursorTick_ = -1;
 };
 
 } // namespace pl

@@ -1,0 +1,280 @@
+// validate, run, verify, compare: the contract's commands (docs/contracts.md, "Command line").
+#include "commands.h"
+#include "workload_flags.h"
+
+#include "atomic_file.h"
+#include "engine.h"
+#include "verify.h"
+#include "receipt.h"
+#include "summary.h"
+#include "workload_io.h"
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <variant>
+
+namespace pl::cli {
+namespace {
+
+ArgSpec workloadSpec(std::set<std::string> extra, std::set<std::string> switches = {}) {
+    ArgSpec spec;
+    spec.valued = workloadFlagNames();
+    spec.valued.insert(extra.begin(), extra.end());
+    spec.switches = std::move(switches);
+    return spec;
+}
+
+int cmdValidate(int argc, char** argv) {
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, workloadSpec({}), args)) {
+        return badInput(*err + "\nusage: preemptlab-cli validate WORKLOAD [--<key> V ...]");
+    }
+    if (args.positional.size() != 1) {
+        return badInput("usage: preemptlab-cli validate WORKLOAD");
+    }
+    auto w = loadWithOverrides(args.positional[0], args);
+    if (!w) {
+        return kExitBadInput;
+    }
+    std::printf("%s: valid %s workload '%s': %zu requests, %lld blocks of %lld tokens, policy %s/%s/%s\n",
+                args.positional[0].c_str(), std::string(kWorkloadFormat).c_str(), w->name.c_str(), w->requests.size(),
+                static_cast<long long>(w->config.capacity_blocks), static_cast<long long>(w->config.block_size_tokens),
+                std::string(toString(w->policy.recovery)).c_str(), std::string(toString(w->policy.victim_rule)).c_str(),
+                std::string(toString(w->policy.resume_guard)).c_str());
+    return kExitOk;
+}
+
+void printSummary(const Workload& w, const RunResult& run, bool passed) {
+    const auto& t = run.totals;
+    std::fprintf(stderr,
+                 "%s [%s, %s]: %lld ticks, %lld completed, %lld censored, %lld evictions, %lld replay tokens, "
+                 "%lld B swapped out, %lld B swapped in, conservation %s\n",
+                 w.name.c_str(), std::string(toString(w.policy.recovery)).c_str(),
+                 std::string(toString(w.policy.victim_rule)).c_str(), static_cast<long long>(t.ticks),
+                 static_cast<long long>(t.completed), static_cast<long long>(t.censored),
+                 static_cast<long long>(t.evictions), static_cast<long long>(t.replay_tokens),
+                 static_cast<long long>(t.swap_out_bytes), static_cast<long long>(t.swap_in_bytes),
+                 passed ? "passed" : "FAILED");
+}
+
+bool conservationPassed(const std::string& receipt) {
+    const auto doc = nlohmann::json::parse(receipt);
+    return doc.at("checks").at("conservation").at("passed").get<bool>();
+}
+
+int cmdRun(int argc, char** argv) {
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, workloadSpec({"out"}, {"live"}), args)) {
+        return badInput(*err + "\nusage: preemptlab-cli run WORKLOAD [--<key> V ...] [--out RECEIPT]");
+    }
+    if (args.positional.size() != 1) {
+        return badInput("usage: preemptlab-cli run WORKLOAD [--<key> V ...] [--out RECEIPT]");
+    }
+    auto w = loadWithOverrides(args.positional[0], args);
+    if (!w) {
+        return kExitBadInput;
+    }
+    if (args.has("live")) {
+        std::fprintf(stderr, "preemptlab-cli: --live needs a CUDA device and this build has no live backend\n");
+        return kExitNoDevice;
+    }
+    const RunResult run = runWorkload(*w);
+    const std::string text = receiptText(*w, run);
+    if (auto out = args.value("out")) {
+        if (auto err = writeFileAtomically(*out, text)) {
+            return badInput("cannot write receipt: " + *err);
+        }
+    } else {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+    }
+    const bool passed = conservationPassed(text);
+    printSummary(*w, run, passed);
+    return passed ? kExitOk : kExitCheckFailed;
+}
+
+std::optional<std::string> readWhole(const std::string& path, std::string& out) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return path + ": cannot open for reading";
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    out = ss.str();
+    return std::nullopt;
+}
+
+int cmdVerify(int argc, char** argv) {
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, ArgSpec{}, args); err || args.positional.size() != 1) {
+        return badInput((err ? *err + "\n" : std::string()) + "usage: preemptlab-cli verify RECEIPT");
+    }
+    const std::string& file = args.positional[0];
+    std::string text;
+    if (auto err = readWhole(file, text)) {
+        return badInput(*err);
+    }
+    auto result = verifyReceiptText(text, file);
+    if (auto* err = std::get_if<InputError>(&result)) {
+        return badInput(err->message());
+    }
+    const auto& v = std::get<VerifyOutcome>(result);
+    if (!v.identical) {
+        std::printf("%s: DIFFERS from the replay: first difference at %s\n", file.c_str(),
+                    v.first_difference.c_str());
+        return kExitCheckFailed;
+    }
+    if (!v.conservation_passed) {
+        std::printf("%s: replay identical but conservation FAILED: %s\n", file.c_str(), v.first_violation.c_str());
+        return kExitCheckFailed;
+    }
+    std::printf("%s: identical to the replay (%zu events), conservation passed\n", file.c_str(), v.events);
+    return kExitOk;
+}
+
+std::string fmtBytes(std::int64_t b) {
+    char buf[64];
+    if (b >= (std::int64_t{1} << 30)) {
+        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(b) / (1 << 30));
+    } else if (b >= (1 << 20)) {
+        std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(b) / (1 << 20));
+    } else if (b >= (1 << 10)) {
+        std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / (1 << 10));
+    } else {
+        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+    }
+    return buf;
+}
+
+int cmdCompare(int argc, char** argv) {
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, workloadSpec({"out", "receipts"}), args);
+        err || args.positional.size() != 1) {
+        return badInput((err ? *err + "\n" : std::string()) +
+                        "usage: preemptlab-cli compare WORKLOAD [--<key> V ...] [--out FILE.json] [--receipts DIR]");
+    }
+    auto base = loadWithOverrides(args.positional[0], args);
+    if (!base) {
+        return kExitBadInput;
+    }
+    const Recovery modes[] = {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid};
+    struct Column {
+        Recovery mode;
+        Workload w;
+        RunResult run;
+        RunSummary sum;
+        std::string receipt;
+        ReceiptHashes hashes;
+        bool passed = false;
+    };
+    std::vector<Column> cols;
+    for (auto m : modes) {
+        Column c;
+        c.mode = m;
+        c.w = *base;
+        c.w.policy.recovery = m;
+        c.run = runWorkload(c.w);
+        c.sum = summarize(c.w, c.run);
+        c.receipt = receiptText(c.w, c.run);
+        c.hashes = receiptHashes(c.w, c.run);
+        c.passed = conservationPassed(c.receipt);
+        cols.push_back(std::move(c));
+    }
+    const std::vector<std::pair<std::string, std::function<std::string(const Column&)>>> rows = {
+        {"ticks", [](const Column& c) { return std::to_string(c.sum.totals.ticks); }},
+        {"pressure events", [](const Column& c) { return std::to_string(c.sum.totals.pressure_events); }},
+        {"evictions", [](const Column& c) { return std::to_string(c.sum.totals.evictions); }},
+        {"freed blocks", [](const Column& c) { return std::to_string(c.sum.totals.freed_blocks); }},
+        {"replay tokens", [](const Column& c) { return std::to_string(c.sum.totals.replay_tokens); }},
+        {"swap out", [](const Column& c) { return fmtBytes(c.sum.totals.swap_out_bytes); }},
+        {"swap in", [](const Column& c) { return fmtBytes(c.sum.totals.swap_in_bytes); }},
+        {"peak host", [](const Column& c) { return fmtBytes(c.sum.totals.peak_host_bytes); }},
+        {"completed", [](const Column& c) { return std::to_string(c.sum.totals.completed); }},
+        {"censored", [](const Column& c) { return std::to_string(c.sum.totals.censored); }},
+        {"queue delay p50", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p50); }},
+        {"queue delay p99", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p99); }},
+        {"TTFT p50 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p50); }},
+        {"TTFT p99 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p99); }},
+        {"completion p99", [](const Column& c) { return std::to_string(c.sum.completion_ticks.p99); }},
+        {"flag: excessive wait", [](const Column& c) { return std::to_string(c.sum.flagged_excessive_wait); }},
+        {"flag: repeated preempt", [](const Column& c) { return std::to_string(c.sum.flagged_repeated_preemption); }},
+        {"conservation", [](const Column& c) { return std::string(c.passed ? "passed" : "FAILED"); }},
+    };
+    std::printf("compare: %s (%zu requests, victim rule %s, resume guard %s)\ninput_hash %s\n\n", base->name.c_str(),
+                base->requests.size(), std::string(toString(base->policy.victim_rule)).c_str(),
+                std::string(toString(base->policy.resume_guard)).c_str(), cols[0].hashes.input_hash.c_str());
+    std::printf("%-24s", "");
+    for (const auto& c : cols) {
+        std::printf("%14s", std::string(toString(c.mode)).c_str());
+    }
+    std::printf("\n");
+    for (const auto& [label, get] : rows) {
+        std::printf("%-24s", label.c_str());
+        for (const auto& c : cols) {
+            std::printf("%14s", get(c).c_str());
+        }
+        std::printf("\n");
+    }
+    for (const auto& c : cols) {
+        if (!c.sum.flagged_ids.empty()) {
+            std::string ids;
+            for (std::size_t i = 0; i < c.sum.flagged_ids.size() && i < 12; ++i) {
+                ids += (i ? ", " : "") + c.sum.flagged_ids[i];
+            }
+            if (c.sum.flagged_ids.size() > 12) {
+                ids += ", ... (" + std::to_string(c.sum.flagged_ids.size()) + " in all)";
+            }
+            std::printf("flagged under %s: %s\n", std::string(toString(c.mode)).c_str(), ids.c_str());
+        }
+    }
+    if (auto dir = args.value("receipts")) {
+        for (const auto& c : cols) {
+            const std::string path = *dir + "/" + std::string(toString(c.mode)) + ".receipt.json";
+            if (auto err = writeFileAtomically(path, c.receipt)) {
+                return badInput("cannot write receipt: " + *err);
+            }
+            std::fprintf(stderr, "wrote %s\n", path.c_str());
+        }
+    }
+    if (auto out = args.value("out")) {
+        nlohmann::ordered_json doc;
+        doc["format"] = "preemptlab.compare.v1";
+        doc["workload"] = base->name;
+        doc["input_hash"] = cols[0].hashes.input_hash;
+        for (const auto& c : cols) {
+            nlohmann::ordered_json col;
+            for (const auto& [label, get] : rows) {
+                col[label] = get(c);
+            }
+            col["policy_hash"] = c.hashes.policy_hash;
+            col["event_hash"] = c.hashes.event_hash;
+            col["flagged"] = c.sum.flagged_ids;
+            doc["modes"][std::string(toString(c.mode))] = col;
+        }
+        if (auto err = writeFileAtomically(*out, doc.dump(2) + "\n")) {
+            return badInput("cannot write comparison: " + *err);
+        }
+    }
+    bool allPassed = true;
+    for (const auto& c : cols) {
+        allPassed = allPassed && c.passed;
+    }
+    return allPassed ? kExitOk : kExitCheckFailed;
+}
+
+} // namespace
+
+void registerCoreCommands(std::vector<Command>& table) {
+    table.push_back({"validate", "validate WORKLOAD [--<key> V ...]", "check a workload file; exit 2 names the problem",
+                     cmdValidate});
+    table.push_back({"run", "run WORKLOAD [--<key> V ...] [--out RECEIPT]",
+                     "run one policy and write its receipt (stdout without --out)", cmdRun});
+    table.push_back({"verify", "verify RECEIPT", "replay a receipt; 0 identical, 1 names the first difference",
+                     cmdVerify});
+    table.push_back({"compare", "compare WORKLOAD [--out FILE.json] [--receipts DIR]",
+                     "recompute, swap, adaptive and hybrid side by side", cmdCompare});
+}
+
+} // namespace pl::cli

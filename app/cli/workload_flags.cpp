@@ -1,0 +1,69 @@
+#include "workload_flags.h"
+
+#include "commands.h"
+#include "workload_io.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <variant>
+
+namespace pl::cli {
+namespace {
+
+std::string dashed(std::string_view key) {
+    std::string s(key);
+    std::replace(s.begin(), s.end(), '_', '-');
+    return s;
+}
+
+std::string underscored(std::string_view flag) {
+    std::string s(flag);
+    std::replace(s.begin(), s.end(), '-', '_');
+    return s;
+}
+
+} // namespace
+
+std::set<std::string> workloadFlagNames() {
+    std::set<std::string> names;
+    for (auto k : configKeys()) {
+        names.insert(dashed(k));
+    }
+    for (auto k : policyKeys()) {
+        names.insert(dashed(k));
+    }
+    return names;
+}
+
+int badInput(const std::string& message) {
+    std::fprintf(stderr, "preemptlab-cli: %s\n", message.c_str());
+    return kExitBadInput;
+}
+
+std::optional<Workload> loadWithOverrides(const std::string& file, const Args& args) {
+    auto loaded = loadWorkloadFile(file);
+    if (auto* err = std::get_if<InputError>(&loaded)) {
+        badInput(err->message());
+        return std::nullopt;
+    }
+    Workload w = std::get<Workload>(std::move(loaded));
+    const auto flags = workloadFlagNames();
+    for (const auto& [name, value] : args.options) {
+        if (!flags.count(name)) {
+            continue;
+        }
+        if (auto err = applyOverride(w, underscored(name), value)) {
+            badInput(err->message());
+            return std::nullopt;
+        }
+    }
+    if (auto err = validateWorkload(w)) {
+        InputError e = *err;
+        e.file = file + " (after command-line overrides)";
+        badInput(e.message());
+        return std::nullopt;
+    }
+    return w;
+}
+
+} // namespace pl::cli

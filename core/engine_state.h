@@ -1,0 +1,39 @@
+#pragma once
+// Engine::State: the whole mutable state of a run (internal to core: engine.cpp and session.cpp). Copying it
+// is a snapshot; the ledger and the per-tick series live outside it and are truncated on restore.
+
+#include "engine.h"
+
+#include <array>
+#include <cstdint>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace pl {
+
+struct Engine::State {
+    Tick next_tick = 0;
+    bool finished = false;
+    std::vector<RequestState> req;
+    std::size_t next_arrival = 0;        // index into the (arrival, id)-sorted request list
+    // Waiting queue: (priority, request index). Index order is (arrival_tick, id) order, so this is the
+    // contract's (priority, arrival_tick, id) order.
+    std::set<std::pair<std::int64_t, std::int32_t>> waiting;
+    std::vector<std::int32_t> running;   // admitted requests in admission order (includes those copying in)
+    std::vector<std::int32_t> copies;    // requests with a swap copy in flight, in start order (FIFO link)
+    std::int64_t free_blocks = 0;
+    std::int64_t pending_out_blocks = 0; // device blocks that return when in-flight swap-outs land
+    std::int64_t host_used = 0;
+    std::int64_t admit_counter = 0;
+    std::int64_t holders = 0;            // requests holding device blocks (for request_ticks)
+    std::int64_t unfinished = 0;
+    Totals totals;
+    // Pool map (only with EngineOptions::track_block_owners).
+    std::vector<std::int32_t> owner;
+    std::vector<std::uint8_t> in_flight;
+    std::vector<std::int32_t> free_list;              // stack of free block ids
+    std::vector<std::vector<std::int32_t>> held;      // block ids per request, in allocation order
+};
+
+} // namespace pl

@@ -1,0 +1,71 @@
+#include "json_diff.h"
+
+namespace pl {
+namespace {
+
+std::string shortDump(const nlohmann::json& v) {
+    std::string s = v.dump();
+    if (s.size() > 120) {
+        s = s.substr(0, 117) + "...";
+    }
+    return s;
+}
+
+std::string escapePointer(const std::string& key) {
+    std::string out;
+    for (char c : key) {
+        if (c == '~') {
+            out += "~0";
+        } else if (c == '/') {
+            out += "~1";
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::optional<std::string> firstJsonDifference(const nlohmann::json& expected, const nlohmann::json& found,
+                                               const std::string& path) {
+    const std::string where = path.empty() ? "/" : path;
+    if (expected.type() != found.type()) {
+        return where + ": expected " + shortDump(expected) + ", found " + shortDump(found);
+    }
+    if (expected.is_object()) {
+        for (auto it = expected.begin(); it != expected.end(); ++it) {
+            if (!found.contains(it.key())) {
+                return path + "/" + escapePointer(it.key()) + ": missing (expected " + shortDump(it.value()) + ")";
+            }
+            if (auto d = firstJsonDifference(it.value(), found.at(it.key()), path + "/" + escapePointer(it.key()))) {
+                return d;
+            }
+        }
+        for (auto it = found.begin(); it != found.end(); ++it) {
+            if (!expected.contains(it.key())) {
+                return path + "/" + escapePointer(it.key()) + ": unexpected member " + shortDump(it.value());
+            }
+        }
+        return std::nullopt;
+    }
+    if (expected.is_array()) {
+        const std::size_t n = std::min(expected.size(), found.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            if (auto d = firstJsonDifference(expected[i], found[i], path + "/" + std::to_string(i))) {
+                return d;
+            }
+        }
+        if (expected.size() != found.size()) {
+            return where + ": expected " + std::to_string(expected.size()) + " elements, found " +
+                   std::to_string(found.size());
+        }
+        return std::nullopt;
+    }
+    if (expected != found) {
+        return where + ": expected " + shortDump(expected) + ", found " + shortDump(found);
+    }
+    return std::nullopt;
+}
+
+} // namespace pl

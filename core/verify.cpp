@@ -1,0 +1,58 @@
+#include "verify.h"
+
+#include "engine.h"
+#include "json_diff.h"
+#include "model.h"
+#include "oracle.h"
+#include "receipt.h"
+#include "workload_io.h"
+
+namespace pl {
+
+std::variant<VerifyOutcome, InputError> verifyReceipt(const nlohmann::json& doc, const std::string& file) {
+    if (!doc.is_object() || !doc.contains("format") || doc["format"] != kReceiptFormat) {
+        return InputError{file, "/format", "not a " + std::string(kReceiptFormat) + " file"};
+    }
+    for (const char* key : {"workload", "policy"}) {
+        if (!doc.contains(key) || !doc[key].is_object()) {
+            return InputError{file, std::string("/") + key, "missing or not an object"};
+        }
+    }
+    // The embedded workload plus the policy is a workload document again.
+    nlohmann::json input = doc["workload"];
+    input["policy"] = doc["policy"];
+    auto parsed = workloadFromJson(input, file);
+    if (auto* err = std::get_if<InputError>(&parsed)) {
+        InputError e = *err;
+        e.path = (e.path.rfind("/policy", 0) == 0 ? "" : "/workload") + e.path;
+        return e;
+    }
+    const Workload& w = std::get<Workload>(parsed);
+    const RunResult run = runWorkload(w);
+    const nlohmann::json expected = nlohmann::json::parse(receiptText(w, run));
+    VerifyOutcome out;
+    out.events = run.ledger.events.size();
+    if (auto diff = firstJsonDifference(expected, doc)) {
+        out.first_difference = *diff;
+    } else {
+        out.identical = true;
+    }
+    const OracleReport oracle = checkReceipt(doc);
+    out.conservation_passed = oracle.passed;
+    if (!oracle.violations.empty()) {
+        out.first_violation = oracle.violations.front();
+    }
+    return out;
+}
+
+std::variant<VerifyOutcome, InputError> verifyReceiptText(const std::string& text, const std::string& file) {
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        return InputError{file, "byte " + std::to_string(e.byte), std::string("not JSON: ") + e.what()};
+    }
+    return verifyReceipt(doc, file);
+}
+
+} // namespace pl

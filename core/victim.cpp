@@ -1,0 +1,65 @@
+#include "victim.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace pl {
+
+VictimKey victimKey(const VictimContext& ctx, const Candidate& c, std::int64_t tenant_blocks) {
+    // (arrival_tick, id) is encoded by arrival_rank, since requests are ranked in exactly that order.
+    const std::int64_t arrivalThenId = ctx.arrival_rank[static_cast<std::size_t>(c.request)];
+    const std::int64_t id = ctx.id_rank[static_cast<std::size_t>(c.request)];
+    switch (ctx.rule) {
+    case VictimRule::PriorityNewest: // (priority, arrival_tick, id)
+        return {c.priority, arrivalThenId, 0, 0, 0};
+    case VictimRule::LastAdmitted: // (admit_seq)
+        return {c.admit_seq, 0, 0, 0, 0};
+    case VictimRule::LongestContext: // (context_tokens, arrival_tick, id)
+        return {c.context_tokens, arrivalThenId, 0, 0, 0};
+    case VictimRule::ShortestContext: // (-context_tokens, arrival_tick, id)
+        return {-c.context_tokens, arrivalThenId, 0, 0, 0};
+    case VictimRule::FewestDecoded: // (-generated_tokens, prompt_tokens, id)
+        return {-c.generated_tokens, c.prompt_tokens, id, 0, 0};
+    case VictimRule::MostRemaining: // (max_output_tokens - generated_tokens, arrival_tick, id)
+        return {c.max_output_tokens - c.generated_tokens, arrivalThenId, 0, 0, 0};
+    case VictimRule::TenantFair: // (tenant_blocks, tenant, priority, arrival_tick, id)
+        return {tenant_blocks, c.tenant, c.priority, arrivalThenId, 0};
+    }
+    return {};
+}
+
+namespace {
+
+std::vector<VictimKey> keysOf(const VictimContext& ctx, std::span<const Candidate> candidates) {
+    std::map<std::int32_t, std::int64_t> tenantBlocks;
+    if (ctx.rule == VictimRule::TenantFair) {
+        for (const auto& c : candidates) {
+            tenantBlocks[c.tenant] += c.blocks;
+        }
+    }
+    std::vector<VictimKey> keys;
+    keys.reserve(candidates.size());
+    for (const auto& c : candidates) {
+        const std::int64_t tb = ctx.rule == VictimRule::TenantFair ? tenantBlocks[c.tenant] : 0;
+        keys.push_back(victimKey(ctx, c, tb));
+    }
+    return keys;
+}
+
+} // namespace
+
+std::size_t chooseVictim(const VictimContext& ctx, std::span<const Candidate> candidates) {
+    const auto keys = keysOf(ctx, candidates);
+    return static_cast<std::size_t>(std::max_element(keys.begin(), keys.end()) - keys.begin());
+}
+
+std::vector<std::size_t> rankCandidates(const VictimContext& ctx, std::span<const Candidate> candidates) {
+    const auto keys = keysOf(ctx, candidates);
+    std::vector<std::size_t> order(candidates.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] > keys[b]; });
+    return order;
+}
+
+} // namespace pl

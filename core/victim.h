@@ -1,0 +1,34 @@
+#pragma once
+// Victim selection: the contract's rules, each a key maximised left to right (docs/contracts.md, "Victim
+// rules"). Ids and tenants compare as byte strings; the engine passes their ranks in byte order, so integer
+// comparison of ranks is byte-string comparison.
+
+#include "ledger.h"
+#include "model.h"
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace pl {
+
+using VictimKey = std::array<std::int64_t, 5>;
+
+struct VictimContext {
+    VictimRule rule = VictimRule::PriorityNewest;
+    std::span<const std::int32_t> id_rank;     // per request: rank of its id in byte order
+    std::span<const std::int32_t> arrival_rank; // per request: rank in (arrival_tick, id) order
+};
+
+// The key of one candidate under the rule. `tenant_blocks` is the sum of blocks over that candidate's tenant
+// among all candidates (only tenant-fair uses it).
+VictimKey victimKey(const VictimContext& ctx, const Candidate& c, std::int64_t tenant_blocks);
+
+// Index (into `candidates`) of the victim: the candidate with the greatest key. Candidates must be non-empty.
+std::size_t chooseVictim(const VictimContext& ctx, std::span<const Candidate> candidates);
+
+// Candidates ordered from first victim to last (the lab's "why this victim" ranking).
+std::vector<std::size_t> rankCandidates(const VictimContext& ctx, std::span<const Candidate> candidates);
+
+} // namespace pl
