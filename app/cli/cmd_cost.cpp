@@ -2,6 +2,7 @@
 // numbers) and sweep (cmd_sweep.cpp). Parsing of the model/GPU flags lives in cost_args.cpp.
 #include "commands.h"
 #include "cost_args.h"
+#include "sweep_cli.h"
 
 #include "cost/cost_format.h"
 #include "cost/cost_report.h"
@@ -127,6 +128,8 @@ void registerCostCommands(std::vector<Command>& table) {
                      "swap vs recompute per token, break-even bandwidth and context, spare compute", runBreakeven});
     table.push_back({"rates", "rates [--model M] [--gpu G] ... [--tick-us US]",
                      "workload tick rates (a config fragment) from a model, a GPU and a tick length", runRates});
+    table.push_back({"sweep", "sweep WORKLOAD --vary KEY=LO:HI:STEP ... [--modes M,..] [--metric X] --out FILE",
+                     "every mode at every grid point; winner per point and where it flips", runSweep});
 }
 
 } // namespace pl::cli

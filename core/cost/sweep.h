@@ -1,0 +1,91 @@
+#pragma once
+// Sweep: run every recovery mode over a grid of config/policy values on one workload, record totals, queue
+// delay and completion figures per (point, mode), name the winner of each point by a metric and where the
+// winner flips. Points are split over std::thread workers and collected by index, so the result is identical
+// for any number of threads. Uses the engine (runWorkload) and the receipt hashes (input_hash).
+
+#include "engine.h"
+#include "errors.h"
+#include "model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace pl::cost {
+
+// One varied key: a config or policy key (file spelling; dashes accepted) and its values as text.
+struct SweepAxis {
+    std::string key;
+    std::vector<std::string> values;
+};
+// Parses "KEY=LO:HI:STEP" (integers, inclusive) or "KEY=V1,V2,...". `recovery` cannot be varied (use modes).
+std::variant<SweepAxis, InputError> parseSweepAxis(std::string_view text);
+
+enum class SweepMetric {
+    MeanCompletion, // mean (completion or max_ticks) - arrival, over all requests (default)
+    P95Completion,
+    MeanQueue,      // mean queue_ticks
+    P95Queue,
+    MaxQueue,
+    Ticks,          // totals.ticks (makespan)
+    Evictions,
+    ReplayTokens,
+    SwapBytes,      // swap_out_bytes + swap_in_bytes
+    Censored,
+};
+std::string_view toString(SweepMetric m);
+std::optional<SweepMetric> parseSweepMetric(std::string_view s);
+std::string sweepMetricNames();
+
+struct SweepSpec {
+    std::vector<SweepAxis> axes;     // the grid is their Cartesian product, the last axis varying fastest
+    std::vector<Recovery> modes;     // empty: all four
+    SweepMetric metric = SweepMetric::MeanCompletion;
+    unsigned threads = 0;            // 0: std::thread::hardware_concurrency()
+    std::int64_t max_runs = 100'000; // points x modes
+};
+
+struct ModeResult {
+    Recovery mode = Recovery::Recompute;
+    std::string input_hash;
+    Totals totals;
+    double mean_queue_ticks = 0.0;
+    std::int64_t p95_queue_ticks = 0; // nearest rank
+    std::int64_t max_queue_ticks = 0;
+    double mean_completion_ticks = 0.0; // censored requests count with max_ticks as their completion
+    std::int64_t p95_completion_ticks = 0;
+    double metric = 0.0;
+};
+
+struct SweepPoint {
+    std::vector<std::string> values; // one per axis
+    std::string input_hash;          // the same for every mode of the point
+    std::vector<ModeResult> results; // in the order of the spec's modes
+    std::string winner;              // lowest metric; ties joined by '=' in mode order ("swap=hybrid")
+    bool flip = false;               // winner differs from the previous point along the last axis
+};
+
+struct SweepResult {
+    std::string workload_name;
+    SweepSpec spec;
+    std::vector<SweepPoint> points;
+};
+
+// Progress: called (from worker threads, serialised) after each finished point with (done, total).
+using SweepProgress = std::function<void(std::size_t, std::size_t)>;
+
+// Validates the whole grid first (every point's workload must validate); then runs it. `workload` must be
+// validated. Errors name the axis key and value.
+std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSpec spec,
+                                               const SweepProgress& progress = {});
+
+std::string sweepCsv(const SweepResult& r);
+nlohmann::json sweepJson(const SweepResult& r);
+
+} // namespace pl::cost

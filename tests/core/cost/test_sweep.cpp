@@ -1,0 +1,153 @@
+// Sweep (core/cost/sweep.h): grid parsing, same input per point, winners and flips, and determinism
+// whatever the number of threads.
+#include "cost/sweep.h"
+
+#include "receipt.h"
+#include "workload_io.h"
+
+#include <QtTest>
+
+using namespace pl;
+using namespace pl::cost;
+
+namespace {
+
+// A small pool under pressure: eight requests of 24 + 40 tokens arriving a tick apart.
+Workload pressured() {
+    Workload w;
+    w.name = "sweep-test";
+    w.config.block_size_tokens = 8;
+    w.config.capacity_blocks = 16;
+    w.config.kv_bytes_per_token = 512;
+    w.config.prefill_tokens_per_tick = 64;
+    w.config.transfer_bytes_per_tick = 16384;
+    for (int i = 0; i < 8; ++i) {
+        RequestSpec r;
+        r.id = "r" + std::to_string(i);
+        r.arrival_tick = i;
+        r.prompt_tokens = 24;
+        r.output_tokens = 40;
+        r.max_output_tokens = 64;
+        r.priority = i % 2;
+        w.requests.push_back(r);
+    }
+    return w;
+}
+
+SweepSpec grid(unsigned threads) {
+    SweepSpec s;
+    s.axes.push_back(std::get<SweepAxis>(parseSweepAxis("capacity-blocks=12:28:4")));
+    s.axes.push_back(std::get<SweepAxis>(parseSweepAxis("transfer_bytes_per_tick=1024:16384:5120")));
+    s.threads = threads;
+    return s;
+}
+
+} // namespace
+
+class TestSweep : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { QVERIFY2(!validateWorkload(pressured()), "test workload must validate"); }
+
+    void parsesAxes() {
+        auto a = std::get<SweepAxis>(parseSweepAxis("capacity_blocks=12:20:4"));
+        QCOMPARE(a.key, std::string("capacity_blocks"));
+        QCOMPARE(a.values, (std::vector<std::string>{"12", "16", "20"}));
+        a = std::get<SweepAxis>(parseSweepAxis("watermark-blocks=0:5:2")); // HI not on the grid: 0 2 4
+        QCOMPARE(a.key, std::string("watermark_blocks"));
+        QCOMPARE(a.values, (std::vector<std::string>{"0", "2", "4"}));
+        a = std::get<SweepAxis>(parseSweepAxis("victim_rule=priority-newest,longest-context"));
+        QCOMPARE(a.values.size(), std::size_t{2});
+        for (const char* bad : {"capacity_blocks", "capacity_blocks=", "nosuchkey=1:2:1", "recovery=swap",
+                                "capacity_blocks=5:1:1", "capacity_blocks=1:5:0", "capacity_blocks=1:x:1",
+                                "capacity_blocks=1:2", "victim_rule=a,,b"}) {
+            QVERIFY2(std::holds_alternative<InputError>(parseSweepAxis(bad)), bad);
+        }
+        QVERIFY(parseSweepMetric("p95-queue") == SweepMetric::P95Queue);
+        QVERIFY(!parseSweepMetric("fastest"));
+    }
+
+    void sameInputEveryModeAndWinners() {
+        const auto r = std::get<SweepResult>(runSweep(pressured(), grid(2)));
+        QCOMPARE(r.points.size(), std::size_t{5 * 4});
+        std::int64_t evictions = 0;
+        for (std::size_t i = 0; i < r.points.size(); ++i) {
+            const auto& p = r.points[i];
+            QCOMPARE(p.results.size(), std::size_t{4});
+            double best = 1e300;
+            for (const auto& m : p.results) {
+                QCOMPARE(m.input_hash, p.input_hash);
+                QCOMPARE(m.totals.completed + m.totals.censored, std::int64_t{8});
+                best = std::min(best, m.metric);
+                evictions += m.totals.evictions;
+            }
+            std::string winner;
+            for (const auto& m : p.results) {
+                if (m.metric == best) {
+                    winner += (winner.empty() ? "" : "=") + std::string(pl::toString(m.mode));
+                }
+            }
+            QCOMPARE(p.winner, winner);
+            const bool rowStart = i % 4 == 0;
+            QCOMPARE(p.flip, !rowStart && r.points[i - 1].winner != p.winner);
+        }
+        QVERIFY2(evictions > 0, "the grid must exercise preemption");
+        // A point's hash is the receipt's input_hash of that configuration (policy not included).
+        Workload w = pressured();
+        QVERIFY(!applyOverride(w, "capacity_blocks", "16"));
+        QVERIFY(!applyOverride(w, "transfer_bytes_per_tick", "6144"));
+        w.policy.recovery = Recovery::Swap;
+        QCOMPARE(r.points[1 * 4 + 1].values, (std::vector<std::string>{"16", "6144"}));
+        QCOMPARE(r.points[1 * 4 + 1].input_hash, receiptHashes(w, runWorkload(w)).input_hash);
+        // Different configurations hash differently.
+        QVERIFY(r.points[0].input_hash != r.points[1].input_hash);
+    }
+
+    void deterministicWhateverTheThreads() {
+        const auto one = std::get<SweepResult>(runSweep(pressured(), grid(1)));
+        const auto two = std::get<SweepResult>(runSweep(pressured(), grid(2)));
+        const auto five = std::get<SweepResult>(runSweep(pressured(), grid(5)));
+        QCOMPARE(sweepCsv(one), sweepCsv(two));
+        QCOMPARE(sweepCsv(one), sweepCsv(five));
+        QCOMPARE(sweepJson(one).dump(), sweepJson(two).dump());
+        const auto csv = sweepCsv(one);
+        QCOMPARE(std::count(csv.begin(), csv.end(), '\n'), std::ptrdiff_t{1 + 20 * 4});
+        QVERIFY(csv.rfind("point,capacity_blocks,transfer_bytes_per_tick,mode,input_hash,", 0) == 0);
+    }
+
+    void progressAndModes() {
+        auto spec = grid(2);
+        spec.modes = {Recovery::Swap, Recovery::Recompute};
+        spec.metric = SweepMetric::Ticks;
+        std::size_t calls = 0;
+        std::size_t last = 0;
+        const auto r = std::get<SweepResult>(runSweep(pressured(), spec, [&](std::size_t done, std::size_t total) {
+            ++calls;
+            QCOMPARE(total, std::size_t{20});
+            QVERIFY(done > last);
+            last = done;
+        }));
+        QCOMPARE(calls, std::size_t{20});
+        QCOMPARE(r.points.front().results.front().mode, Recovery::Swap);
+        QCOMPARE(r.points.front().results.front().metric,
+                 static_cast<double>(r.points.front().results.front().totals.ticks));
+    }
+
+    void badPointsRunNothing() {
+        SweepSpec spec;
+        spec.axes.push_back(std::get<SweepAxis>(parseSweepAxis("capacity_blocks=4:16:4"))); // 4 blocks cannot fit
+        auto r = runSweep(pressured(), spec);
+        QVERIFY(std::holds_alternative<InputError>(r));
+        QVERIFY(std::get<InputError>(r).reason.find("capacity_blocks=4") != std::string::npos);
+        spec.axes = {std::get<SweepAxis>(parseSweepAxis("victim_rule=priority-newest,nonsense"))};
+        r = runSweep(pressured(), spec);
+        QVERIFY(std::holds_alternative<InputError>(r));
+        QVERIFY(std::get<InputError>(r).path.find("victim_rule") != std::string::npos);
+        spec.axes = {std::get<SweepAxis>(parseSweepAxis("capacity_blocks=12:100000:1"))};
+        spec.max_runs = 1000;
+        QVERIFY(std::holds_alternative<InputError>(runSweep(pressured(), spec)));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSweep)
+#include "test_sweep.moc"
