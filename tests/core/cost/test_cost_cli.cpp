@@ -1,0 +1,135 @@
+// The cost commands end to end through preemptlab-cli: breakeven --json, rates, sweep; exit codes and the
+// flag named on bad input; sweep output identical for 1 and 2 threads, and no file on bad input.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct CliRun {
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+CliRun cli(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab-cli"), args);
+    p.waitForFinished(120000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+const char* kWorkload = R"({
+  "format": "preemptlab.workload.v1", "name": "cli-sweep",
+  "config": { "block_size_tokens": 8, "capacity_blocks": 16, "kv_bytes_per_token": 512,
+              "prefill_tokens_per_tick": 64, "transfer_bytes_per_tick": 16384, "host_capacity_bytes": 1048576,
+              "max_ticks": 20000, "wait_threshold_ticks": 50, "preemption_threshold": 3 },
+  "requests": [
+    { "id": "a", "arrival_tick": 0, "prompt_tokens": 24, "output_tokens": 40, "max_output_tokens": 64 },
+    { "id": "b", "arrival_tick": 1, "prompt_tokens": 24, "output_tokens": 40, "max_output_tokens": 64 },
+    { "id": "c", "arrival_tick": 2, "prompt_tokens": 24, "output_tokens": 40, "max_output_tokens": 64, "priority": 1 },
+    { "id": "d", "arrival_tick": 3, "prompt_tokens": 24, "output_tokens": 40, "max_output_tokens": 64 }
+  ]
+})";
+
+} // namespace
+
+class TestCostCli : public QObject {
+    Q_OBJECT
+  private slots:
+    void breakevenJson() {
+        const auto r = cli({"breakeven", "--link-gbps", "50", "--json"});
+        QCOMPARE(r.code, 0);
+        const auto j = nlohmann::json::parse(r.out.toStdString());
+        for (const char* key : {"kv_bytes_per_token", "swap_us_per_token", "recompute_us_per_token",
+                                "breakeven_link_gbps", "breakeven_context_tokens", "effective_link_gbps",
+                                "spare_compute_tokens", "verdict"}) {
+            QVERIFY2(j.contains(key), key);
+        }
+        QCOMPARE(j["kv_bytes_per_token"].get<long long>(), 131072LL);
+        QVERIFY(j["breakeven_context_tokens"].is_null());
+        QCOMPARE(j["verdict"].get<std::string>(), std::string("swap"));
+        const auto slow = nlohmann::json::parse(
+            cli({"breakeven", "--link-gbps", "4", "--json"}).out.toStdString());
+        QCOMPARE(std::llround(slow["breakeven_context_tokens"].get<double>()), 62361LL);
+        QCOMPARE(slow["verdict"].get<std::string>(), std::string("recompute"));
+        const auto text = cli({"breakeven", "--link-gbps", "50"});
+        QCOMPARE(text.code, 0);
+        QVERIFY(text.out.contains("verdict: swap"));
+    }
+
+    void badInputNamesTheFlag_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("flag");
+        QTest::newRow("kv-heads") << QStringList{"breakeven", "--model", "llama-3.1-8b", "--kv-heads", "64"} << "--kv-heads";
+        QTest::newRow("mfu") << QStringList{"breakeven", "--mfu", "abc"} << "--mfu";
+        QTest::newRow("gpu") << QStringList{"breakeven", "--gpu", "b200x"} << "--gpu";
+        QTest::newRow("custom model") << QStringList{"breakeven", "--layers", "32"} << "--heads";
+        QTest::newRow("unknown") << QStringList{"breakeven", "--colour", "red"} << "--colour";
+        QTest::newRow("tick") << QStringList{"rates", "--tick-us", "1"} << "--tick-us";
+        QTest::newRow("layout") << QStringList{"rates", "--kv-layout", "tiled"} << "--kv-layout";
+    }
+    void badInputNamesTheFlag() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, flag);
+        const auto r = cli(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(flag.toUtf8()), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void ratesFragment() {
+        const auto r = cli({"rates", "--link-gbps", "50"});
+        QCOMPARE(r.code, 0);
+        const auto j = nlohmann::json::parse(r.out.toStdString());
+        const auto& c = j.at("config");
+        QCOMPARE(c.size(), std::size_t{5});
+        QCOMPARE(c["prefill_tokens_per_tick"].get<long long>(), 286LL);
+        QCOMPARE(c["kv_bytes_per_token"].get<long long>(), 131072LL);
+        QVERIFY(c["transfer_bytes_per_tick"].is_number_integer());
+    }
+
+    void sweepFiles() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString wl = dir.filePath("w.json");
+        QFile f(wl);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kWorkload);
+        f.close();
+        const QStringList base{"sweep", wl, "--vary", "capacity_blocks=12:24:4", "--vary", "watermark-blocks=0:2:1",
+                               "--quiet"};
+        const auto one = cli(base + QStringList{"--threads", "1", "--out", dir.filePath("one.csv")});
+        const auto two = cli(base + QStringList{"--threads", "2", "--out", dir.filePath("two.csv")});
+        QCOMPARE(one.code, 0);
+        QCOMPARE(two.code, 0);
+        QFile a(dir.filePath("one.csv")), b(dir.filePath("two.csv"));
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        const auto csv = a.readAll();
+        QCOMPARE(csv, b.readAll());
+        QCOMPARE(csv.count('\n'), 1 + 4 * 3 * 4);
+        const auto js = cli(base + QStringList{"--out", dir.filePath("s.json"), "--metric", "p95-queue"});
+        QCOMPARE(js.code, 0);
+        QFile jf(dir.filePath("s.json"));
+        QVERIFY(jf.open(QIODevice::ReadOnly));
+        const auto j = nlohmann::json::parse(jf.readAll().toStdString());
+        QCOMPARE(j["points"].size(), std::size_t{12});
+        QCOMPARE(j["metric"].get<std::string>(), std::string("p95-queue"));
+        // Bad input: exit 2, the flag named, no file.
+        for (const QStringList& bad :
+             {QStringList{"sweep", wl, "--vary", "capacity_blocks=2:4:1", "--out", dir.filePath("bad.csv")},
+              QStringList{"sweep", wl, "--vary", "no_such=1:2:1", "--out", dir.filePath("bad.csv")},
+              QStringList{"sweep", wl, "--vary", "capacity_blocks=12:16:4", "--modes", "swap,teleport", "--out",
+                          dir.filePath("bad.csv")},
+              QStringList{"sweep", wl, "--vary", "capacity_blocks=12:16:4", "--out", dir.filePath("bad.txt")}}) {
+            const auto r = cli(bad);
+            QCOMPARE(r.code, 2);
+            QVERIFY(!r.err.isEmpty());
+            QVERIFY(!QFile::exists(dir.filePath("bad.csv")) && !QFile::exists(dir.filePath("bad.txt")));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCostCli)
+#include "test_cost_cli.moc"
