@@ -12,6 +12,7 @@ std::vector<pl::cli::Command> buildTable() {
     std::vector<pl::cli::Command> table;
     pl::cli::registerCoreCommands(table);
     pl::cli::registerCostCommands(table);
+    pl::cli::registerTraceCommands(table);
     return table;
 }
 

@@ -1,0 +1,205 @@
+// Real traffic: import-trace (Azure and Mooncake traces -> workload) and generate (seeded synthetic
+// workloads). Flag parsing lives in trace_args.cpp, the work in core/trace/.
+#include "commands.h"
+#include "trace_args.h"
+
+#include "atomic_file.h"
+#include "trace/generator.h"
+#include "trace/trace_importer.h"
+#include "trace/workload_text.h"
+#include "workload_io.h"
+
+#include <cstdio>
+
+namespace pl::cli {
+namespace {
+
+int fail(const char* command, const std::string& message) {
+    std::fprintf(stderr, "preemptlab-cli %s: %s\n", command, message.c_str());
+    return kExitBadInput;
+}
+
+std::string where(const InputError& e) {
+    return e.file.empty() ? (e.path.empty() ? e.reason : e.path + ": " + e.reason) : e.message();
+}
+
+// Validates, renders and writes atomically (or to stdout for "-"). Nothing is written on any error.
+int writeWorkload(const char* command, const Workload& w, const std::string& out) {
+    if (auto err = validateWorkload(w)) {
+        return fail(command, "the resulting workload is invalid: " + where(*err));
+    }
+    const std::string text = trace::workloadText(fullWorkloadJson(w));
+    if (out == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return kExitOk;
+    }
+    if (auto err = writeFileAtomically(out, text)) {
+        std::fprintf(stderr, "preemptlab-cli %s: %s\n", command, err->c_str());
+        return kExitBadInput;
+    }
+    return kExitOk;
+}
+
+const char* kImportUsage =
+    "usage: preemptlab-cli import-trace --format azure|mooncake FILE --out WORKLOAD [options] [--<config or "
+    "policy key> V ...]\n"
+    "  --tick-ms MS           how long one tick lasts (default 20)\n"
+    "  --start S              slice start, seconds after the trace's first arrival (default 0)\n"
+    "  --duration S           slice length in seconds (default: to the end)\n"
+    "  --limit N              at most N requests (the earliest in the slice)\n"
+    "  --rate-scale R         arrivals R times as fast (R > 1 compresses, R < 1 stretches; default 1)\n"
+    "  --max-output-tokens N  every request declares budget N; longer outputs are cut to N\n"
+    "  --skip-oversized       skip requests that can never fit capacity_blocks (counted on stderr)\n"
+    "  --spread off|auto|MS   spread coarse timestamps within their window (auto: up to the next distinct one)\n"
+    "  --seed N               seed for --spread (default 1)\n"
+    "  --prefix-blocks on|off map Mooncake hash_ids to prefix_blocks (default on; see docs/traces.md)\n"
+    "  --name NAME --id-prefix P   workload name (default: file name) and request id prefix (az / mc)\n"
+    "  every config and policy key as a flag, e.g. --capacity-blocks 2048 --block-size-tokens 16\n";
+
+int runImportTrace(int argc, char** argv) {
+    const char* cmd = "import-trace";
+    ArgSpec spec;
+    spec.valued = importOptionNames();
+    spec.switches = {"skip-oversized", "help"};
+    spec.allow_any_valued = true;
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, spec, args)) {
+        return fail(cmd, *err);
+    }
+    if (args.has("help")) {
+        std::printf("%s", kImportUsage);
+        return kExitOk;
+    }
+    if (args.positional.size() != 1) {
+        return fail(cmd, "expected exactly one trace FILE\n" + std::string(kImportUsage));
+    }
+    const auto formatName = args.value("format");
+    const auto format = formatName ? trace::parseTraceFormat(*formatName) : std::nullopt;
+    if (!format) {
+        return fail(cmd, "--format azure|mooncake is required");
+    }
+    const auto out = args.value("out");
+    if (!out) {
+        return fail(cmd, "--out WORKLOAD is required ('-' for stdout)");
+    }
+    trace::ImportOptions options;
+    if (auto err = importOptionsFromArgs(args, options)) {
+        return fail(cmd, *err);
+    }
+    Workload base;
+    if (auto err = applyWorkloadFlags(args, importOptionNames(), base)) {
+        return fail(cmd, *err);
+    }
+    options.auto_max_ticks = !args.has("max-ticks");
+    auto rows = trace::loadTraceFile(args.positional[0], *format);
+    if (auto* e = std::get_if<InputError>(&rows)) {
+        return fail(cmd, e->message());
+    }
+    auto imported = trace::importTrace(std::get<trace::TraceRows>(rows), options, base.config, base.policy);
+    if (auto* e = std::get_if<InputError>(&imported)) {
+        return fail(cmd, where(*e));
+    }
+    auto& [workload, report] = std::get<trace::ImportResult>(imported);
+    if (workload.requests.empty()) {
+        return fail(cmd, args.positional[0] + ": the slice holds no requests (" +
+                             std::to_string(report.rows_in_window) + " rows in the time window)");
+    }
+    workload.notes += " Command: " + commandLine("preemptlab-cli", argc, argv);
+    if (int rc = writeWorkload(cmd, workload, *out); rc != kExitOk) {
+        return rc;
+    }
+    std::fprintf(stderr,
+                 "imported %lld of %lld requests (%lld in the time window, %lld skipped as oversized, %lld outputs "
+                 "cut), last arrival tick %lld, %lld prefix block ids -> %s\n",
+                 static_cast<long long>(report.imported), static_cast<long long>(report.rows_in_file),
+                 static_cast<long long>(report.rows_in_window), static_cast<long long>(report.skipped_oversized),
+                 static_cast<long long>(report.truncated_outputs), static_cast<long long>(report.last_arrival_tick),
+                 static_cast<long long>(report.prefix_block_ids), out->c_str());
+    return kExitOk;
+}
+
+const char* kGenerateUsage =
+    "usage: preemptlab-cli generate --out WORKLOAD [options] [--<config or policy key> V ...]\n"
+    "  --seed N --count N --name NAME           (defaults 1, 200, generated)\n"
+    "  --arrivals poisson|gamma --rate R        arrivals per tick (default poisson, 0.2)\n"
+    "  --burst-cv CV                            gamma gaps' coefficient of variation (default 3)\n"
+    "  --lengths lognormal|trace                lognormal (default) or resampled from a trace\n"
+    "  --prompt-median X --prompt-sigma X --output-median X --output-sigma X   (512, 0.9, 128, 0.9)\n"
+    "  --prompt-min N --prompt-max N --output-min N --output-max N             clamps (1, 4096, 1, 1024)\n"
+    "  --lengths-from FILE --lengths-format azure|mooncake   the trace for --lengths trace\n"
+    "  --priority-mix 0:3,1:1 --tenant-mix a:1,b:2           VALUE:WEIGHT lists\n"
+    "  --prefix-groups G --prefix-tokens T --prefix-share PCT   shared-prefix groups\n"
+    "  every config and policy key as a flag; the generator's machine is 1024 blocks of 16 tokens\n";
+
+int runGenerate(int argc, char** argv) {
+    const char* cmd = "generate";
+    ArgSpec spec;
+    spec.valued = generatorOptionNames();
+    spec.switches = {"help"};
+    spec.allow_any_valued = true;
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, spec, args)) {
+        return fail(cmd, *err);
+    }
+    if (args.has("help")) {
+        std::printf("%s", kGenerateUsage);
+        return kExitOk;
+    }
+    if (!args.positional.empty()) {
+        return fail(cmd, "unexpected argument '" + args.positional[0] + "'");
+    }
+    const auto out = args.value("out");
+    if (!out) {
+        return fail(cmd, "--out WORKLOAD is required ('-' for stdout)");
+    }
+    trace::GeneratorParams params;
+    if (auto err = generatorParamsFromArgs(args, params)) {
+        return fail(cmd, *err);
+    }
+    Workload base;
+    base.config = params.config;
+    if (auto err = applyWorkloadFlags(args, generatorOptionNames(), base)) {
+        return fail(cmd, *err);
+    }
+    params.config = base.config;
+    params.policy = base.policy;
+    if (auto from = args.value("lengths-from")) {
+        const auto format = trace::parseTraceFormat(args.value("lengths-format").value_or("azure"));
+        if (!format) {
+            return fail(cmd, "--lengths-format: expected azure or mooncake");
+        }
+        auto rows = trace::loadTraceFile(*from, *format);
+        if (auto* e = std::get_if<InputError>(&rows)) {
+            return fail(cmd, e->message());
+        }
+        for (const auto& r : std::get<trace::TraceRows>(rows).rows) {
+            params.empirical.push_back({r.prompt_tokens, r.output_tokens});
+        }
+        if (!args.has("lengths")) {
+            params.lengths = trace::GeneratorParams::Lengths::Empirical;
+        }
+    }
+    auto generated = trace::generateWorkload(params);
+    if (auto* e = std::get_if<InputError>(&generated)) {
+        return fail(cmd, where(*e));
+    }
+    auto& workload = std::get<Workload>(generated);
+    workload.notes += " Command: " + commandLine("preemptlab-cli", argc, argv);
+    if (int rc = writeWorkload(cmd, workload, *out); rc != kExitOk) {
+        return rc;
+    }
+    std::fprintf(stderr, "generated %zu requests, last arrival tick %lld -> %s\n", workload.requests.size(),
+                 static_cast<long long>(workload.requests.back().arrival_tick), out->c_str());
+    return kExitOk;
+}
+
+} // namespace
+
+void registerTraceCommands(std::vector<Command>& table) {
+    table.push_back({"import-trace", "import-trace --format azure|mooncake FILE --out WORKLOAD [...]",
+                     "Import a slice of a public serving trace as a workload", &runImportTrace});
+    table.push_back({"generate", "generate --out WORKLOAD [--seed N] [--arrivals poisson|gamma] [...]",
+                     "Generate a seeded synthetic workload", &runGenerate});
+}
+
+} // namespace pl::cli

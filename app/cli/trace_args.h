@@ -1,0 +1,33 @@
+#pragma once
+// Flag handling shared by import-trace and generate: every config and policy key as a flag (underscores
+// written as dashes), and the small value parsers for the trace options.
+
+#include "args.h"
+
+#include "model.h"
+#include "trace/generator.h"
+#include "trace/trace_importer.h"
+
+#include <optional>
+#include <set>
+#include <string>
+
+namespace pl::cli {
+
+// Applies every option that names a config or policy key to `w`, in command-line order; options in `own`
+// are skipped. Returns "unknown option --x" or the override's error for the first bad one.
+std::optional<std::string> applyWorkloadFlags(const Args& args, const std::set<std::string>& own, Workload& w);
+
+// Fills the importer's options from --tick-ms --start --duration --limit --rate-scale --max-output-tokens
+// --skip-oversized --spread --seed --prefix-blocks --name --id-prefix.
+std::optional<std::string> importOptionsFromArgs(const Args& args, trace::ImportOptions& o);
+const std::set<std::string>& importOptionNames();
+
+// Fills the generator's parameters (everything but config and policy) from its flags.
+std::optional<std::string> generatorParamsFromArgs(const Args& args, trace::GeneratorParams& p);
+const std::set<std::string>& generatorOptionNames();
+
+// The command line as typed, for the `notes` of what it writes.
+std::string commandLine(const char* program, int argc, char** argv);
+
+} // namespace pl::cli
