@@ -1,0 +1,121 @@
+// import-trace and generate end to end through preemptlab-cli: exit codes, "file, line, column" messages,
+// nothing written on bad input, the written workload re-read by the strict reader, byte-identical reruns.
+#include "workload_io.h"
+
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+struct Run {
+    int code = -1;
+    QString err;
+};
+
+Run cli(const QStringList& args) {
+    QProcess p;
+    p.start(QString(PREEMPTLAB_BINARY_DIR) + "/bin/preemptlab-cli", args);
+    p.waitForFinished(120000);
+    return {p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString writeTemp(const QTemporaryDir& dir, const char* name, const std::string& text) {
+    const QString path = dir.filePath(name);
+    std::ofstream(path.toStdString(), std::ios::binary) << text;
+    return path;
+}
+
+std::string slurp(const QString& path) {
+    std::ifstream in(path.toStdString(), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+} // namespace
+
+class TestTraceCli : public QObject {
+    Q_OBJECT
+  private slots:
+    void brokenRowWritesNothing() {
+        QTemporaryDir dir;
+        const QString csv = writeTemp(dir, "t.csv",
+                                      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                      "2023-11-16 18:15:46.6805900,374,44\n"
+                                      "2023-11-16 18:15:47.0000000,37x4,44\n");
+        const QString out = dir.filePath("out.workload.json");
+        const Run r = cli({"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "1000"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("t.csv: line 3, column 29: ContextTokens"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(out));
+        QVERIFY(QDir(dir.path()).entryList(QDir::Files).size() == 1); // no temporary left behind
+    }
+
+    void badFlagsAndOversized() {
+        QTemporaryDir dir;
+        const QString csv = writeTemp(dir, "t.csv",
+                                      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                      "2023-11-16 18:15:46.6805900,374,44\n"
+                                      "2023-11-16 18:15:47.0000000,3000,44\n");
+        const QString out = dir.filePath("o.json");
+        Run r = cli({"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "100"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("t.csv: line 3: request needs 381 blocks"), qPrintable(r.err));
+        r = cli({"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "100",
+                 "--skip-oversized"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("1 skipped as oversized"), qPrintable(r.err));
+        QFile::remove(out);
+        for (const QStringList& bad : {QStringList{"--tick-ms", "0"}, QStringList{"--rate-scale", "-1"},
+                                       QStringList{"--no-such-flag", "1"}, QStringList{"--capacity-blocks", "x"}}) {
+            r = cli(QStringList{"import-trace", "--format", "azure", csv, "--out", out} + bad);
+            QCOMPARE(r.code, 2);
+            QVERIFY(!QFile::exists(out));
+        }
+    }
+
+    void importedWorkloadRereadsAndIsDeterministic() {
+        const QString trace = "/work/shared/data/traces/mooncake_conversation_trace.jsonl";
+        if (!QFile::exists(trace)) {
+            QSKIP("the public traces are not on this machine");
+        }
+        QTemporaryDir dir;
+        const QStringList args = {"import-trace", "--format", "mooncake", trace, "--start", "30", "--limit",
+                                  "50", "--spread", "auto", "--block-size-tokens", "64", "--capacity-blocks",
+                                  "4096", "--recovery", "swap"};
+        QCOMPARE(cli(args + QStringList{"--out", dir.filePath("a.json")}).code, 0);
+        QCOMPARE(cli(args + QStringList{"--out", dir.filePath("b.json")}).code, 0);
+        const std::string a = slurp(dir.filePath("a.json"));
+        QVERIFY(!a.empty());
+        auto w = pl::parseWorkload(a, "a.json");
+        QVERIFY2(std::holds_alternative<pl::Workload>(w), std::get<pl::InputError>(w).message().c_str());
+        const auto& workload = std::get<pl::Workload>(w);
+        QCOMPARE(workload.requests.size(), std::size_t{50});
+        QCOMPARE(workload.policy.recovery, pl::Recovery::Swap);
+        QVERIFY(!workload.requests.front().prefix_blocks.empty());
+        // The notes differ only in the --out path; everything else is byte-identical.
+        const std::string b = slurp(dir.filePath("b.json"));
+        QCOMPARE(a.size(), b.size());
+        QCOMPARE(a.substr(a.find("\"policy\"")), b.substr(b.find("\"policy\"")));
+    }
+
+    void generateIsSeeded() {
+        QTemporaryDir dir;
+        const QStringList args = {"generate", "--seed", "7", "--count", "100", "--arrivals", "gamma",
+                                  "--tenant-mix", "a:1,b:1", "--prefix-groups", "2", "--prefix-tokens", "64",
+                                  "--prefix-share", "50"};
+        QCOMPARE(cli(args + QStringList{"--out", dir.filePath("a.json")}).code, 0);
+        QCOMPARE(cli(args + QStringList{"--out", dir.filePath("b.json")}).code, 0);
+        const std::string a = slurp(dir.filePath("a.json"));
+        const std::string b = slurp(dir.filePath("b.json"));
+        QCOMPARE(a.substr(a.find("\"policy\"")), b.substr(b.find("\"policy\"")));
+        QVERIFY(std::holds_alternative<pl::Workload>(pl::parseWorkload(a, "a.json")));
+        const Run bad = cli({"generate", "--out", dir.filePath("c.json"), "--rate", "abc"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.contains("--rate"));
+        QVERIFY(!QFile::exists(dir.filePath("c.json")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTraceCli)
+#include "test_trace_cli.moc"
