@@ -5,6 +5,7 @@
 
 #include "calibration.h"
 #include "copy_plan.h"
+#include "device_info.h"
 #include "kv_layout.h"
 
 #include <cstdint>
@@ -23,17 +24,6 @@ namespace pl::gpu {
 
 bool builtWithCuda();
 
-struct DeviceInfo {
-    int ordinal = 0;
-    std::string name;
-    int cc_major = 0, cc_minor = 0;
-    int sm_count = 0;
-    std::int64_t total_bytes = 0, free_bytes = 0;
-    int driver_version = 0, runtime_version = 0, cublas_version = 0;
-    bool batch_memcpy = false;      // cudaMemcpyBatchAsync is available (runtime >= 12.8)
-    bool can_map_host_memory = false;
-    std::string pci_bus_id;
-};
 
 // Device 0 if usable; else nullopt and `error` holds the CUDA error text (or "built without CUDA").
 std::optional<DeviceInfo> probeDevice(std::string* error);

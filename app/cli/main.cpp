@@ -13,6 +13,7 @@ std::vector<pl::cli::Command> buildTable() {
     pl::cli::registerCoreCommands(table);
     pl::cli::registerCostCommands(table);
     pl::cli::registerTraceCommands(table);
+    pl::cli::registerGpuCommands(table);
     return table;
 }
 

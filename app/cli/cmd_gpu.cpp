@@ -1,0 +1,193 @@
+// Live-mode commands: gpu-info, gpu-selftest, calibrate (gpu/device_api.h). Each exits 3 with the CUDA error
+// text where no device is usable, including in a build without CUDA ("built without CUDA"). `run --live` is
+// part of `run` (cmd_core.cpp), which asks pl::gpu::makeLiveBackend for the backend.
+#include "args.h"
+#include "commands.h"
+
+#include "atomic_file.h"
+#include "device_api.h"
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace pl::cli {
+
+namespace {
+
+int usageError(const char* command, const std::string& message) {
+    std::fprintf(stderr, "preemptlab-cli %s: %s\n", command, message.c_str());
+    return kExitBadInput;
+}
+
+int noDevice(const char* command, const std::string& why) {
+    std::fprintf(stderr, "preemptlab-cli %s: no usable CUDA device: %s\n", command, why.c_str());
+    return kExitNoDevice;
+}
+
+// "8,16,32" -> {8, 16, 32}; every entry from 1 to `max`.
+std::optional<std::vector<std::int64_t>> parseList(const std::string& text, std::int64_t max) {
+    std::vector<std::int64_t> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        if (item.empty() || item.size() > 12 || item.find_first_not_of("0123456789") != std::string::npos) {
+            return std::nullopt;
+        }
+        const std::int64_t v = std::stoll(item);
+        if (v < 1 || v > max) {
+            return std::nullopt;
+        }
+        out.push_back(v);
+    }
+    if (out.empty()) {
+        return std::nullopt;
+    }
+    return out;
+}
+
+int runGpuInfo(int argc, char** argv) {
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, ArgSpec{{}, {"json"}, false}, args)) {
+        return usageError("gpu-info", *err);
+    }
+    if (!args.positional.empty()) {
+        return usageError("gpu-info", "unexpected argument '" + args.positional.front() + "'");
+    }
+    std::string why;
+    const auto info = pl::gpu::probeDevice(&why);
+    if (!info) {
+        return noDevice("gpu-info", why);
+    }
+    if (args.has("json")) {
+        const nlohmann::json j = {{"name", info->name},
+                                  {"compute_capability", std::to_string(info->cc_major) + "." +
+                                                             std::to_string(info->cc_minor)},
+                                  {"sm_count", info->sm_count},
+                                  {"total_bytes", info->total_bytes},
+                                  {"free_bytes", info->free_bytes},
+                                  {"driver_version", info->driver_version},
+                                  {"runtime_version", info->runtime_version},
+                                  {"cublas_version", info->cublas_version},
+                                  {"batch_memcpy", info->batch_memcpy},
+                                  {"can_map_host_memory", info->can_map_host_memory},
+                                  {"pci_bus_id", info->pci_bus_id}};
+        std::printf("%s\n", j.dump(2).c_str());
+        return kExitOk;
+    }
+    std::printf("device 0: %s\n  compute capability %d.%d, %d SMs, %lld MiB (%lld MiB free), PCI %s\n"
+                "  driver %d, runtime %d, cuBLAS %d\n  cudaMemcpyBatchAsync: %s; mapped pinned memory: %s\n",
+                info->name.c_str(), info->cc_major, info->cc_minor, info->sm_count,
+                static_cast<long long>(info->total_bytes >> 20), static_cast<long long>(info->free_bytes >> 20),
+                info->pci_bus_id.c_str(), info->driver_version, info->runtime_version, info->cublas_version,
+                info->batch_memcpy ? "yes" : "no", info->can_map_host_memory ? "yes" : "no");
+    return kExitOk;
+}
+
+int runGpuSelftest(int argc, char** argv) {
+    Args args;
+    if (auto err = parseArgs(argc, argv, 1, ArgSpec{{"cycles"}, {}, false}, args)) {
+        return usageError("gpu-selftest", *err);
+    }
+    if (!args.positional.empty()) {
+        return usageError("gpu-selftest", "unexpected argument '" + args.positional.front() + "'");
+    }
+    pl::gpu::SelftestOptions options;
+    if (auto v = args.value("cycles")) {
+        auto list = parseList(*v, 1000000);
+        if (!list || list->size() != 1) {
+            return usageError("gpu-selftest", "--cycles: expected a whole number from 1 to 1000000, got '" + *v + "'");
+        }
+        options.cycles = list->front();
+    }
+    std::string why;
+    const int rc = pl::gpu::runSelftest(options, std::cout, &why);
+    if (rc == kExitNoDevice) {
+        return noDevice("gpu-selftest", why);
+    }
+    return rc == 0 ? kExitOk : kExitCheckFailed;
+}
+
+int runCalibrate(int argc, char** argv) {
+    Args args;
+    const ArgSpec spec{{"out", "model", "block-sizes", "copy-blocks", "prefill-tokens", "repetitions"}, {"quick"}, false};
+    if (auto err = parseArgs(argc, argv, 1, spec, args)) {
+        return usageError("calibrate", *err);
+    }
+    if (!args.positional.empty()) {
+        return usageError("calibrate", "unexpected argument '" + args.positional.front() + "'");
+    }
+    const auto out = args.value("out");
+    if (!out || out->empty()) {
+        return usageError("calibrate", "--out FILE is required");
+    }
+    pl::gpu::CalibrateOptions o;
+    if (args.has("quick")) {
+        o.block_sizes = {16};
+        o.copy_blocks = {1, 16, 64};
+        o.prefill_tokens = {512, 1024, 2048};
+        o.repetitions = 3;
+    }
+    if (auto v = args.value("model")) {
+        if (!pl::gpu::findTransformerPreset(*v)) {
+            return usageError("calibrate", "--model: '" + *v + "' is not one of " + pl::gpu::transformerPresetNames());
+        }
+        o.model = *v;
+    }
+    const struct {
+        const char* name;
+        std::vector<std::int64_t>* target;
+        std::int64_t max;
+    } lists[] = {{"block-sizes", &o.block_sizes, 256},
+                 {"copy-blocks", &o.copy_blocks, 4096},
+                 {"prefill-tokens", &o.prefill_tokens, 65536}};
+    for (const auto& l : lists) {
+        if (auto v = args.value(l.name)) {
+            auto parsed = parseList(*v, l.max);
+            if (!parsed) {
+                return usageError("calibrate", std::string("--") + l.name + ": expected comma-separated whole numbers " +
+                                                   "from 1 to " + std::to_string(l.max) + ", got '" + *v + "'");
+            }
+            *l.target = *parsed;
+        }
+    }
+    if (auto v = args.value("repetitions")) {
+        auto parsed = parseList(*v, 100);
+        if (!parsed || parsed->size() != 1) {
+            return usageError("calibrate", "--repetitions: expected a whole number from 1 to 100, got '" + *v + "'");
+        }
+        o.repetitions = static_cast<int>(parsed->front());
+    }
+    std::string why;
+    if (!pl::gpu::probeDevice(&why)) {
+        return noDevice("calibrate", why);
+    }
+    pl::gpu::Calibration c;
+    if (auto e = pl::gpu::runCalibration(o, c, std::cerr)) {
+        std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
+        return kExitNoDevice;
+    }
+    if (auto e = pl::writeFileAtomically(*out, pl::gpu::toJson(c).dump(2) + "\n")) {
+        std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
+        return kExitBadInput;
+    }
+    std::fprintf(stderr, "calibrate: wrote %s\n", out->c_str());
+    return kExitOk;
+}
+
+} // namespace
+
+void registerGpuCommands(std::vector<Command>& table) {
+    table.push_back({"gpu-info", "gpu-info [--json]", "Describe the CUDA device live mode would use (exit 3: none)",
+                     runGpuInfo});
+    table.push_back({"gpu-selftest", "gpu-selftest [--cycles N]",
+                     "Check live mode on the device: swaps, recompute, kernels, leaks (exit 0/1, 3: no device)",
+                     runGpuSelftest});
+    table.push_back({"calibrate",
+                     "calibrate --out FILE [--quick] [--model M] [--block-sizes 8,16,32] [--copy-blocks ...] "
+                     "[--prefill-tokens ...] [--repetitions N]",
+                     "Measure swap bandwidth and prefill time on the device, fit them, write calibration.json",
+                     runCalibrate});
+}
+
+} // namespace pl::cli
