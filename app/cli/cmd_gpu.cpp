@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "device_api.h"
+#include "transformer_shape.h"
 
 #include <cstdio>
 #include <iostream>

@@ -5,6 +5,7 @@
 // Work item v (a vector) of a list of n blocks: plane = v / (n x vpc), i = (v / vpc) % n, w = v % vpc, with
 // vpc = chunk_bytes / 16. Its logical index (plane, i, w) is the same on both sides of a copy, so
 // checksums computed on the device arena and on the host pool agree exactly when the bytes do.
+// Kernels are static: each .cu that includes this header gets its own copy (no ODR clash at link).
 #include "check.cuh"
 #include "../synthetic.h"
 
@@ -34,7 +35,7 @@ __device__ __forceinline__ std::int64_t vectorOffset(std::int64_t v, const Block
 }
 
 // Gather (arena -> mapped pinned host) and scatter (mapped host -> arena): one kernel, any direction.
-__global__ void copyBlocksKernel(const uint4* __restrict__ src, uint4* __restrict__ dst, BlockListParams p) {
+static __global__ void copyBlocksKernel(const uint4* __restrict__ src, uint4* __restrict__ dst, BlockListParams p) {
     const std::int64_t total = p.planes * p.n * p.vpc;
     for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; v < total;
          v += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
@@ -42,7 +43,7 @@ __global__ void copyBlocksKernel(const uint4* __restrict__ src, uint4* __restric
     }
 }
 
-__global__ void fillPatternKernel(uint4* __restrict__ base, BlockListParams p, std::uint32_t seed) {
+static __global__ void fillPatternKernel(uint4* __restrict__ base, BlockListParams p, std::uint32_t seed) {
     const std::int64_t total = p.planes * p.n * p.vpc;
     for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; v < total;
          v += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
@@ -51,7 +52,7 @@ __global__ void fillPatternKernel(uint4* __restrict__ base, BlockListParams p, s
     }
 }
 
-__global__ void checksumKernel(const uint4* __restrict__ base, BlockListParams p, unsigned long long* out) {
+static __global__ void checksumKernel(const uint4* __restrict__ base, BlockListParams p, unsigned long long* out) {
     const std::int64_t total = p.planes * p.n * p.vpc;
     unsigned long long acc = 0;
     for (std::int64_t v = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; v < total;
@@ -81,7 +82,7 @@ __device__ __forceinline__ float loadKv(const void* base, std::int64_t idx, int 
     return __bfloat162float(static_cast<const __nv_bfloat16*>(base)[idx]);
 }
 
-__global__ void compareKvKernel(const void* arena, CompareParams p, unsigned int* maxDiffBits,
+static __global__ void compareKvKernel(const void* arena, CompareParams p, unsigned int* maxDiffBits,
                                 unsigned int* maxAbsBits) {
     const std::int64_t perPlane = p.tokens * p.token_elems;
     const std::int64_t total = p.layers * 2 * perPlane;

@@ -5,6 +5,7 @@
 //   q        [heads, T, head_dim]     kc, vc [kv_heads, C, head_dim]  (context gathered from the arena)
 //   s        [heads, T, C] fp32       p    [heads, T, C] bf16          o [heads, T, head_dim]
 //   gu       [T, 2 x ffn] (gate, up)  act  [T, ffn]
+// Kernels are static: each .cu that includes this header gets its own copy (no ODR clash at link).
 #include "check.cuh"
 #include "../synthetic.h"
 
@@ -47,11 +48,11 @@ struct ArenaView {
     for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < (n);           \
          i += static_cast<std::int64_t>(gridDim.x) * blockDim.x)
 
-__global__ void initWeightsKernel(__nv_bfloat16* w, std::int64_t n, std::uint32_t tensor, float scale) {
+static __global__ void initWeightsKernel(__nv_bfloat16* w, std::int64_t n, std::uint32_t tensor, float scale) {
     PL_GRID_STRIDE(i, n) { w[i] = __float2bfloat16(weightValue(tensor, i, scale)); }
 }
 
-__global__ void embedKernel(__nv_bfloat16* x, std::int64_t tokens, std::int64_t hidden, std::uint32_t seed,
+static __global__ void embedKernel(__nv_bfloat16* x, std::int64_t tokens, std::int64_t hidden, std::uint32_t seed,
                             std::int64_t past) {
     PL_GRID_STRIDE(i, tokens * hidden) {
         const std::int64_t t = i / hidden, d = i % hidden;
@@ -60,7 +61,7 @@ __global__ void embedKernel(__nv_bfloat16* x, std::int64_t tokens, std::int64_t 
 }
 
 // One block per row; y = x / rms(x) (the norm's gain is 1 in the synthetic model).
-__global__ void rmsnormKernel(const __nv_bfloat16* x, __nv_bfloat16* y, std::int64_t hidden) {
+static __global__ void rmsnormKernel(const __nv_bfloat16* x, __nv_bfloat16* y, std::int64_t hidden) {
     __shared__ float partial[32];
     const __nv_bfloat16* row = x + blockIdx.x * hidden;
     float ss = 0.0f;
@@ -98,7 +99,7 @@ struct RopeParams {
     float log2_theta = 0.0f;
 };
 
-__global__ void ropeStoreKernel(const __nv_bfloat16* qkv, __nv_bfloat16* q, ArenaView arena, RopeParams p) {
+static __global__ void ropeStoreKernel(const __nv_bfloat16* qkv, __nv_bfloat16* q, ArenaView arena, RopeParams p) {
     const std::int64_t half = p.head_dim / 2;
     const std::int64_t allHeads = p.heads + 2 * p.kv_heads;
     PL_GRID_STRIDE(i, p.tokens * allHeads * half) {
@@ -130,7 +131,7 @@ __global__ void ropeStoreKernel(const __nv_bfloat16* qkv, __nv_bfloat16* q, Aren
 }
 
 // The request's K and V of `layer` for positions [0, context) into [kv_heads, context, head_dim].
-__global__ void gatherContextKernel(ArenaView arena, std::int64_t layer, std::int64_t context, __nv_bfloat16* kc,
+static __global__ void gatherContextKernel(ArenaView arena, std::int64_t layer, std::int64_t context, __nv_bfloat16* kc,
                                     __nv_bfloat16* vc) {
     const std::int64_t per = context * arena.head_dim;
     PL_GRID_STRIDE(i, arena.kv_heads * per) {
@@ -141,7 +142,7 @@ __global__ void gatherContextKernel(ArenaView arena, std::int64_t layer, std::in
 }
 
 // One block per score row (head, t): causal softmax over keys [0, past + t], zeros after.
-__global__ void causalSoftmaxKernel(const float* s, __nv_bfloat16* p, std::int64_t tokens, std::int64_t context,
+static __global__ void causalSoftmaxKernel(const float* s, __nv_bfloat16* p, std::int64_t tokens, std::int64_t context,
                                     std::int64_t past) {
     __shared__ float red[32];
     const std::int64_t row = blockIdx.x;
@@ -181,7 +182,7 @@ __global__ void causalSoftmaxKernel(const float* s, __nv_bfloat16* p, std::int64
 }
 
 // [heads, T, head_dim] -> [T, heads x head_dim]
-__global__ void mergeHeadsKernel(const __nv_bfloat16* o, __nv_bfloat16* out, std::int64_t heads, std::int64_t tokens,
+static __global__ void mergeHeadsKernel(const __nv_bfloat16* o, __nv_bfloat16* out, std::int64_t heads, std::int64_t tokens,
                                  std::int64_t headDim) {
     PL_GRID_STRIDE(i, heads * tokens * headDim) {
         const std::int64_t t = i / (heads * headDim), h = (i / headDim) % heads, d = i % headDim;
@@ -190,7 +191,7 @@ __global__ void mergeHeadsKernel(const __nv_bfloat16* o, __nv_bfloat16* out, std
 }
 
 // act = silu(gate) x up, gate and up side by side in gu.
-__global__ void siluMulKernel(const __nv_bfloat16* gu, __nv_bfloat16* act, std::int64_t tokens, std::int64_t ffn) {
+static __global__ void siluMulKernel(const __nv_bfloat16* gu, __nv_bfloat16* act, std::int64_t tokens, std::int64_t ffn) {
     PL_GRID_STRIDE(i, tokens * ffn) {
         const std::int64_t t = i / ffn, j = i % ffn;
         const float g = __bfloat162float(gu[t * 2 * ffn + j]);
