@@ -4,16 +4,16 @@
 // events happen; the backend reports what it measured. Measurements never feed back into the hashed
 // simulation: they are annotations written beside the modelled estimate, outside the hashed fields.
 //
-// Call protocol (request = index into the workload's normalised request list):
-//   onContextGrown(r, n)   r's resident context is now n tokens (prefill chunk or decode): the backend
-//                          allocates blocks and writes K/V for the new positions by running the model.
-//   swapOut(r, t)          evict by swap (t = all context tokens) or hybrid (t = the swapped prefix): the
+// Call protocol (request = index into the workload's normalised request list), as core/engine.cpp calls it:
+//   onContextGrown(r, n)   r's context is now n tokens (prefill chunk, decode step, or after a resume):
+//                          the backend allocates blocks and writes K/V for the positions it does not hold by
+//                          running the model, so a recomputed request's K/V is really rebuilt here.
+//   swapOut(r, t)          at evict, by swap (t = all context tokens) or hybrid (t = the swapped prefix): the
 //                          first t tokens' blocks are copied to host memory; every device block of r is freed.
-//   swapIn(r, t)           resume by swap: the host copy comes back into fresh blocks (t as at swapOut).
-//   drop(r)                evict by recompute: the device K/V of r is discarded now.
-//   dropAndReplay(r, t)    the replay: t tokens are prefilled again after the swapped-in prefix (hybrid) or
-//                          from position 0 (recompute; any K/V still resident is dropped first, so calling it
-//                          without drop() also works). Measures the real prefill.
+//   dropAndReplay(r, t)    at evict, recompute or hybrid: the dropped K/V is discarded and the replay of t
+//                          tokens is measured now by a real prefill on scratch blocks (released again).
+//   swapIn(r, t)           at resume by swap/hybrid: the host copy comes back into fresh blocks.
+//   drop(r)                optional: discard r's device K/V without measuring anything.
 //   onFinished(r)          r completed or was censored: everything it holds is freed.
 
 #include "model.h"

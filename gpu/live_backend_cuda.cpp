@@ -53,13 +53,17 @@ class CudaLiveBackend final : public pl::LiveBackend {
     }
 
     pl::LiveMeasurement dropAndReplay(std::int32_t request, std::int64_t tokens) override {
+        // The engine calls this when it evicts: measure the replay now on scratch blocks; the request's own
+        // K/V is rebuilt by onContextGrown when it resumes (LiveBookkeeper::replayScratch).
         PrefillStep step;
-        if (auto e = book_.replay(request, tokens, &step)) {
+        if (auto e = book_.replayScratch(request, tokens, &step)) {
             return failed(*e);
         }
         pl::LiveMeasurement m;
-        if (auto e = ctx_->prefill(seedOf(request), step.start, step.count, step.block_table, &m.measured_us)) {
-            return failed(*e);
+        const auto err = ctx_->prefill(seedOf(request), step.start, step.count, step.block_table, &m.measured_us);
+        book_.releaseScratch();
+        if (err) {
+            return failed(*err);
         }
         m.tokens_computed = step.count;
         if (options_.calibration && options_.calibration->prefill_fit) {

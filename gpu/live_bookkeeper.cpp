@@ -102,6 +102,31 @@ std::optional<std::string> LiveBookkeeper::replay(std::int32_t request, std::int
     return grow(request, kv.resident_tokens + tokens, step);
 }
 
+std::optional<std::string> LiveBookkeeper::replayScratch(std::int32_t request, std::int64_t tokens,
+                                                        PrefillStep* step) {
+    *step = PrefillStep{};
+    auto it = requests_.find(request);
+    if (it != requests_.end() && it->second.restored) {
+        return replay(request, tokens, step);
+    }
+    drop(request);
+    releaseScratch();
+    auto ids = device_.allocate(blocksFor(tokens < 0 ? 0 : tokens));
+    if (!ids) {
+        return "live arena: replay of " + std::to_string(tokens) + " tokens needs " +
+               std::to_string(blocksFor(tokens)) + " blocks, " + std::to_string(device_.freeCount()) + " free";
+    }
+    scratch_ = *ids;
+    step->count = tokens < 0 ? 0 : tokens;
+    step->block_table = scratch_;
+    return std::nullopt;
+}
+
+void LiveBookkeeper::releaseScratch() {
+    device_.release(scratch_);
+    scratch_.clear();
+}
+
 void LiveBookkeeper::drop(std::int32_t request) {
     auto it = requests_.find(request);
     if (it != requests_.end()) {

@@ -53,6 +53,12 @@ class LiveBookkeeper {
     // Rebuild `tokens` tokens by prefill after the swapped-in prefix (if the request was just restored) or
     // from position 0 (otherwise, dropping any resident KV first).
     std::optional<std::string> replay(std::int32_t request, std::int64_t tokens, PrefillStep* step);
+    // The engine's evict-time replay measurement (core/engine.cpp calls dropAndReplay when it evicts): drop
+    // the request's device KV (a restored prefix excepted: then this is `replay`), and lend `tokens` tokens of
+    // scratch blocks to measure the replay's prefill on. releaseScratch() returns them; the request's own K/V
+    // is rebuilt later through grow() when its context grows again on resume.
+    std::optional<std::string> replayScratch(std::int32_t request, std::int64_t tokens, PrefillStep* step);
+    void releaseScratch();
     // Evict by recompute: drop all device KV now.
     void drop(std::int32_t request);
     // The request finished: release everything it holds.
@@ -73,6 +79,7 @@ class LiveBookkeeper {
     BlockPool host_;
     std::int64_t blockSize_;
     std::map<std::int32_t, RequestKv> requests_;
+    std::vector<std::int64_t> scratch_;
 };
 
 } // namespace pl::gpu

@@ -214,7 +214,38 @@ class TestGpuHost : public QObject {
         QVERIFY(!b.replay(1, 48, &p));
         QCOMPARE(p.start, std::int64_t{16});
         QCOMPARE(b.find(1)->device_blocks.size(), std::size_t{4});
-        QVERIFY(!b.grow(4, 1, &p) == false); // arena full
+        QVERIFY(b.grow(4, 1, &p).has_value()); // arena full
+    }
+
+    void bookkeeperEvictTimeReplayUsesScratch() {
+        // core/engine.cpp calls swapOut/dropAndReplay when it evicts and swapIn when it resumes.
+        LiveBookkeeper b(8, 4, 16);
+        PrefillStep p;
+        QVERIFY(!b.grow(1, 64, &p));
+        QVERIFY(!b.replayScratch(1, 64, &p)); // recompute evict: KV dropped, 4 scratch blocks lent
+        QCOMPARE(p.start, std::int64_t{0});
+        QCOMPARE(p.count, std::int64_t{64});
+        QCOMPARE(p.block_table.size(), std::size_t{4});
+        QVERIFY(b.find(1) == nullptr);
+        QCOMPARE(b.freeDeviceBlocks(), std::int64_t{4});
+        b.releaseScratch();
+        QCOMPARE(b.freeDeviceBlocks(), std::int64_t{8});
+        QVERIFY(!b.grow(1, 70, &p)); // resume: the context grows again and is rebuilt from 0
+        QCOMPARE(p.start, std::int64_t{0});
+        QCOMPARE(p.count, std::int64_t{70});
+        // Hybrid evict: prefix to the host, the tail measured on scratch; the host copy survives.
+        SwapStep s;
+        QVERIFY(!b.swapOut(1, 32, &s));
+        QVERIFY(!b.replayScratch(1, 38, &p));
+        QCOMPARE(b.find(1)->host_tokens, std::int64_t{32});
+        b.releaseScratch();
+        QVERIFY(!b.swapIn(1, &s));
+        QVERIFY(!b.grow(1, 70, &p));
+        QCOMPARE(p.start, std::int64_t{32});
+        b.release(1);
+        QCOMPARE(b.freeDeviceBlocks(), std::int64_t{8});
+        QCOMPARE(b.freeHostSlots(), std::int64_t{4});
+        QVERIFY(b.replayScratch(2, 9 * 16, &p).has_value()); // more than the arena: refused
     }
 
     void bookkeeperThousandsOfCyclesLeaveNothingBehind() {
