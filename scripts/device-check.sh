@@ -61,7 +61,7 @@ fi
 
 step calibrate 600 "$OUTDIR/calibrate.log" "$CLI" calibrate --out "$OUTDIR/calibration.json"
 
-SAMPLE=$(ls "$SRC"/samples/*.json 2>/dev/null | head -n 1)
+SAMPLE=$(ls "$SRC"/samples/swap-wins.workload.json "$SRC"/samples/*.json 2>/dev/null | head -n 1)
 if [ -n "$SAMPLE" ]; then
     step run-live 300 "$OUTDIR/live-run.txt" "$CLI" run "$SAMPLE" --recovery swap --live --out "$OUTDIR/live-receipt.json"
 fi
