@@ -5,6 +5,7 @@
 #include "copy_plan.h"
 #include "kv_layout.h"
 #include "live_bookkeeper.h"
+#include "synthetic.h"
 #include "transformer_shape.h"
 
 #include <QtTest>
@@ -294,6 +295,28 @@ class TestGpuHost : public QObject {
         const auto odd = shapeForKvBytes(10000, &note);
         QCOMPARE(odd.layers, std::int64_t{3}); // 12,288 B/token: rounded up to whole 4,096-byte layers
         QVERIFY(note.find("no preset") != std::string::npos);
+    }
+
+    void syntheticDataIsDeterministicAndInRange() {
+        // The device kernels and the selftest's CPU reference share these functions: pin their values.
+        QCOMPARE(mix32(0u), 0u);
+        QCOMPARE(mix32(1u), mix32(1u));
+        QVERIFY(mix32(1u) != mix32(2u));
+        std::set<std::uint32_t> tokens;
+        float lo = 1.0f, hi = -1.0f;
+        for (std::int64_t pos = 0; pos < 2000; ++pos) {
+            const std::uint32_t t = syntheticToken(7, pos);
+            QVERIFY(t < kVocab);
+            tokens.insert(t);
+            const float e = embeddingValue(t, pos % 64);
+            lo = std::min(lo, e);
+            hi = std::max(hi, e);
+            const float w = weightValue(3, pos, 0.125f);
+            QVERIFY(w >= -0.125f && w < 0.125f);
+        }
+        QVERIFY(lo >= -1.0f && hi < 1.0f && lo < -0.9f && hi > 0.9f);
+        QVERIFY(tokens.size() > 1900); // 2,000 positions over a 32,000-token vocabulary rarely collide
+        QVERIFY(syntheticToken(7, 5) != syntheticToken(8, 5) || syntheticToken(7, 6) != syntheticToken(8, 6));
     }
 
     void linearAndQuadraticFitsRecoverKnownAnswers() {
