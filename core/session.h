@@ -37,7 +37,7 @@ class Session {
     bool seekPreviousPressure(); // false if none before the cursor
     const Engine& cursor() const { return *cursor_; }
 
-    std::size_t snapshotCount() const { return snapshots_.size(); }
+    std::size_t snapshotCount() const; // defined in session.cpp (Snapshot is incomplete here)
     Tick snapshotInterval() const { return interval_; }
 
   private:
