@@ -1,0 +1,33 @@
+// preemptlab: the Qt lab. Wiring only: the command line, the headless screenshot path and the window all
+// live in ui/ (labcommandline.h, headless.h, mainwindow.h).
+#include "headless.h"
+#include "labcommandline.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("PreemptLab"));
+    QApplication::setApplicationName(QStringLiteral("preemptlab"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    plui::LabOptions options;
+    QString error;
+    if (!plui::parseLabCommandLine(QApplication::arguments(), &options, &error)) {
+        std::fprintf(stderr, "preemptlab: %s\n", qPrintable(error));
+        return 2;
+    }
+    if (options.exitCode >= 0) {
+        return options.exitCode; // --help / --version were printed
+    }
+    if (!options.screenshot.isEmpty()) {
+        return plui::runHeadless(options);
+    }
+    plui::MainWindow window;
+    window.show();
+    window.applyStartupOptions(options);
+    return QApplication::exec();
+}

@@ -1,0 +1,277 @@
+#include "blockgridwidget.h"
+
+#include "requestpalette.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPaintEvent>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+
+namespace plui {
+
+namespace {
+
+QRgb blend(QRgb a, QRgb b, int bWeight256) {
+    const int aw = 256 - bWeight256;
+    return qRgb((qRed(a) * aw + qRed(b) * bWeight256) >> 8, (qGreen(a) * aw + qGreen(b) * bWeight256) >> 8,
+                (qBlue(a) * aw + qBlue(b) * bWeight256) >> 8);
+}
+
+QRgb requestRgb(int r) {
+    // Colours of the first requests are cached: HSV conversion per block per repaint would dominate.
+    static std::vector<QRgb> cache;
+    if (r < 0) return RequestPalette::freeColor().rgb();
+    if (static_cast<std::size_t>(r) >= cache.size()) {
+        const std::size_t old = cache.size();
+        cache.resize(static_cast<std::size_t>(r) + 256);
+        for (std::size_t i = old; i < cache.size(); ++i) {
+            cache[i] = RequestPalette::color(static_cast<int>(i)).rgb();
+        }
+    }
+    return cache[static_cast<std::size_t>(r)];
+}
+
+} // namespace
+
+BlockGridWidget::BlockGridWidget(QWidget* parent) : QWidget(parent) {
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMouseTracking(false);
+    setMinimumSize(120, 80);
+    setToolTip(QString()); // tooltips come from event()
+}
+
+void BlockGridWidget::setPool(std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
+                              std::span<const std::uint8_t> victims) {
+    const bool sizeChanged = owners.size() != owners_.size();
+    owners_.assign(owners.begin(), owners.end());
+    inFlight_.assign(inFlight.begin(), inFlight.end());
+    victims_.assign(victims.begin(), victims.end());
+    imageDirty_ = true;
+    if (sizeChanged) updateMinimumHeight();
+    update();
+}
+
+void BlockGridWidget::setSelectedRequest(int request) {
+    if (request == selected_) return;
+    selected_ = request;
+    imageDirty_ = true;
+    update();
+}
+
+void BlockGridWidget::setCellSize(int px) {
+    px = std::clamp(px, 0, 64);
+    if (px == cellSize_) return;
+    cellSize_ = px;
+    imageDirty_ = true;
+    updateMinimumHeight();
+    update();
+    emit zoomChanged(cellSize_);
+}
+
+int BlockGridWidget::effectiveCellSize() const { return layout().cell; }
+
+BlockGridWidget::Layout BlockGridWidget::layout() const {
+    Layout l;
+    const int n = std::max(1, blockCount());
+    const int w = std::max(1, width());
+    const int h = std::max(1, height());
+    if (cellSize_ > 0) {
+        l.cell = cellSize_;
+        l.cols = std::max(1, w / l.cell);
+        l.rows = (n + l.cols - 1) / l.cols;
+        return l;
+    }
+    // Fit: the largest cell such that ceil(n / floor(w / c)) * c <= h.
+    for (int c = 48; c >= 1; --c) {
+        const int cols = std::max(1, w / c);
+        const int rows = (n + cols - 1) / cols;
+        if (static_cast<long long>(rows) * c <= h) {
+            l.cell = c;
+            l.cols = cols;
+            l.rows = rows;
+            return l;
+        }
+    }
+    // More blocks than pixels: several blocks per pixel.
+    const long long pixels = static_cast<long long>(w) * h;
+    l.cell = 1;
+    l.blocksPerPixel = static_cast<int>((n + pixels - 1) / pixels);
+    l.cols = w;
+    l.rows = (n / l.blocksPerPixel + l.cols) / l.cols;
+    return l;
+}
+
+void BlockGridWidget::updateMinimumHeight() {
+    if (cellSize_ == 0) {
+        setMinimumHeight(80);
+        return;
+    }
+    const Layout l = layout();
+    setMinimumHeight(std::max(80, l.rows * l.cell));
+}
+
+void BlockGridWidget::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    imageDirty_ = true;
+    if (cellSize_ > 0) updateMinimumHeight();
+}
+
+QRgb BlockGridWidget::blockColor(std::size_t b) const {
+    const int owner = owners_[b];
+    QRgb c = requestRgb(owner);
+    if (selected_ >= 0 && owner >= 0 && owner != selected_) c = blend(c, qRgb(255, 255, 255), 170);
+    if (b < inFlight_.size() && inFlight_[b]) c = blend(c, RequestPalette::inFlightColor().rgb(), 110);
+    if (b < victims_.size() && victims_[b]) c = blend(c, RequestPalette::victimColor().rgb(), 150);
+    return c;
+}
+
+void BlockGridWidget::rebuildImage(const Layout& l) {
+    const int n = blockCount();
+    if (image_.width() != l.cols || image_.height() != l.rows || image_.format() != QImage::Format_RGB32) {
+        image_ = QImage(l.cols, l.rows, QImage::Format_RGB32);
+    }
+    const QRgb background = palette().color(QPalette::Window).rgb();
+    image_.fill(background);
+    if (l.blocksPerPixel == 1) {
+        for (int b = 0; b < n; ++b) {
+            auto* line = reinterpret_cast<QRgb*>(image_.scanLine(b / l.cols));
+            line[b % l.cols] = blockColor(static_cast<std::size_t>(b));
+        }
+    } else {
+        const int k = l.blocksPerPixel;
+        for (int p = 0; p * k < n; ++p) {
+            int r = 0, g = 0, bl = 0, count = 0;
+            for (int b = p * k; b < std::min(n, (p + 1) * k); ++b, ++count) {
+                const QRgb c = blockColor(static_cast<std::size_t>(b));
+                r += qRed(c);
+                g += qGreen(c);
+                bl += qBlue(c);
+            }
+            auto* line = reinterpret_cast<QRgb*>(image_.scanLine(p / l.cols));
+            line[p % l.cols] = qRgb(r / count, g / count, bl / count);
+        }
+    }
+    imageCols_ = l.cols;
+    imageBpp_ = l.blocksPerPixel;
+    imageDirty_ = false;
+}
+
+void BlockGridWidget::paintEvent(QPaintEvent* event) {
+    QPainter p(this);
+    p.fillRect(event->rect(), palette().color(QPalette::Window));
+    if (owners_.empty()) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("No pool yet: open a workload"));
+        return;
+    }
+    const Layout l = layout();
+    if (imageDirty_ || imageCols_ != l.cols || imageBpp_ != l.blocksPerPixel) rebuildImage(l);
+    p.drawImage(QRect(0, 0, l.cols * l.cell, l.rows * l.cell), image_);
+    if (l.cell < 7) return;
+
+    // Detail pass, only for exposed cells: outlines, patterns, marks and labels.
+    const QRect exposed = event->rect();
+    const int firstRow = std::max(0, exposed.top() / l.cell);
+    const int lastRow = std::min(l.rows - 1, exposed.bottom() / l.cell);
+    const int n = blockCount();
+    QFont f = font();
+    f.setPixelSize(std::max(7, l.cell * 2 / 5));
+    p.setFont(f);
+    const QPen grid(QColor(0, 0, 0, 60), 1);
+    for (int row = firstRow; row <= lastRow; ++row) {
+        for (int col = 0; col < l.cols; ++col) {
+            const int b = row * l.cols + col;
+            if (b >= n) break;
+            const QRect cell(col * l.cell, row * l.cell, l.cell - 1, l.cell - 1);
+            const int owner = owners_[static_cast<std::size_t>(b)];
+            if (owner >= 0) {
+                const Qt::BrushStyle style = RequestPalette::pattern(owner);
+                if (style != Qt::SolidPattern) p.fillRect(cell, QBrush(QColor(0, 0, 0, 70), style));
+                if (l.cell >= 18) {
+                    p.setPen(QColor(0, 0, 0, 200));
+                    p.drawText(cell, Qt::AlignCenter, RequestPalette::label(owner));
+                }
+            }
+            p.setPen(grid);
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(cell);
+            const std::size_t bi = static_cast<std::size_t>(b);
+            if (bi < inFlight_.size() && inFlight_[bi]) {
+                // In flight: a dashed blue frame and an arrow corner, readable without colour.
+                p.setPen(QPen(RequestPalette::inFlightColor(), 2, Qt::DashLine));
+                p.drawRect(cell.adjusted(1, 1, -1, -1));
+                p.drawLine(cell.topRight() + QPoint(-l.cell / 3, 2), cell.topRight() + QPoint(-2, 2));
+                p.drawLine(cell.topRight() + QPoint(-2, 2), cell.topRight() + QPoint(-2, l.cell / 3));
+            }
+            if (bi < victims_.size() && victims_[bi]) {
+                p.setPen(QPen(RequestPalette::victimColor().darker(130), 2));
+                p.drawRect(cell.adjusted(1, 1, -1, -1));
+                const int m = l.cell / 4;
+                p.drawLine(cell.topLeft() + QPoint(m, m), cell.bottomRight() - QPoint(m, m));
+                p.drawLine(cell.topRight() + QPoint(-m, m), cell.bottomLeft() + QPoint(m, -m));
+            }
+            if (owner >= 0 && owner == selected_) {
+                p.setPen(QPen(Qt::black, 2));
+                p.drawRect(cell.adjusted(0, 0, 0, 0));
+            }
+        }
+    }
+}
+
+int BlockGridWidget::blockAt(QPoint pos) const {
+    const Layout l = layout();
+    if (pos.x() < 0 || pos.y() < 0) return -1;
+    const int col = pos.x() / l.cell;
+    const int row = pos.y() / l.cell;
+    if (col >= l.cols || row >= l.rows) return -1;
+    const long long b = (static_cast<long long>(row) * l.cols + col) * l.blocksPerPixel;
+    return b < blockCount() ? static_cast<int>(b) : -1;
+}
+
+void BlockGridWidget::wheelEvent(QWheelEvent* event) {
+    if (!(event->modifiers() & Qt::ControlModifier)) {
+        event->ignore();
+        return;
+    }
+    const int current = effectiveCellSize();
+    const int next = event->angleDelta().y() > 0 ? std::max(current + 1, current * 5 / 4)
+                                                 : std::max(1, std::min(current - 1, current * 4 / 5));
+    setCellSize(next);
+    event->accept();
+}
+
+void BlockGridWidget::mousePressEvent(QMouseEvent* event) {
+    const int b = blockAt(event->position().toPoint());
+    emit requestClicked(b >= 0 ? owners_[static_cast<std::size_t>(b)] : -1);
+}
+
+bool BlockGridWidget::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const int b = blockAt(help->pos());
+        if (b < 0) {
+            QToolTip::hideText();
+            return true;
+        }
+        const std::size_t bi = static_cast<std::size_t>(b);
+        const int owner = owners_[bi];
+        QString text = tr("block %1: ").arg(b);
+        if (owner < 0) {
+            text += tr("free");
+        } else {
+            text += owner < names_.size() ? names_[owner] : RequestPalette::label(owner);
+        }
+        if (bi < inFlight_.size() && inFlight_[bi]) text += tr(" (copy in flight)");
+        if (bi < victims_.size() && victims_[bi]) text += tr(" (victim this tick)");
+        if (layout().blocksPerPixel > 1) text += tr("\n%1 blocks per pixel: zoom in").arg(layout().blocksPerPixel);
+        QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+} // namespace plui

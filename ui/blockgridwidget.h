@@ -1,0 +1,76 @@
+#pragma once
+// BlockGridWidget: the device KV pool as a grid, one cell per block, painted by hand.
+//
+// Level of detail: every block becomes one pixel of a QImage that is scaled up to the cell size, so a repaint
+// is O(blocks) whatever the zoom; cells of 7 px and more also get outlines, the owner's fill pattern, in-flight
+// and victim marks, and (from 18 px) the owner's label, drawn only for the cells in the exposed rectangle.
+// When there are more blocks than pixels (fit mode, 100,000 blocks in a small window), several blocks share a
+// pixel and its colour is their average. Ctrl+wheel zooms; click selects the owner.
+
+#include <QImage>
+#include <QStringList>
+#include <QWidget>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace plui {
+
+class BlockGridWidget : public QWidget {
+    Q_OBJECT
+  public:
+    explicit BlockGridWidget(QWidget* parent = nullptr);
+
+    // owners: request index per block or -1 (free); inFlight: 1 while the block is copied; victims: 1 for
+    // blocks of this tick's victims. Spans are copied.
+    void setPool(std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
+                 std::span<const std::uint8_t> victims);
+    void setRequestNames(QStringList names) { names_ = std::move(names); }
+    void setSelectedRequest(int request);
+
+    // Cell size in pixels; 0 = fit the whole pool into the widget.
+    void setCellSize(int px);
+    int cellSize() const { return cellSize_; }
+    int effectiveCellSize() const; // the size used at the current widget size (fit mode: computed)
+    int blockCount() const { return static_cast<int>(owners_.size()); }
+    int blockAt(QPoint p) const;   // -1 outside the pool
+
+    QSize sizeHint() const override { return {480, 320}; }
+
+  signals:
+    void requestClicked(int request);
+    void zoomChanged(int cellSize);
+
+  protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    bool event(QEvent* e) override;
+
+  private:
+    struct Layout {
+        int cell = 1;         // pixels per cell (>= 1), or 1 with blocksPerPixel > 1
+        int cols = 1;
+        int rows = 1;
+        int blocksPerPixel = 1;
+    };
+    Layout layout() const;
+    void rebuildImage(const Layout& l);
+    void updateMinimumHeight();
+    QRgb blockColor(std::size_t b) const;
+
+    std::vector<std::int32_t> owners_;
+    std::vector<std::uint8_t> inFlight_;
+    std::vector<std::uint8_t> victims_;
+    QStringList names_;
+    int selected_ = -1;
+    int cellSize_ = 0;
+    QImage image_;
+    bool imageDirty_ = true;
+    int imageCols_ = 0;
+    int imageBpp_ = 0;
+};
+
+} // namespace plui

@@ -1,0 +1,54 @@
+#include "comparerun.h"
+
+#include <QPromise>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace plui {
+
+namespace {
+
+CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery) {
+    pl::Workload w = base;
+    w.policy.recovery = recovery;
+    const pl::RunResult run = pl::runWorkload(w);
+    CompareEntry e;
+    e.recovery = recovery;
+    e.totals = run.totals;
+    e.dist = Distributions::from(w, run.records);
+    for (const pl::RequestRecord& r : run.records) {
+        if (!r.excessive_wait && !r.repeated_preemption) continue;
+        QStringList why;
+        if (r.excessive_wait) why << QStringLiteral("excessive wait");
+        if (r.repeated_preemption) why << QStringLiteral("repeated preemption");
+        e.flagged.push_back(QStringLiteral("%1: %2").arg(QString::fromStdString(w.requests[static_cast<std::size_t>(r.request)].id),
+                                                         why.join(QStringLiteral(", "))));
+    }
+    return e;
+}
+
+const pl::Recovery kRecoveries[] = {pl::Recovery::Recompute, pl::Recovery::Swap, pl::Recovery::Adaptive,
+                                    pl::Recovery::Hybrid};
+
+} // namespace
+
+QFuture<CompareResult> startCompare(const pl::Workload& workload) {
+    return QtConcurrent::run([w = workload](QPromise<CompareResult>& promise) {
+        promise.setProgressRange(0, 4);
+        CompareResult result;
+        int done = 0;
+        for (pl::Recovery r : kRecoveries) {
+            if (promise.isCanceled()) return;
+            result.entries.push_back(runOne(w, r));
+            promise.setProgressValue(++done);
+        }
+        promise.addResult(std::move(result));
+    });
+}
+
+CompareResult runCompareNow(const pl::Workload& workload) {
+    CompareResult result;
+    for (pl::Recovery r : kRecoveries) result.entries.push_back(runOne(workload, r));
+    return result;
+}
+
+} // namespace plui

@@ -1,0 +1,33 @@
+#pragma once
+// CompareRun: the same workload under recompute, swap, adaptive and hybrid (all other policy keys as they
+// are), each run by core's runWorkload. Runs on a worker thread with progress and cancel (QPromise).
+
+#include "distributions.h"
+
+#include "engine.h"
+#include "model.h"
+
+#include <QFuture>
+#include <QString>
+
+#include <vector>
+
+namespace plui {
+
+struct CompareEntry {
+    pl::Recovery recovery = pl::Recovery::Recompute;
+    pl::Totals totals;
+    Distributions dist;
+    std::vector<QString> flagged; // "r07: excessive wait, repeated preemption"
+};
+
+struct CompareResult {
+    std::vector<CompareEntry> entries; // in pl::allRecoveries() order
+};
+
+// Starts the four runs; progress 0..4; cancelling stops before the next run (the result is then empty).
+QFuture<CompareResult> startCompare(const pl::Workload& workload);
+// The same on the calling thread (headless rendering, tests).
+CompareResult runCompareNow(const pl::Workload& workload);
+
+} // namespace plui

@@ -1,0 +1,50 @@
+#pragma once
+// CompareView: recompute, swap, adaptive and hybrid on the current workload side by side, from one click:
+// totals in a table (the best figure of each row bold), completion and queue-delay distributions as
+// cumulative curves, and who was flagged under each. Runs off the UI thread with progress and cancel.
+
+#include <QWidget>
+
+#include <memory>
+
+class QCustomPlot;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace plui {
+
+class LabDocument;
+struct CompareResult;
+
+class CompareView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit CompareView(LabDocument* doc, QWidget* parent = nullptr);
+    ~CompareView() override;
+    void start();          // background run (the button)
+    void runNow();         // synchronous (headless, tests)
+    void cancel();
+    bool running() const;
+    bool hasResult() const;
+    QTableWidget* totalsTable() const { return table_; }
+    QCustomPlot* plot(int i) const; // 0: completion, 1: queue delay
+
+  signals:
+    void finished();
+
+  private:
+    void show(const CompareResult& r);
+    struct Impl;
+    std::unique_ptr<Impl> d;
+    LabDocument* doc_;
+    QPushButton* run_;
+    QPushButton* cancel_;
+    QProgressBar* progress_;
+    QLabel* status_;
+    QTableWidget* table_;
+    QLabel* flagged_;
+};
+
+} // namespace plui

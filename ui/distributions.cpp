@@ -1,0 +1,58 @@
+#include "distributions.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace plui {
+
+Distributions Distributions::from(const pl::Workload& workload, const std::vector<pl::RequestRecord>& records) {
+    Distributions d;
+    for (const pl::RequestRecord& r : records) {
+        if (r.request < 0 || static_cast<std::size_t>(r.request) >= workload.requests.size()) continue;
+        const auto& spec = workload.requests[static_cast<std::size_t>(r.request)];
+        d.queueDelay.push_back(static_cast<double>(r.queue_ticks));
+        if (r.first_token_tick >= 0) d.ttft.push_back(static_cast<double>(r.first_token_tick - spec.arrival_tick));
+        if (!r.completed) {
+            ++d.censored;
+            continue;
+        }
+        d.completion.push_back(static_cast<double>(r.completion_tick - spec.arrival_tick));
+        if (r.generated_tokens > 1 && r.first_token_tick >= 0) {
+            d.tpot.push_back(static_cast<double>(r.completion_tick - r.first_token_tick) /
+                             static_cast<double>(r.generated_tokens - 1));
+        }
+    }
+    return d;
+}
+
+Histogram histogram(const std::vector<double>& values, int maxBins) {
+    Histogram h;
+    if (values.empty()) return h;
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    const double span = *hi - *lo;
+    double width = span / maxBins;
+    if (width >= 1.0) width = std::ceil(width);
+    if (width <= 0) width = 1;
+    const double start = std::floor(*lo / width) * width;
+    const int bins = std::max(1, static_cast<int>(std::floor((*hi - start) / width)) + 1);
+    h.width = width;
+    h.counts.assign(static_cast<std::size_t>(bins), 0.0);
+    h.centers.resize(static_cast<std::size_t>(bins));
+    for (int i = 0; i < bins; ++i) h.centers[static_cast<std::size_t>(i)] = start + (i + 0.5) * width;
+    for (double v : values) {
+        const int i = std::clamp(static_cast<int>(std::floor((v - start) / width)), 0, bins - 1);
+        h.counts[static_cast<std::size_t>(i)] += 1;
+    }
+    return h;
+}
+
+double percentile(std::vector<double> values, double p) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const double rank = p / 100.0 * static_cast<double>(values.size() - 1);
+    const auto i = static_cast<std::size_t>(std::floor(rank));
+    const auto j = std::min(values.size() - 1, i + 1);
+    return values[i] + (values[j] - values[i]) * (rank - std::floor(rank));
+}
+
+} // namespace plui

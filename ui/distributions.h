@@ -1,0 +1,32 @@
+#pragma once
+// Per-request tick intervals drawn as distributions: TTFT-like (first token - arrival), TPOT-like ((completion
+// - first token) / (generated - 1)), completion (completion - arrival) and queue delay (queue_ticks). Tick
+// differences under the model, not field latency (seed 003). Censored requests are left out of the
+// completion-based figures and counted separately.
+
+#include "engine.h"
+
+#include <vector>
+
+namespace plui {
+
+struct Distributions {
+    std::vector<double> ttft;
+    std::vector<double> tpot;
+    std::vector<double> completion;
+    std::vector<double> queueDelay;
+    int censored = 0;
+
+    static Distributions from(const pl::Workload& workload, const std::vector<pl::RequestRecord>& records);
+};
+
+struct Histogram {
+    std::vector<double> centers;
+    std::vector<double> counts;
+    double width = 1;
+};
+// Integer-friendly bins: width a whole number of ticks when the range allows it.
+Histogram histogram(const std::vector<double>& values, int maxBins = 40);
+double percentile(std::vector<double> values, double p);
+
+} // namespace plui

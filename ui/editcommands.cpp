@@ -1,0 +1,26 @@
+#include "editcommands.h"
+
+#include "labdocument.h"
+
+namespace plui {
+
+ChangeWorkload::ChangeWorkload(LabDocument* doc, pl::Workload before, pl::Workload after, const QString& text,
+                               int mergeId, QString mergeKey)
+    : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)), mergeId_(mergeId),
+      mergeKey_(std::move(mergeKey)) {}
+
+void ChangeWorkload::undo() { doc_->applyEditedWorkload(before_); }
+
+void ChangeWorkload::redo() { doc_->applyEditedWorkload(after_); }
+
+bool ChangeWorkload::mergeWith(const QUndoCommand* other) {
+    const auto* o = dynamic_cast<const ChangeWorkload*>(other);
+    if (o == nullptr || o->mergeId_ != mergeId_ || o->mergeKey_ != mergeKey_) {
+        return false;
+    }
+    after_ = o->after_;
+    setText(o->text());
+    return true;
+}
+
+} // namespace plui

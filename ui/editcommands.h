@@ -1,0 +1,35 @@
+#pragma once
+// Undo commands for workload edits. Each stores the workload before and after the edit and changes data only
+// through LabDocument::applyEditedWorkload, so every view hears about it. Edits of the same setting in a row
+// (a slider being dragged) merge into one undo step.
+
+#include "model.h"
+
+#include <QString>
+#include <QUndoCommand>
+
+namespace plui {
+
+class LabDocument;
+
+class ChangeWorkload : public QUndoCommand {
+  public:
+    ChangeWorkload(LabDocument* doc, pl::Workload before, pl::Workload after, const QString& text,
+                   int mergeId = -1, QString mergeKey = {});
+    void undo() override;
+    void redo() override;
+    int id() const override { return mergeId_; }
+    bool mergeWith(const QUndoCommand* other) override;
+
+  private:
+    LabDocument* doc_;
+    pl::Workload before_;
+    pl::Workload after_;
+    int mergeId_;
+    QString mergeKey_;
+};
+
+// Merge ids (QUndoCommand::id): edits of one setting merge; request edits do not.
+inline constexpr int kChangeSettingId = 1001;
+
+} // namespace plui

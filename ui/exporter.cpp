@@ -1,0 +1,173 @@
+#include "exporter.h"
+
+#include "labdocument.h"
+#include "ledgermodel.h"
+
+#include "atomic_file.h"
+#include "receipt.h"
+#include "session.h"
+
+#include <qcustomplot.h>
+
+#include <QBuffer>
+#include <QDir>
+#include <QFileInfo>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+
+namespace plui {
+
+namespace {
+
+ExportError writeBytes(const QString& path, std::string_view bytes) {
+    if (auto e = pl::writeFileAtomically(path.toStdString(), bytes)) return QString::fromStdString(*e);
+    return std::nullopt;
+}
+
+// Vector output for plots (QCustomPlot draws itself onto any painter), widget rendering for the rest.
+void paintWidget(QWidget* w, QCPPainter& painter) {
+    if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
+        plot->toPainter(&painter, w->width(), w->height());
+        return;
+    }
+    w->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
+}
+
+} // namespace
+
+std::string receiptTextOf(const LabDocument& doc) {
+    const pl::Session* s = doc.session();
+    return s ? pl::receiptText(s->workload(), s->result()) : std::string();
+}
+
+ExportError exportReceipt(const LabDocument& doc, const QString& path) {
+    if (!doc.session()) return path + QStringLiteral(": no run to write a receipt for");
+    return writeBytes(path, receiptTextOf(doc));
+}
+
+ExportError exportLedgerCsv(const LedgerModel& ledger, const QString& path) {
+    return writeBytes(path, ledger.csv());
+}
+
+std::optional<QByteArray> renderWidget(QWidget* widget, const QString& format, QString* error) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    const QSize size = widget->size().expandedTo(QSize(1, 1));
+    if (format == QLatin1String("png")) {
+        QPixmap pix;
+        if (auto* plot = qobject_cast<QCustomPlot*>(widget)) pix = plot->toPixmap(size.width(), size.height());
+        else pix = widget->grab();
+        if (pix.isNull() || !pix.save(&buffer, "PNG")) {
+            if (error) *error = QStringLiteral("the PNG could not be encoded");
+            return std::nullopt;
+        }
+    } else if (format == QLatin1String("svg")) {
+        QSvgGenerator gen;
+        gen.setOutputDevice(&buffer);
+        gen.setSize(size);
+        gen.setViewBox(QRect(QPoint(0, 0), size));
+        gen.setTitle(widget->windowTitle().isEmpty() ? QStringLiteral("PreemptLab") : widget->windowTitle());
+        QCPPainter painter;
+        if (!painter.begin(&gen)) {
+            if (error) *error = QStringLiteral("the SVG could not be started");
+            return std::nullopt;
+        }
+        paintWidget(widget, painter);
+        painter.end();
+    } else if (format == QLatin1String("pdf")) {
+        QPdfWriter pdf(&buffer);
+        pdf.setCreator(QStringLiteral("PreemptLab"));
+        pdf.setResolution(96);
+        pdf.setPageSize(QPageSize(QSizeF(size.width(), size.height()) * 72.0 / 96.0, QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QCPPainter painter;
+        if (!painter.begin(&pdf)) {
+            if (error) *error = QStringLiteral("the PDF could not be started");
+            return std::nullopt;
+        }
+        paintWidget(widget, painter);
+        painter.end();
+    } else {
+        if (error) *error = QStringLiteral("unknown image format '%1' (use .png, .svg or .pdf)").arg(format);
+        return std::nullopt;
+    }
+    return bytes;
+}
+
+ExportError exportWidgetImage(QWidget* widget, const QString& path) {
+    const QString format = QFileInfo(path).suffix().toLower();
+    QString error;
+    auto bytes = renderWidget(widget, format, &error);
+    if (!bytes) return path + QStringLiteral(": ") + error;
+    return writeBytes(path, std::string_view(bytes->constData(), static_cast<std::size_t>(bytes->size())));
+}
+
+QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFiles) {
+    const pl::Session* s = doc.session();
+    if (!s) return {};
+    const pl::Workload& w = s->workload();
+    const pl::Totals& t = s->result().totals;
+    const pl::ReceiptHashes h = pl::receiptHashes(w, s->result());
+    auto sv = [](std::string_view v) { return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size())); };
+    QString md;
+    md += QStringLiteral("# PreemptLab review: %1\n\n").arg(QString::fromStdString(w.name));
+    if (!w.notes.empty()) md += QStringLiteral("> %1\n\n").arg(QString::fromStdString(w.notes));
+    md += QStringLiteral("Source: `%1`. %2 requests, %3 device blocks of %4 tokens, host pool %5 bytes.\n\n")
+              .arg(doc.sourceName()).arg(w.requests.size()).arg(w.config.capacity_blocks)
+              .arg(w.config.block_size_tokens).arg(w.config.host_capacity_bytes);
+    md += QStringLiteral("Policy: recovery `%1`, victim rule `%2`, resume guard `%3`, watermark %4, preempt-ahead %5.\n\n")
+              .arg(sv(pl::toString(w.policy.recovery)), sv(pl::toString(w.policy.victim_rule)),
+                   sv(pl::toString(w.policy.resume_guard)))
+              .arg(w.policy.watermark_blocks)
+              .arg(w.policy.preempt_ahead ? QStringLiteral("on") : QStringLiteral("off"));
+    md += QStringLiteral("| total | value |\n|---|---:|\n");
+    const QList<QPair<QString, std::int64_t>> rows = {
+        {QStringLiteral("ticks"), t.ticks},           {QStringLiteral("pressure events"), t.pressure_events},
+        {QStringLiteral("evictions"), t.evictions},   {QStringLiteral("freed blocks"), t.freed_blocks},
+        {QStringLiteral("replay tokens"), t.replay_tokens}, {QStringLiteral("swap-out bytes"), t.swap_out_bytes},
+        {QStringLiteral("swap-in bytes"), t.swap_in_bytes}, {QStringLiteral("peak host bytes"), t.peak_host_bytes},
+        {QStringLiteral("completed"), t.completed},   {QStringLiteral("censored"), t.censored},
+        {QStringLiteral("queue re-entries"), t.queue_reentries}};
+    for (const auto& r : rows) md += QStringLiteral("| %1 | %2 |\n").arg(r.first).arg(r.second);
+    QStringList flagged;
+    for (const pl::RequestRecord& r : s->result().records) {
+        if (!r.excessive_wait && !r.repeated_preemption) continue;
+        QStringList why;
+        if (r.excessive_wait) why << QStringLiteral("excessive wait (%1 ticks queued)").arg(r.queue_ticks);
+        if (r.repeated_preemption) why << QStringLiteral("repeated preemption (%1)").arg(r.preemptions);
+        flagged << QStringLiteral("- `%1`: %2").arg(QString::fromStdString(w.requests[static_cast<std::size_t>(r.request)].id),
+                                                   why.join(QStringLiteral(", ")));
+    }
+    md += QStringLiteral("\n## Flagged requests\n\n%1\n").arg(flagged.isEmpty() ? QStringLiteral("None.") : flagged.join(QLatin1Char('\n')));
+    md += QStringLiteral("\n## Hashes\n\n- input `%1`\n- policy `%2`\n- events `%3`\n")
+              .arg(QString::fromStdString(h.input_hash), QString::fromStdString(h.policy_hash),
+                   QString::fromStdString(h.event_hash));
+    md += QStringLiteral("\nReplay with `preemptlab-cli verify receipt.json`. The ledger is in `ledger.csv`.\n");
+    if (!imageFiles.isEmpty()) {
+        md += QStringLiteral("\n## Views (cursor at tick %1)\n\n").arg(s->currentTick());
+        for (const QString& f : imageFiles) md += QStringLiteral("![%1](%1)\n\n").arg(f);
+    }
+    md += QStringLiteral("Ticks, rates and bytes are the model's declared arithmetic, not measured latency.\n");
+    return md;
+}
+
+ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
+                               const QList<QPair<QString, QWidget*>>& views, const QString& folder) {
+    if (!doc.session()) return folder + QStringLiteral(": no run to export");
+    if (!QDir().mkpath(folder)) return folder + QStringLiteral(": cannot create the folder");
+    const QDir dir(folder);
+    if (auto e = exportReceipt(doc, dir.filePath(QStringLiteral("receipt.json")))) return e;
+    if (auto e = exportLedgerCsv(ledger, dir.filePath(QStringLiteral("ledger.csv")))) return e;
+    QStringList images;
+    for (const auto& [stem, widget] : views) {
+        const QString name = stem + QStringLiteral(".png");
+        if (auto e = exportWidgetImage(widget, dir.filePath(name))) return e;
+        images << name;
+    }
+    const QByteArray md = reviewSummaryMarkdown(doc, images).toUtf8();
+    return writeBytes(dir.filePath(QStringLiteral("summary.md")),
+                      std::string_view(md.constData(), static_cast<std::size_t>(md.size())));
+}
+
+} // namespace plui

@@ -1,0 +1,37 @@
+#pragma once
+// Exporter: everything the lab writes. Each file is written atomically through core's writeFileAtomically
+// (a complete file or none); errors come back as "PATH: reason".
+//   receipt  byte-identical to `preemptlab-cli run` for the same workload and policy (core's receiptText)
+//   ledger   CSV, one row per eviction
+//   images   any widget as PNG, SVG or PDF (chosen by the file suffix); plots are drawn as vectors
+//   bundle   a folder with the receipt, the ledger, screenshots and a short markdown summary
+
+#include <QList>
+#include <QPair>
+#include <QString>
+
+#include <optional>
+#include <string>
+
+class QWidget;
+
+namespace plui {
+
+class LabDocument;
+class LedgerModel;
+
+using ExportError = std::optional<QString>;
+
+ExportError exportReceipt(const LabDocument& doc, const QString& path);
+ExportError exportLedgerCsv(const LedgerModel& ledger, const QString& path);
+// Suffix decides the format: .png, .svg or .pdf. Anything else is refused.
+ExportError exportWidgetImage(QWidget* widget, const QString& path);
+// The image bytes without writing (tests, bundle).
+std::optional<QByteArray> renderWidget(QWidget* widget, const QString& format, QString* error);
+std::string receiptTextOf(const LabDocument& doc);
+QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFiles);
+// views: (file stem, widget) pairs, each written as STEM.png.
+ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
+                               const QList<QPair<QString, QWidget*>>& views, const QString& folder);
+
+} // namespace plui

@@ -1,0 +1,52 @@
+#include "hostpoolbar.h"
+
+#include <QPainter>
+
+namespace plui {
+
+HostPoolBar::HostPoolBar(QWidget* parent) : QWidget(parent) {}
+
+void HostPoolBar::setUsage(std::int64_t usedBytes, std::int64_t capacityBytes) {
+    used_ = usedBytes;
+    capacity_ = capacityBytes;
+    setToolTip(tr("Host pool: %1 of %2 in use").arg(bytesText(used_), bytesText(capacity_)));
+    update();
+}
+
+QString HostPoolBar::bytesText(std::int64_t bytes) {
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        ++u;
+    }
+    return u == 0 ? QStringLiteral("%1 B").arg(bytes)
+                  : QStringLiteral("%1 %2").arg(v, 0, 'f', v < 10 ? 2 : 1).arg(QLatin1String(units[u]));
+}
+
+void HostPoolBar::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    const QFontMetrics fm(font());
+    const int textH = fm.height();
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRect(0, 0, width(), textH), Qt::AlignHCenter, tr("host pool"));
+    const QRect bar(width() / 2 - 16, textH + 4, 32, std::max(20, height() - 3 * textH - 12));
+    p.setPen(QPen(palette().color(QPalette::Mid), 1));
+    p.setBrush(QColor(0xf4, 0xf5, 0xf7));
+    p.drawRect(bar);
+    if (capacity_ > 0 && used_ > 0) {
+        const double frac = std::min(1.0, static_cast<double>(used_) / static_cast<double>(capacity_));
+        const int h = std::max(1, static_cast<int>(frac * bar.height()));
+        const QRect fill(bar.left() + 1, bar.bottom() - h + 1, bar.width() - 1, h - 1);
+        p.fillRect(fill, QColor(0xd9, 0x77, 0x06));
+        p.fillRect(fill, QBrush(QColor(255, 255, 255, 120), Qt::FDiagPattern));
+    }
+    const int pct = capacity_ > 0 ? static_cast<int>((used_ * 100) / capacity_) : 0;
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QRect(0, bar.bottom() + 4, width(), textH), Qt::AlignHCenter, bytesText(used_));
+    p.drawText(QRect(0, bar.bottom() + 4 + textH, width(), textH), Qt::AlignHCenter,
+               tr("of %1 (%2%)").arg(bytesText(capacity_)).arg(pct));
+}
+
+} // namespace plui

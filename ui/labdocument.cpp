@@ -1,0 +1,276 @@
+#include "labdocument.h"
+
+#include "editcommands.h"
+
+#include "session.h"
+#include "workload_io.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QFutureWatcher>
+#include <QUndoStack>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace plui {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Workloads above this size run on a worker thread so the window stays responsive.
+bool isLarge(const pl::Workload& w) {
+    return w.requests.size() > 2000 || w.config.capacity_blocks > 20000;
+}
+
+} // namespace
+
+LabDocument::LabDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {}
+
+LabDocument::~LabDocument() {
+    // A background run holds no pointer to the document; its result is simply dropped.
+    ++generation_;
+}
+
+bool LabDocument::loadFile(const QString& path, QString* error) {
+    auto loaded = pl::loadWorkloadFile(path.toStdString());
+    if (auto* e = std::get_if<pl::InputError>(&loaded)) {
+        if (error) *error = qs(e->message());
+        return false;
+    }
+    return setWorkload(std::get<pl::Workload>(std::move(loaded)), path, error);
+}
+
+bool LabDocument::loadResource(const QString& path, QString* error) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        if (error) *error = path + QStringLiteral(": cannot open: ") + f.errorString();
+        return false;
+    }
+    const QByteArray bytes = f.readAll();
+    auto parsed = pl::parseWorkload(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
+                                    path.toStdString());
+    if (auto* e = std::get_if<pl::InputError>(&parsed)) {
+        if (error) *error = qs(e->message());
+        return false;
+    }
+    return setWorkload(std::get<pl::Workload>(std::move(parsed)), path, error);
+}
+
+bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, QString* error) {
+    if (auto e = pl::validateWorkload(workload)) {
+        if (error) *error = qs(e->message());
+        return false;
+    }
+    workload_ = std::move(workload);
+    sourceName_ = sourceName;
+    ++loadCount_;
+    selected_ = -1;
+    undo_->clear();
+    session_.reset();
+    wantedTick_ = -1;
+    emit changed(LabChangeKind::Workload | LabChangeKind::Selection);
+    startRun(false);
+    return true;
+}
+
+void LabDocument::applyEditedWorkload(pl::Workload workload) {
+    workload_ = std::move(workload);
+    if (selected_ >= static_cast<int>(workload_->requests.size())) {
+        selected_ = -1;
+    }
+    emit changed(LabChangeKind::Workload);
+    startRun(true);
+}
+
+void LabDocument::startRun(bool keepTick) {
+    const std::int64_t tick = keepTick ? (session_ ? session_->currentTick() : wantedTick_) : -1;
+    wantedTick_ = tick;
+    const std::uint64_t gen = ++generation_;
+    const bool background =
+        runMode_ == RunMode::Background || (runMode_ == RunMode::Auto && isLarge(*workload_));
+    if (!background) {
+        std::shared_ptr<pl::Session> s;
+        try {
+            s = std::make_shared<pl::Session>(*workload_);
+        } catch (const std::exception& ex) {
+            emit runFailed(sourceName_ + QStringLiteral(": the run failed: ") + QString::fromUtf8(ex.what()));
+            return;
+        }
+        installSession(std::move(s), tick);
+        return;
+    }
+    ++running_;
+    emit changed(LabChangeKind::Busy);
+    auto* watcher = new QFutureWatcher<std::shared_ptr<pl::Session>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<pl::Session>>::finished, this, [this, watcher, gen]() {
+        watcher->deleteLater();
+        --running_;
+        std::shared_ptr<pl::Session> s;
+        QString failure;
+        try {
+            s = watcher->result();
+        } catch (const std::exception& ex) {
+            failure = QString::fromUtf8(ex.what());
+        }
+        if (gen == generation_) {
+            if (s) {
+                installSession(std::move(s), wantedTick_);
+            } else {
+                emit runFailed(sourceName_ + QStringLiteral(": the run failed: ") + failure);
+            }
+        }
+        emit changed(LabChangeKind::Busy);
+    });
+    pl::Workload copy = *workload_;
+    watcher->setFuture(QtConcurrent::run([w = std::move(copy)]() { return std::make_shared<pl::Session>(w); }));
+}
+
+void LabDocument::installSession(std::shared_ptr<pl::Session> session, std::int64_t tick) {
+    session_ = std::move(session);
+    session_->seek(tick);
+    updateVictims();
+    emit changed(LabChangeKind::Session | LabChangeKind::Cursor);
+}
+
+void LabDocument::waitForIdle() {
+    while (running_ > 0) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    }
+}
+
+std::int64_t LabDocument::currentTick() const { return session_ ? session_->currentTick() : -1; }
+
+std::int64_t LabDocument::lastTick() const { return session_ ? session_->lastTick() : -1; }
+
+void LabDocument::seek(std::int64_t tick) {
+    if (!session_) {
+        wantedTick_ = tick;
+        return;
+    }
+    const std::int64_t before = session_->currentTick();
+    session_->seek(tick);
+    wantedTick_ = session_->currentTick();
+    if (session_->currentTick() != before) {
+        updateVictims();
+        emit changed(LabChangeKind::Cursor);
+    }
+}
+
+void LabDocument::stepForward() { seek(currentTick() + 1); }
+
+void LabDocument::stepBack() { seek(currentTick() - 1); }
+
+bool LabDocument::seekNextPressure() {
+    if (!session_ || !session_->seekNextPressure()) return false;
+    wantedTick_ = session_->currentTick();
+    updateVictims();
+    emit changed(LabChangeKind::Cursor);
+    return true;
+}
+
+bool LabDocument::seekPreviousPressure() {
+    if (!session_ || !session_->seekPreviousPressure()) return false;
+    wantedTick_ = session_->currentTick();
+    updateVictims();
+    emit changed(LabChangeKind::Cursor);
+    return true;
+}
+
+void LabDocument::updateVictims() {
+    victimsAtCursor_.clear();
+    victimBlockMask_.clear();
+    if (!session_) return;
+    const std::int64_t t = session_->currentTick();
+    const auto& events = session_->result().ledger.events;
+    auto it = std::lower_bound(events.begin(), events.end(), t,
+                               [](const pl::Event& e, std::int64_t tick) { return e.tick < tick; });
+    for (; it != events.end() && it->tick == t; ++it) {
+        if (it->kind == pl::EventKind::Evict || it->kind == pl::EventKind::SwapOutDone) {
+            victimsAtCursor_.push_back(it->request);
+        }
+    }
+    if (victimsAtCursor_.empty()) return;
+    auto isVictim = [this](std::int32_t r) {
+        return r != pl::kFreeBlock &&
+               std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), r) != victimsAtCursor_.end();
+    };
+    // The blocks the victims held before this tick: step the cursor back one tick, read, and return.
+    std::vector<std::int32_t> before;
+    if (t >= 0) {
+        session_->seek(t - 1);
+        const auto owners = session_->cursor().blockOwners();
+        before.assign(owners.begin(), owners.end());
+        session_->seek(t);
+    }
+    const auto now = session_->cursor().blockOwners();
+    victimBlockMask_.assign(now.size(), 0);
+    for (std::size_t b = 0; b < now.size(); ++b) {
+        const bool heldBefore = b < before.size() && isVictim(before[b]) && now[b] == pl::kFreeBlock;
+        if (heldBefore || isVictim(now[b])) victimBlockMask_[b] = 1;
+    }
+}
+
+void LabDocument::selectRequest(int index) {
+    if (!workload_ || index < -1 || index >= static_cast<int>(workload_->requests.size())) index = -1;
+    if (index == selected_) return;
+    selected_ = index;
+    emit changed(LabChangeKind::Selection);
+}
+
+QString LabDocument::settingValue(const QString& key) const {
+    if (!workload_) return {};
+    const std::string k = key.toStdString();
+    const nlohmann::json policy = pl::policyJson(workload_->policy);
+    const nlohmann::json config = pl::configJson(workload_->config);
+    const nlohmann::json* v = nullptr;
+    if (policy.contains(k)) v = &policy[k];
+    else if (config.contains(k)) v = &config[k];
+    if (v == nullptr) return {};
+    if (v->is_string()) return qs(v->get<std::string>());
+    if (v->is_boolean()) return v->get<bool>() ? QStringLiteral("true") : QStringLiteral("false");
+    return qs(v->dump());
+}
+
+bool LabDocument::setSetting(const QString& key, const QString& value, QString* error) {
+    if (!workload_) {
+        if (error) *error = QStringLiteral("no workload is open");
+        return false;
+    }
+    if (settingValue(key) == value) return true;
+    pl::Workload after = *workload_;
+    if (auto e = pl::applyOverride(after, key.toStdString(), value.toStdString())) {
+        if (error) *error = qs(e->message());
+        return false;
+    }
+    if (auto e = pl::validateWorkload(after)) {
+        if (error) *error = qs(e->message());
+        return false;
+    }
+    undo_->push(new ChangeWorkload(this, *workload_, std::move(after),
+                                   QStringLiteral("Set %1 to %2").arg(key, value), kChangeSettingId, key));
+    return true;
+}
+
+bool LabDocument::setRequest(int index, const pl::RequestSpec& spec, QString* error) {
+    if (!workload_ || index < 0 || index >= static_cast<int>(workload_->requests.size())) {
+        if (error) *error = QStringLiteral("no such request");
+        return false;
+    }
+    pl::Workload after = *workload_;
+    after.requests[static_cast<std::size_t>(index)] = spec;
+    // Keep the normalised order (arrival_tick, id) that the engine expects.
+    std::stable_sort(after.requests.begin(), after.requests.end(), [](const auto& a, const auto& b) {
+        return a.arrival_tick != b.arrival_tick ? a.arrival_tick < b.arrival_tick : a.id < b.id;
+    });
+    if (auto e = pl::validateWorkload(after)) {
+        if (error) *error = qs(e->message());
+        return false;
+    }
+    undo_->push(new ChangeWorkload(this, *workload_, std::move(after),
+                                   QStringLiteral("Edit request %1").arg(qs(spec.id))));
+    return true;
+}
+
+} // namespace plui

@@ -1,0 +1,105 @@
+#pragma once
+// LabDocument: owns what the lab shows. The Workload being studied, the pl::Session that ran it (full ledger
+// plus a cursor engine), the cursor tick, the selected request and the undo stack for edits. Every change goes
+// through it and is announced once, as a LabChange (labchange.h).
+//
+// Runs: small workloads run synchronously; large ones run on a worker thread (QtConcurrent) while the old
+// session stays visible, and a newer edit supersedes an unfinished run (its result is dropped). A run always
+// keeps the cursor tick (clamped to the new run's length).
+
+#include "labchange.h"
+
+#include "model.h"
+
+#include <QObject>
+#include <QString>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QUndoStack;
+
+namespace pl {
+class Session;
+}
+
+namespace plui {
+
+class LabDocument : public QObject {
+    Q_OBJECT
+  public:
+    explicit LabDocument(QObject* parent = nullptr);
+    ~LabDocument() override;
+
+    // Loading. Errors come back as "FILE: /json/path: reason"; the document is unchanged then.
+    bool loadFile(const QString& path, QString* error);
+    // Load from a resource or any QIODevice-readable path (":/samples/x.workload.json").
+    bool loadResource(const QString& path, QString* error);
+    // Replace the workload (generator, importer). Validated first; clears the undo stack.
+    bool setWorkload(pl::Workload workload, const QString& sourceName, QString* error);
+
+    bool hasWorkload() const { return workload_.has_value(); }
+    const pl::Workload& workload() const { return *workload_; }
+    const QString& sourceName() const { return sourceName_; }
+    // Counts setWorkload calls: views reset per-workload state (slider ranges) when it changes.
+    int loadCount() const { return loadCount_; }
+    const pl::Session* session() const { return session_.get(); }
+    bool busy() const { return running_ > 0; }
+
+    // Run mode: Auto (by size), always synchronous (tests, headless), or always on a worker thread.
+    enum class RunMode { Auto, Synchronous, Background };
+    void setRunMode(RunMode m) { runMode_ = m; }
+    // Block until no background run is pending (tests, headless, export).
+    void waitForIdle();
+
+    // Cursor (needs a session). Ticks are clamped to [-1, lastTick].
+    std::int64_t currentTick() const;
+    std::int64_t lastTick() const;
+    void seek(std::int64_t tick);
+    void stepForward();
+    void stepBack();
+    bool seekNextPressure();
+    bool seekPreviousPressure();
+    // Request indices (into workload().requests) evicted or whose swap-out landed in the cursor tick, and the
+    // device blocks they held just before (the pool view highlights them).
+    const std::vector<std::int32_t>& victimsAtCursor() const { return victimsAtCursor_; }
+    const std::vector<std::uint8_t>& victimBlockMask() const { return victimBlockMask_; }
+
+    int selectedRequest() const { return selected_; }
+    void selectRequest(int index);
+
+    // Edits, all undoable. Keys are as in the file (`capacity_blocks`, `recovery`); values as text.
+    bool setSetting(const QString& key, const QString& value, QString* error);
+    QString settingValue(const QString& key) const;
+    bool setRequest(int index, const pl::RequestSpec& spec, QString* error);
+    QUndoStack* undoStack() const { return undo_; }
+
+    // Used by undo commands only: install an already validated workload and re-run, keeping the tick.
+    void applyEditedWorkload(pl::Workload workload);
+
+  signals:
+    void changed(plui::LabChange what);
+    void runFailed(const QString& message);
+
+  private:
+    void startRun(bool keepTick);
+    void installSession(std::shared_ptr<pl::Session> session, std::int64_t tick);
+    void updateVictims();
+
+    std::optional<pl::Workload> workload_;
+    QString sourceName_;
+    std::shared_ptr<pl::Session> session_;
+    QUndoStack* undo_;
+    RunMode runMode_ = RunMode::Auto;
+    int selected_ = -1;
+    int loadCount_ = 0;
+    int running_ = 0;
+    std::uint64_t generation_ = 0;
+    std::int64_t wantedTick_ = -1;
+    std::vector<std::int32_t> victimsAtCursor_;
+    std::vector<std::uint8_t> victimBlockMask_;
+};
+
+} // namespace plui

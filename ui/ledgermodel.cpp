@@ -1,0 +1,163 @@
+#include "ledgermodel.h"
+
+#include "session.h"
+
+#include <QBrush>
+#include <QFont>
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace plui {
+
+namespace {
+QString qsv(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+} // namespace
+
+QString fallbackText(int fallback) {
+    switch (static_cast<pl::Fallback>(fallback)) {
+    case pl::Fallback::None: return {};
+    case pl::Fallback::HostFull: return QStringLiteral("host memory full");
+    case pl::Fallback::HybridHostShrunk: return QStringLiteral("hybrid prefix shrunk to fit host");
+    case pl::Fallback::NothingToSwap: return QStringLiteral("nothing to swap");
+    }
+    return QStringLiteral("?");
+}
+
+LedgerModel::LedgerModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void LedgerModel::setSession(const pl::Session* session) {
+    beginResetModel();
+    session_ = session;
+    rows_.clear();
+    bytesBack_.clear();
+    if (session_) {
+        const auto& events = session_->result().ledger.events;
+        std::unordered_map<std::int32_t, std::size_t> pending; // request -> row awaiting its copy back
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const pl::Event& e = events[i];
+            if (e.kind == pl::EventKind::Evict) {
+                pending[e.request] = rows_.size();
+                rows_.push_back(static_cast<std::int64_t>(i));
+                bytesBack_.push_back(0);
+            } else if (e.kind == pl::EventKind::SwapInDone && e.swap_in_bytes > 0) {
+                auto it = pending.find(e.request);
+                if (it != pending.end()) {
+                    bytesBack_[it->second] = e.swap_in_bytes;
+                    pending.erase(it);
+                }
+            }
+        }
+    }
+    endResetModel();
+}
+
+int LedgerModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int LedgerModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : Count; }
+
+std::int64_t LedgerModel::eventIndex(int row) const {
+    return row >= 0 && row < static_cast<int>(rows_.size()) ? rows_[static_cast<std::size_t>(row)] : -1;
+}
+
+int LedgerModel::rowForEvent(std::int64_t eventIndex) const {
+    auto it = std::lower_bound(rows_.begin(), rows_.end(), eventIndex);
+    return it != rows_.end() && *it == eventIndex ? static_cast<int>(it - rows_.begin()) : -1;
+}
+
+int LedgerModel::firstRowAtOrAfter(std::int64_t tick) const {
+    if (!session_) return -1;
+    const auto& events = session_->result().ledger.events;
+    auto it = std::lower_bound(rows_.begin(), rows_.end(), tick, [&](std::int64_t ev, std::int64_t t) {
+        return events[static_cast<std::size_t>(ev)].tick < t;
+    });
+    return it == rows_.end() ? -1 : static_cast<int>(it - rows_.begin());
+}
+
+QString LedgerModel::cellText(int row, int column) const {
+    const pl::Event& e = session_->result().ledger.events[static_cast<std::size_t>(rows_[static_cast<std::size_t>(row)])];
+    switch (column) {
+    case Tick: return QString::number(e.tick);
+    case Victim: return QString::fromStdString(session_->workload().requests[static_cast<std::size_t>(e.request)].id);
+    case Mode: {
+        QString m = qsv(pl::toString(e.mode));
+        if (e.fallback != pl::Fallback::None) m += QStringLiteral(" (fallback: %1)").arg(fallbackText(static_cast<int>(e.fallback)));
+        return m;
+    }
+    case Freed: return QString::number(e.freed_blocks);
+    case Replay: return QString::number(e.replay_tokens);
+    case BytesOut: return QString::number(e.swap_out_bytes);
+    case BytesBack: return QString::number(bytesBack_[static_cast<std::size_t>(row)]);
+    case EstRecompute: return QString::number(e.est_recompute_ticks);
+    case EstSwap: return QString::number(e.est_swap_ticks);
+    case QueuePos: return QString::number(e.queue_position);
+    default: return {};
+    }
+}
+
+QVariant LedgerModel::data(const QModelIndex& index, int role) const {
+    if (!session_ || !index.isValid()) return {};
+    const int row = index.row();
+    const int col = index.column();
+    if (role == Qt::DisplayRole) return cellText(row, col);
+    if (role == Qt::TextAlignmentRole && col != Victim && col != Mode) {
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    if ((role == Qt::FontRole || role == Qt::ForegroundRole || role == Qt::ToolTipRole) &&
+        (col == EstRecompute || col == EstSwap)) {
+        const pl::Event& e = session_->result().ledger.events[static_cast<std::size_t>(rows_[static_cast<std::size_t>(row)])];
+        const std::int64_t mine = col == EstRecompute ? e.est_recompute_ticks : e.est_swap_ticks;
+        const std::int64_t other = col == EstRecompute ? e.est_swap_ticks : e.est_recompute_ticks;
+        const bool loser = mine > other;
+        if (role == Qt::ToolTipRole) {
+            return mine == other ? tr("tie") : (loser ? tr("the losing estimate") : tr("the lower estimate"));
+        }
+        if (role == Qt::ForegroundRole) return loser ? QBrush(Qt::gray) : QVariant();
+        QFont f;
+        f.setBold(!loser && mine != other);
+        f.setStrikeOut(loser);
+        return f;
+    }
+    return {};
+}
+
+QVariant LedgerModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
+    static const char* names[] = {"tick", "victim", "mode", "freed blocks", "replay tokens", "bytes out",
+                                  "bytes back", "est. recompute (ticks)", "est. swap (ticks)", "queue pos."};
+    return section >= 0 && section < Count ? tr(names[section]) : QVariant();
+}
+
+std::string LedgerModel::csv() const {
+    auto quote = [](const QString& s) {
+        if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) return s;
+        QString q = s;
+        q.replace(QStringLiteral("\""), QStringLiteral("\"\""));
+        return QStringLiteral("\"%1\"").arg(q);
+    };
+    QString out = QStringLiteral(
+        "tick,victim,mode,fallback,freed_blocks,replay_tokens,swap_out_bytes,swap_in_bytes,est_recompute_ticks,"
+        "est_swap_ticks,queue_position\n");
+    if (!session_) return out.toStdString();
+    const auto& events = session_->result().ledger.events;
+    for (int row = 0; row < rowCount(); ++row) {
+        const pl::Event& e = events[static_cast<std::size_t>(rows_[static_cast<std::size_t>(row)])];
+        QStringList cells{cellText(row, Tick),
+                          quote(cellText(row, Victim)),
+                          qsv(pl::toString(e.mode)),
+                          quote(fallbackText(static_cast<int>(e.fallback))),
+                          cellText(row, Freed),
+                          cellText(row, Replay),
+                          cellText(row, BytesOut),
+                          cellText(row, BytesBack),
+                          cellText(row, EstRecompute),
+                          cellText(row, EstSwap),
+                          cellText(row, QueuePos)};
+        out += cells.join(QLatin1Char(',')) + QLatin1Char('\n');
+    }
+    return out.toStdString();
+}
+
+} // namespace plui

@@ -1,0 +1,126 @@
+#include "ledgerview.h"
+
+#include "labdocument.h"
+#include "ledgermodel.h"
+#include "victimranking.h"
+
+#include "session.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace plui {
+
+LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    model_ = new LedgerModel(this);
+    table_ = new QTableView(split);
+    table_->setObjectName(QStringLiteral("ledgerTable"));
+    table_->setModel(model_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setAlternatingRowColors(true);
+    auto* lower = new QWidget(split);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    why_ = new QLabel(tr("Select a ledger row to see why that victim was chosen."), lower);
+    why_->setWordWrap(true);
+    candidates_ = new QTableWidget(lower);
+    candidates_->setObjectName(QStringLiteral("candidateTable"));
+    candidates_->setColumnCount(9);
+    candidates_->setHorizontalHeaderLabels({tr("rank"), tr("request"), tr("rule key"), tr("priority"),
+                                            tr("arrival"), tr("context"), tr("generated"), tr("blocks"),
+                                            tr("admit seq")});
+    candidates_->verticalHeader()->setVisible(false);
+    candidates_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    candidates_->horizontalHeader()->setStretchLastSection(true);
+    lowerLayout->addWidget(why_);
+    lowerLayout->addWidget(candidates_, 1);
+    split->addWidget(table_);
+    split->addWidget(lower);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split);
+
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (!current.isValid() || !doc_->session()) return;
+                const auto ev = model_->eventIndex(current.row());
+                const pl::Event& e = doc_->session()->result().ledger.events[static_cast<std::size_t>(ev)];
+                doc_->seek(e.tick);
+                doc_->selectRequest(e.request);
+                showCandidates(current.row());
+            });
+    connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
+        if (what & LabChangeKind::Session) {
+            model_->setSession(doc_->session());
+            table_->resizeColumnsToContents();
+            candidates_->setRowCount(0);
+            why_->setText(model_->rowCount() == 0 ? tr("No evictions in this run: the pool never ran out.")
+                                                  : tr("%1 evictions. Select a row to see why that victim was chosen.")
+                                                        .arg(model_->rowCount()));
+        }
+    });
+}
+
+void LedgerView::selectRow(int row) {
+    if (row < 0 || row >= model_->rowCount()) return;
+    table_->selectRow(row);
+    table_->setCurrentIndex(model_->index(row, 0));
+    table_->scrollTo(model_->index(row, 0));
+}
+
+void LedgerView::showCandidates(int row) {
+    const pl::Session* s = doc_->session();
+    const auto ev = model_->eventIndex(row);
+    if (!s || ev < 0) return;
+    const auto& ledger = s->result().ledger;
+    const pl::Event& e = ledger.events[static_cast<std::size_t>(ev)];
+    const auto ranked = rankedCandidates(*s, ev);
+    const auto& reqs = s->workload().requests;
+    const QString victim = QString::fromStdString(reqs[static_cast<std::size_t>(e.request)].id);
+    why_->setText(tr("<b>Why %1?</b> Rule <b>%2</b> takes the candidate with the greatest key %3. "
+                     "Pool: %4 of %5 blocks occupied; %6 candidates. Estimates: recompute %7 ticks, swap %8 "
+                     "ticks; mode used: %9.")
+                      .arg(victim.toHtmlEscaped(),
+                           QString::fromUtf8(pl::toString(s->workload().policy.victim_rule).data()),
+                           victimKeyDescription(*s))
+                      .arg(e.occupied_blocks).arg(e.capacity_blocks).arg(ranked.size())
+                      .arg(e.est_recompute_ticks).arg(e.est_swap_ticks)
+                      .arg(QString::fromUtf8(pl::toString(e.mode).data())));
+    candidates_->setRowCount(static_cast<int>(ranked.size()));
+    for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {
+        const pl::Candidate& c = ledger.candidates[static_cast<std::size_t>(ranked[static_cast<std::size_t>(i)].candidate)];
+        const QStringList cells{QString::number(i + 1),
+                                QString::fromStdString(reqs[static_cast<std::size_t>(c.request)].id),
+                                ranked[static_cast<std::size_t>(i)].key,
+                                QString::number(c.priority),
+                                QString::number(c.arrival_tick),
+                                QString::number(c.context_tokens),
+                                QString::number(c.generated_tokens),
+                                QString::number(c.blocks),
+                                QString::number(c.admit_seq)};
+        for (int col = 0; col < cells.size(); ++col) {
+            auto* item = new QTableWidgetItem(cells[col]);
+            if (c.request == e.request) {
+                QFont f = item->font();
+                f.setBold(true);
+                item->setFont(f);
+                item->setBackground(QColor(0xfe, 0xe2, 0xe2));
+            }
+            candidates_->setItem(i, col, item);
+        }
+    }
+    candidates_->resizeColumnsToContents();
+}
+
+} // namespace plui

@@ -1,0 +1,30 @@
+#pragma once
+// PlotsWidget: the running plots of one run: occupancy and queue length over ticks, cumulative replay tokens
+// and swap bytes, and the TTFT-like and TPOT-like distributions in ticks. A dashed line marks the cursor tick.
+
+#include <QWidget>
+
+#include <memory>
+
+class QCustomPlot;
+
+namespace plui {
+
+class LabDocument;
+
+class PlotsWidget : public QWidget {
+    Q_OBJECT
+  public:
+    explicit PlotsWidget(LabDocument* doc, QWidget* parent = nullptr);
+    ~PlotsWidget() override;
+    // 0: occupancy/queue, 1: cumulative costs, 2: TTFT-like, 3: TPOT-like.
+    QCustomPlot* plot(int i) const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+    void rebuild();
+    void updateCursor();
+};
+
+} // namespace plui

@@ -1,0 +1,109 @@
+#include "poolview.h"
+
+#include "blockgridwidget.h"
+#include "hostpoolbar.h"
+#include "labdocument.h"
+#include "requestpalette.h"
+
+#include "session.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace plui {
+
+PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(2, 2, 2, 2);
+    auto* bar = new QHBoxLayout;
+    auto* fit = new QToolButton(this);
+    fit->setText(tr("Fit"));
+    fit->setToolTip(tr("Fit the whole pool in view"));
+    auto* zoomOut = new QToolButton(this);
+    zoomOut->setText(QStringLiteral("\u2212"));
+    zoomOut->setToolTip(tr("Smaller cells (Ctrl+wheel)"));
+    auto* zoomIn = new QToolButton(this);
+    zoomIn->setText(QStringLiteral("+"));
+    zoomIn->setToolTip(tr("Larger cells (Ctrl+wheel)"));
+    figures_ = new QLabel(this);
+    figures_->setObjectName(QStringLiteral("poolFigures"));
+    figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    bar->addWidget(fit);
+    bar->addWidget(zoomOut);
+    bar->addWidget(zoomIn);
+    bar->addWidget(figures_, 1);
+    outer->addLayout(bar);
+
+    auto* row = new QHBoxLayout;
+    grid_ = new BlockGridWidget(this);
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidget(grid_);
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    host_ = new HostPoolBar(this);
+    row->addWidget(scroll_, 1);
+    row->addWidget(host_);
+    outer->addLayout(row, 1);
+    auto* legend = new QLabel(
+        tr("<span style='color:#9ca3af'>&#9633;</span> free &nbsp; "
+           "<span style='color:#1d4ed8'>&#9633;</span> dashed frame: copy in flight &nbsp; "
+           "<span style='color:#dc2626'>&#9746;</span> victim this tick &nbsp; "
+           "colour + pattern + label: owning request"),
+        this);
+    legend->setWordWrap(true);
+    outer->addWidget(legend);
+
+    connect(fit, &QToolButton::clicked, this, [this]() { grid_->setCellSize(0); });
+    connect(zoomIn, &QToolButton::clicked, this, [this]() {
+        const int c = grid_->effectiveCellSize();
+        grid_->setCellSize(std::max(c + 1, c * 3 / 2));
+    });
+    connect(zoomOut, &QToolButton::clicked, this, [this]() {
+        const int c = grid_->effectiveCellSize();
+        grid_->setCellSize(std::max(1, c * 2 / 3));
+    });
+    connect(grid_, &BlockGridWidget::requestClicked, doc_, &LabDocument::selectRequest);
+    connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
+        if (what & LabChangeKind::Selection) grid_->setSelectedRequest(doc_->selectedRequest());
+        if (what & (LabChangeKind::Session | LabChangeKind::Cursor | LabChangeKind::Workload)) refresh();
+    });
+    refresh();
+}
+
+void PoolView::refresh() {
+    const pl::Session* s = doc_->session();
+    if (!s) {
+        grid_->setPool({}, {}, {});
+        host_->setUsage(0, doc_->hasWorkload() ? doc_->workload().config.host_capacity_bytes : 0);
+        figures_->setText(doc_->busy() ? tr("running...") : tr("no workload"));
+        return;
+    }
+    const pl::Engine& e = s->cursor();
+    if (grid_->blockCount() != static_cast<int>(e.blockOwners().size())) {
+        QStringList names;
+        names.reserve(static_cast<qsizetype>(s->workload().requests.size()));
+        for (const auto& r : s->workload().requests) names << QString::fromStdString(r.id);
+        grid_->setRequestNames(names);
+    }
+    grid_->setPool(e.blockOwners(), e.blockInFlight(), doc_->victimBlockMask());
+    host_->setUsage(e.hostBytes(), s->workload().config.host_capacity_bytes);
+    const std::int64_t cap = s->workload().config.capacity_blocks;
+    const std::int64_t used = cap - e.freeBlocks();
+    std::int64_t inFlight = 0;
+    for (auto f : e.blockInFlight()) inFlight += f;
+    QString text = tr("tick %1 of %2: %3 of %4 blocks used (%5%), %6 in flight, %7 waiting")
+                       .arg(s->currentTick()).arg(s->lastTick()).arg(used).arg(cap)
+                       .arg(cap > 0 ? used * 100 / cap : 0).arg(inFlight).arg(e.waitingCount());
+    const auto& victims = doc_->victimsAtCursor();
+    if (!victims.empty()) {
+        QStringList ids;
+        for (auto v : victims) ids << QString::fromStdString(s->workload().requests[static_cast<std::size_t>(v)].id);
+        text += tr("; victim: %1").arg(ids.join(QStringLiteral(", ")));
+    }
+    figures_->setText(text);
+}
+
+} // namespace plui

@@ -1,0 +1,32 @@
+#pragma once
+// PoolView: the device pool grid (BlockGridWidget in a scroll area, with zoom controls), the host pool bar
+// beside it and one line of figures for the cursor tick. Listens to the document; clicking a block selects
+// its owner.
+
+#include <QWidget>
+
+class QLabel;
+class QScrollArea;
+
+namespace plui {
+
+class BlockGridWidget;
+class HostPoolBar;
+class LabDocument;
+
+class PoolView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit PoolView(LabDocument* doc, QWidget* parent = nullptr);
+    BlockGridWidget* grid() const { return grid_; }
+    void refresh();
+
+  private:
+    LabDocument* doc_;
+    BlockGridWidget* grid_;
+    QScrollArea* scroll_;
+    HostPoolBar* host_;
+    QLabel* figures_;
+};
+
+} // namespace plui

@@ -1,0 +1,22 @@
+#pragma once
+// RequestPalette: how a request is told apart in every view. A colour (golden-ratio hue walk, so neighbours
+// differ) plus a fill pattern and a short label, so the pool and the timeline read without colour too.
+
+#include <QBrush>
+#include <QColor>
+#include <QString>
+
+namespace plui {
+
+struct RequestPalette {
+    static QColor color(int request);
+    // Patterns cycle through a few Qt brush styles; solid for every 6th so most cells stay calm.
+    static Qt::BrushStyle pattern(int request);
+    // A short label: the request's index in base 36 (drawn when a cell is large enough).
+    static QString label(int request);
+    static QColor freeColor() { return QColor(0xf4, 0xf5, 0xf7); }
+    static QColor victimColor() { return QColor(0xdc, 0x26, 0x26); }
+    static QColor inFlightColor() { return QColor(0x1d, 0x4e, 0xd8); }
+};
+
+} // namespace plui

@@ -1,0 +1,44 @@
+#include "statecolors.h"
+
+#include <QString>
+
+namespace plui {
+
+QColor stateColor(LaneState s) {
+    switch (s) {
+    case LaneState::Waiting: return QColor(0x9c, 0xa3, 0xaf);
+    case LaneState::Prefill: return QColor(0x60, 0xa5, 0xfa);
+    case LaneState::Decode: return QColor(0x1d, 0x4e, 0xd8);
+    case LaneState::Preempted: return QColor(0xdc, 0x26, 0x26);
+    case LaneState::SwappedOut: return QColor(0xd9, 0x77, 0x06);
+    case LaneState::Copying: return QColor(0x93, 0x33, 0xea);
+    case LaneState::Replaying: return QColor(0xf9, 0x73, 0x16);
+    case LaneState::Done: return QColor(0x05, 0x96, 0x69);
+    case LaneState::Censored: return QColor(0x11, 0x18, 0x27);
+    }
+    return Qt::gray;
+}
+
+Qt::BrushStyle statePattern(LaneState s) {
+    switch (s) {
+    case LaneState::Waiting: return Qt::Dense5Pattern;
+    case LaneState::Preempted: return Qt::BDiagPattern;
+    case LaneState::SwappedOut: return Qt::FDiagPattern;
+    case LaneState::Copying: return Qt::DiagCrossPattern;
+    default: return Qt::SolidPattern;
+    }
+}
+
+QString stateLegendHtml() {
+    QString html;
+    for (int i = 0; i < kLaneStateCount; ++i) {
+        const auto s = static_cast<LaneState>(i);
+        html += QStringLiteral("<span style='color:%1'>&#9632;</span>&nbsp;%2&nbsp;&nbsp; ")
+                    .arg(stateColor(s).name(), QString::fromUtf8(toString(s).data(),
+                                                                 static_cast<qsizetype>(toString(s).size())));
+    }
+    html += QStringLiteral("&#9650; excessive wait&nbsp;&nbsp; &#10006; repeated preemption");
+    return html;
+}
+
+} // namespace plui

@@ -1,0 +1,128 @@
+#include "timelinemodel.h"
+
+#include <algorithm>
+
+namespace plui {
+
+std::string_view toString(LaneState s) {
+    switch (s) {
+    case LaneState::Waiting: return "waiting";
+    case LaneState::Prefill: return "prefill";
+    case LaneState::Decode: return "decode";
+    case LaneState::Preempted: return "preempted";
+    case LaneState::SwappedOut: return "swapped out";
+    case LaneState::Copying: return "copying";
+    case LaneState::Replaying: return "replaying";
+    case LaneState::Done: return "done";
+    case LaneState::Censored: return "censored";
+    }
+    return "?";
+}
+
+namespace {
+
+struct Walker {
+    std::vector<LaneSegment> segs;
+    bool firstToken = false;
+    bool replayPending = false; // hybrid: the copy back is followed by a replay
+
+    void enter(std::int64_t tick, LaneState s) {
+        if (!segs.empty() && segs.back().begin == tick) {
+            segs.back().state = s; // several events in one tick: the last one tells the state
+            return;
+        }
+        if (!segs.empty()) segs.back().end = tick;
+        segs.push_back({tick, tick, s});
+    }
+    LaneState running() const { return firstToken ? LaneState::Decode : LaneState::Prefill; }
+};
+
+} // namespace
+
+TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunResult& run) {
+    TimelineModel m;
+    m.endTick = run.totals.ticks;
+    const std::size_t n = workload.requests.size();
+    std::vector<Walker> walkers(n);
+    std::vector<std::int64_t> evictions(n, 0);
+    const std::int64_t preemptionThreshold = workload.config.preemption_threshold;
+    for (const pl::Event& e : run.ledger.events) {
+        if (e.request < 0 || static_cast<std::size_t>(e.request) >= n) continue;
+        Walker& w = walkers[static_cast<std::size_t>(e.request)];
+        switch (e.kind) {
+        case pl::EventKind::Arrive: w.enter(e.tick, LaneState::Waiting); break;
+        case pl::EventKind::Admit: w.enter(e.tick, LaneState::Prefill); break;
+        case pl::EventKind::FirstToken:
+            w.firstToken = true;
+            w.enter(e.tick, LaneState::Decode);
+            break;
+        case pl::EventKind::Evict: {
+            const bool copies = e.swap_out_bytes > 0;
+            w.replayPending = e.replay_tokens > 0;
+            w.enter(e.tick, copies ? LaneState::Copying : LaneState::Preempted);
+            if (++evictions[static_cast<std::size_t>(e.request)] == preemptionThreshold + 1) {
+                m.markers.push_back({e.request, e.tick, MarkerKind::RepeatedPreemption});
+            }
+            break;
+        }
+        case pl::EventKind::SwapOutDone: w.enter(e.tick, LaneState::SwappedOut); break;
+        case pl::EventKind::Resume:
+            if (e.swap_in_bytes > 0) w.enter(e.tick, LaneState::Copying);
+            else if (w.replayPending) w.enter(e.tick, LaneState::Replaying);
+            else w.enter(e.tick, w.running());
+            break;
+        case pl::EventKind::SwapInDone:
+            w.enter(e.tick, w.replayPending ? LaneState::Replaying : w.running());
+            break;
+        case pl::EventKind::ReplayDone:
+            w.replayPending = false;
+            w.enter(e.tick, w.running());
+            break;
+        case pl::EventKind::Complete: w.enter(e.tick, LaneState::Done); break;
+        case pl::EventKind::Censor: w.enter(e.tick, LaneState::Censored); break;
+        case pl::EventKind::Pressure: break;
+        }
+    }
+    m.lanes.resize(n);
+    for (std::size_t r = 0; r < n; ++r) {
+        auto& segs = walkers[r].segs;
+        if (!segs.empty()) {
+            LaneSegment& last = segs.back();
+            const bool terminal = last.state == LaneState::Done || last.state == LaneState::Censored;
+            last.end = terminal ? last.begin + 1 : std::max(last.begin + 1, m.endTick);
+        }
+        // Excessive wait: where the time spent queued first passes the threshold.
+        const bool flagged = r < run.records.size() && run.records[r].excessive_wait;
+        if (flagged) {
+            std::int64_t queued = 0;
+            std::int64_t at = segs.empty() ? 0 : segs.back().begin;
+            const std::int64_t threshold = workload.config.wait_threshold_ticks;
+            for (const LaneSegment& s : segs) {
+                const bool inQueue = s.state == LaneState::Waiting || s.state == LaneState::Preempted ||
+                                     s.state == LaneState::SwappedOut;
+                if (!inQueue) continue;
+                const std::int64_t len = s.end - s.begin;
+                if (queued + len > threshold) {
+                    at = s.begin + (threshold - queued);
+                    break;
+                }
+                queued += len;
+            }
+            m.markers.push_back({static_cast<std::int32_t>(r), at, MarkerKind::ExcessiveWait});
+        }
+        m.lanes[r] = std::move(segs);
+    }
+    return m;
+}
+
+const LaneSegment* TimelineModel::segmentAt(int request, std::int64_t tick) const {
+    if (request < 0 || static_cast<std::size_t>(request) >= lanes.size()) return nullptr;
+    const auto& segs = lanes[static_cast<std::size_t>(request)];
+    auto it = std::upper_bound(segs.begin(), segs.end(), tick,
+                               [](std::int64_t t, const LaneSegment& s) { return t < s.begin; });
+    if (it == segs.begin()) return nullptr;
+    --it;
+    return tick < it->end ? &*it : nullptr;
+}
+
+} // namespace plui

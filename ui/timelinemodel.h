@@ -1,0 +1,45 @@
+#pragma once
+// TimelineModel: the request timeline's lanes, derived from the ledger events alone (arrive, admit,
+// first_token, evict, swap_out_done, resume, swap_in_done, replay_done, complete, censor), so the timeline
+// shows exactly what the receipt records. Also the starvation markers of seed 003: a triangle where a
+// request's queue time passes wait_threshold_ticks, a cross at the eviction that passes preemption_threshold.
+// Plain C++ (no widgets), tested on its own.
+
+#include "engine.h"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace plui {
+
+enum class LaneState : std::uint8_t { Waiting, Prefill, Decode, Preempted, SwappedOut, Copying, Replaying, Done,
+                                      Censored };
+std::string_view toString(LaneState s);
+inline constexpr int kLaneStateCount = 9;
+
+struct LaneSegment {
+    std::int64_t begin = 0; // first tick in this state
+    std::int64_t end = 0;   // one past the last tick
+    LaneState state = LaneState::Waiting;
+};
+
+enum class MarkerKind : std::uint8_t { ExcessiveWait, RepeatedPreemption };
+
+struct LaneMarker {
+    std::int32_t request = -1;
+    std::int64_t tick = 0;
+    MarkerKind kind = MarkerKind::ExcessiveWait;
+};
+
+struct TimelineModel {
+    std::vector<std::vector<LaneSegment>> lanes; // per request (workload order)
+    std::vector<LaneMarker> markers;
+    std::int64_t endTick = 0;                    // ticks of the run
+
+    static TimelineModel build(const pl::Workload& workload, const pl::RunResult& run);
+    // The state of `request` at `tick`, or nullptr before its arrival.
+    const LaneSegment* segmentAt(int request, std::int64_t tick) const;
+};
+
+} // namespace plui

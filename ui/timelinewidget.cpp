@@ -1,0 +1,231 @@
+#include "timelinewidget.h"
+
+#include "labdocument.h"
+#include "statecolors.h"
+#include "timelinemodel.h"
+
+#include "session.h"
+
+#include <qcustomplot.h>
+
+#include <QLabel>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace plui {
+
+namespace {
+
+// Draws every lane segment inside the visible key and value range; O(visible lanes * log segments) per lane.
+class LanePlottable : public QCPAbstractPlottable {
+  public:
+    LanePlottable(QCPAxis* key, QCPAxis* value) : QCPAbstractPlottable(key, value) {
+        setAntialiasedFill(false);
+    }
+    const TimelineModel* model = nullptr;
+    int selectedLane = -1;
+
+    double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+    QCPRange getKeyRange(bool& found, QCP::SignDomain) const override {
+        found = model != nullptr;
+        return QCPRange(0, model ? static_cast<double>(std::max<std::int64_t>(1, model->endTick)) : 1);
+    }
+    QCPRange getValueRange(bool& found, QCP::SignDomain, const QCPRange&) const override {
+        found = model != nullptr;
+        return QCPRange(-0.5, model ? static_cast<double>(model->lanes.size()) - 0.5 : 0.5);
+    }
+    void drawLegendIcon(QCPPainter*, const QRectF&) const override {}
+
+  protected:
+    void draw(QCPPainter* painter) override {
+        if (!model || model->lanes.empty()) return;
+        QCPAxis* kx = keyAxis();
+        QCPAxis* vy = valueAxis();
+        const QCPRange kr = kx->range();
+        const QCPRange vr = vy->range();
+        const int n = static_cast<int>(model->lanes.size());
+        const int first = std::max(0, static_cast<int>(std::floor(vr.lower + 0.5)));
+        const int last = std::min(n - 1, static_cast<int>(std::ceil(vr.upper - 0.5)));
+        const double lanePx = std::abs(vy->coordToPixel(1) - vy->coordToPixel(0));
+        const double half = lanePx >= 3 ? 0.38 : 0.5;
+        painter->setPen(Qt::NoPen);
+        for (int lane = first; lane <= last; ++lane) {
+            const double y0 = vy->coordToPixel(lane - half);
+            const double y1 = vy->coordToPixel(lane + half);
+            const QRectF band(kx->axisRect()->left(), std::min(y0, y1), kx->axisRect()->width(),
+                              std::max(1.0, std::abs(y1 - y0)));
+            if (lane == selectedLane) {
+                painter->fillRect(band.adjusted(0, -1, 0, 1), QColor(0xfd, 0xe6, 0x8a));
+            }
+            const auto& segs = model->lanes[static_cast<std::size_t>(lane)];
+            auto it = std::upper_bound(segs.begin(), segs.end(), kr.lower,
+                                       [](double t, const LaneSegment& s) { return t < static_cast<double>(s.end); });
+            for (; it != segs.end() && static_cast<double>(it->begin) <= kr.upper; ++it) {
+                const double x0 = kx->coordToPixel(static_cast<double>(it->begin));
+                const double x1 = kx->coordToPixel(static_cast<double>(it->end));
+                const QRectF r(x0, band.top(), std::max(1.0, x1 - x0), band.height());
+                const QColor c = stateColor(it->state);
+                painter->fillRect(r, c.lighter(it->state == LaneState::Waiting ? 125 : 100));
+                const Qt::BrushStyle pat = statePattern(it->state);
+                if (pat != Qt::SolidPattern && lanePx >= 4) {
+                    painter->fillRect(r, QBrush(QColor(255, 255, 255, 150), pat));
+                }
+            }
+        }
+    }
+};
+
+QString qsv(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+} // namespace
+
+struct TimelineWidget::Impl {
+    LabDocument* doc = nullptr;
+    QCustomPlot* plot = nullptr;
+    LanePlottable* lanes = nullptr;
+    QCPGraph* waitMarkers = nullptr;
+    QCPGraph* preemptMarkers = nullptr;
+    QCPItemStraightLine* cursor = nullptr;
+    TimelineModel model;
+};
+
+TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()) {
+    d->doc = doc;
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    auto* legend = new QLabel(stateLegendHtml(), this);
+    legend->setWordWrap(true);
+    legend->setTextFormat(Qt::RichText);
+    layout->addWidget(legend);
+    d->plot = new QCustomPlot(this);
+    d->plot->setObjectName(QStringLiteral("timelinePlot"));
+    d->plot->setMinimumHeight(140);
+    layout->addWidget(d->plot, 1);
+    d->lanes = new LanePlottable(d->plot->xAxis, d->plot->yAxis);
+    d->lanes->model = &d->model;
+    d->waitMarkers = d->plot->addGraph();
+    d->waitMarkers->setLineStyle(QCPGraph::lsNone);
+    d->waitMarkers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(Qt::black, 1.5),
+                                                    QBrush(QColor(0xfb, 0xbf, 0x24)), 9));
+    d->preemptMarkers = d->plot->addGraph();
+    d->preemptMarkers->setLineStyle(QCPGraph::lsNone);
+    d->preemptMarkers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(Qt::black, 2.5), Qt::NoBrush, 9));
+    d->cursor = new QCPItemStraightLine(d->plot);
+    d->cursor->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1.5, Qt::DashLine));
+    d->plot->xAxis->setLabel(tr("tick"));
+    d->plot->yAxis->setRangeReversed(true);
+    d->plot->yAxis->setSubTicks(false);
+    d->plot->setInteractions(QCP::Interactions(QCP::iRangeDrag) | QCP::iRangeZoom);
+    d->plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    d->plot->setNoAntialiasingOnDrag(true);
+
+    connect(d->plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
+        const int lane = laneAt(e->pos());
+        if (lane < 0) {
+            QToolTip::hideText();
+            return;
+        }
+        const auto tick = static_cast<std::int64_t>(std::floor(d->plot->xAxis->pixelToCoord(e->pos().x())));
+        const auto& spec = d->doc->workload().requests[static_cast<std::size_t>(lane)];
+        QString text = QStringLiteral("%1  (priority %2, tenant %3)\nprompt %4, output %5\ntick %6: ")
+                           .arg(QString::fromStdString(spec.id)).arg(spec.priority)
+                           .arg(QString::fromStdString(spec.tenant)).arg(spec.prompt_tokens)
+                           .arg(spec.output_tokens).arg(tick);
+        const LaneSegment* seg = d->model.segmentAt(lane, tick);
+        text += seg ? QStringLiteral("%1 (ticks %2-%3)").arg(qsv(toString(seg->state))).arg(seg->begin).arg(seg->end - 1)
+                    : tr("not in the system");
+        QToolTip::showText(e->globalPosition().toPoint(), text, d->plot);
+    });
+    connect(d->plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+        if (e->button() == Qt::LeftButton) d->doc->selectRequest(laneAt(e->pos()));
+    });
+    connect(d->plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* e) {
+        d->doc->seek(static_cast<std::int64_t>(std::floor(d->plot->xAxis->pixelToCoord(e->pos().x()))));
+    });
+    connect(doc, &LabDocument::changed, this, [this](LabChange what) { onChanged(static_cast<int>(what)); });
+    rebuild();
+}
+
+TimelineWidget::~TimelineWidget() = default;
+
+QCustomPlot* TimelineWidget::plot() const { return d->plot; }
+
+const TimelineModel& TimelineWidget::model() const { return d->model; }
+
+int TimelineWidget::laneAt(QPoint pos) const {
+    if (!d->plot->axisRect()->rect().contains(pos)) return -1;
+    const double v = d->plot->yAxis->pixelToCoord(pos.y());
+    const int lane = static_cast<int>(std::lround(v));
+    return lane >= 0 && lane < static_cast<int>(d->model.lanes.size()) ? lane : -1;
+}
+
+void TimelineWidget::onChanged(int what) {
+    const LabChange w = LabChange::fromInt(what);
+    if (w & (LabChangeKind::Session | LabChangeKind::Workload)) {
+        rebuild();
+        return;
+    }
+    if (w & LabChangeKind::Selection) updateSelection();
+    if (w & LabChangeKind::Cursor) updateCursor();
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineWidget::rebuild() {
+    const pl::Session* s = d->doc->session();
+    if (!s) {
+        d->model = TimelineModel{};
+    } else {
+        d->model = TimelineModel::build(s->workload(), s->result());
+    }
+    QVector<double> wx, wy, px, py;
+    for (const LaneMarker& m : d->model.markers) {
+        auto& xs = m.kind == MarkerKind::ExcessiveWait ? wx : px;
+        auto& ys = m.kind == MarkerKind::ExcessiveWait ? wy : py;
+        xs.push_back(static_cast<double>(m.tick) + 0.5);
+        ys.push_back(m.request);
+    }
+    d->waitMarkers->setData(wx, wy);
+    d->preemptMarkers->setData(px, py);
+    const int n = static_cast<int>(d->model.lanes.size());
+    if (s && n <= 64) {
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        for (int i = 0; i < n; ++i) {
+            ticker->addTick(i, QString::fromStdString(s->workload().requests[static_cast<std::size_t>(i)].id));
+        }
+        d->plot->yAxis->setTicker(ticker);
+        d->plot->yAxis->setLabel(QString());
+    } else {
+        d->plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        d->plot->yAxis->setLabel(tr("request (workload order)"));
+    }
+    d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.endTick)));
+    // Many requests: show the first 60 lanes; zoom or drag to see the rest.
+    d->plot->yAxis->setRange(-0.5, std::min(n, 60) - 0.5);
+    updateSelection();
+    updateCursor();
+    d->plot->replot();
+}
+
+void TimelineWidget::updateCursor() {
+    const double t = static_cast<double>(d->doc->currentTick()) + 0.5;
+    d->cursor->point1->setCoords(t, 0);
+    d->cursor->point2->setCoords(t, 1);
+}
+
+void TimelineWidget::updateSelection() {
+    d->lanes->selectedLane = d->doc->selectedRequest();
+    const int sel = d->doc->selectedRequest();
+    if (sel >= 0) {
+        // Bring the selected lane into view when it is outside.
+        const QCPRange r = d->plot->yAxis->range();
+        if (sel < r.lower || sel > r.upper) {
+            const double size = r.size();
+            d->plot->yAxis->setRange(sel - size / 2, sel + size / 2);
+        }
+    }
+}
+
+} // namespace plui

@@ -1,0 +1,118 @@
+#include "transportbar.h"
+
+#include "labdocument.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QSlider>
+#include <QTimer>
+
+#include <cmath>
+
+namespace plui {
+
+TransportBar::TransportBar(LabDocument* doc, QWidget* parent) : QToolBar(tr("Transport"), parent), doc_(doc) {
+    setObjectName(QStringLiteral("transportBar"));
+    auto make = [this](const QString& text, const QString& tip, const QKeySequence& key) {
+        auto* a = addAction(text);
+        a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::WindowShortcut);
+        return a;
+    };
+    first_ = make(QStringLiteral("\u23ee"), tr("First tick"), QKeySequence(Qt::Key_Home));
+    prevPressure_ = make(QStringLiteral("\u21e4"), tr("Previous pressure event"), QKeySequence(Qt::Key_PageUp));
+    back_ = make(QStringLiteral("\u25c0"), tr("Step back"), QKeySequence(Qt::Key_Left));
+    play_ = make(QStringLiteral("\u25b6"), tr("Play / pause"), QKeySequence(Qt::Key_Space));
+    play_->setCheckable(true);
+    forward_ = make(QStringLiteral("\u25b6|"), tr("Step forward"), QKeySequence(Qt::Key_Right));
+    nextPressure_ = make(QStringLiteral("\u21e5"), tr("Next pressure event"), QKeySequence(Qt::Key_PageDown));
+    last_ = make(QStringLiteral("\u23ed"), tr("Last tick"), QKeySequence(Qt::Key_End));
+    addSeparator();
+    scrub_ = new QSlider(Qt::Horizontal, this);
+    scrub_->setObjectName(QStringLiteral("scrubber"));
+    scrub_->setMinimumWidth(200);
+    scrub_->setToolTip(tr("Scrub through the run"));
+    addWidget(scrub_);
+    tickLabel_ = new QLabel(this);
+    tickLabel_->setMinimumWidth(tickLabel_->fontMetrics().horizontalAdvance(QStringLiteral(" tick 0000000 / 0000000 ")));
+    addWidget(tickLabel_);
+    addSeparator();
+    addWidget(new QLabel(tr("speed "), this));
+    speed_ = new QSlider(Qt::Horizontal, this);
+    speed_->setObjectName(QStringLiteral("speedSlider"));
+    speed_->setRange(0, 40); // 1 .. 10,000 ticks/s, logarithmic
+    speed_->setValue(10);
+    speed_->setMaximumWidth(120);
+    addWidget(speed_);
+    speedLabel_ = new QLabel(this);
+    addWidget(speedLabel_);
+    timer_ = new QTimer(this);
+
+    connect(first_, &QAction::triggered, this, [this]() { doc_->seek(-1); });
+    connect(last_, &QAction::triggered, this, [this]() { doc_->seek(doc_->lastTick()); });
+    connect(back_, &QAction::triggered, doc_, &LabDocument::stepBack);
+    connect(forward_, &QAction::triggered, doc_, &LabDocument::stepForward);
+    connect(prevPressure_, &QAction::triggered, doc_, &LabDocument::seekPreviousPressure);
+    connect(nextPressure_, &QAction::triggered, doc_, &LabDocument::seekNextPressure);
+    connect(play_, &QAction::toggled, this, &TransportBar::setPlaying);
+    connect(scrub_, &QSlider::valueChanged, this, [this](int v) {
+        if (!updating_) doc_->seek(v - 1);
+    });
+    connect(speed_, &QSlider::valueChanged, this, [this]() {
+        speedLabel_->setText(tr("%1 ticks/s").arg(ticksPerSecond()));
+        if (playing()) setPlaying(true);
+    });
+    connect(timer_, &QTimer::timeout, this, [this]() {
+        const int tps = ticksPerSecond();
+        // Above 50 ticks/s several ticks are taken per frame so the frame rate stays near 50.
+        const int stride = std::max(1, tps / 50);
+        if (doc_->currentTick() >= doc_->lastTick()) {
+            play_->setChecked(false);
+            return;
+        }
+        doc_->seek(doc_->currentTick() + stride);
+    });
+    connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
+        if (what & (LabChangeKind::Cursor | LabChangeKind::Session | LabChangeKind::Workload)) refresh();
+    });
+    speedLabel_->setText(tr("%1 ticks/s").arg(ticksPerSecond()));
+    refresh();
+}
+
+QList<QAction*> TransportBar::transportActions() const {
+    return {first_, prevPressure_, back_, play_, forward_, nextPressure_, last_};
+}
+
+bool TransportBar::playing() const { return timer_->isActive(); }
+
+int TransportBar::ticksPerSecond() const {
+    return static_cast<int>(std::lround(std::pow(10.0, speed_->value() / 10.0)));
+}
+
+void TransportBar::setPlaying(bool on) {
+    if (!on) {
+        timer_->stop();
+        play_->setText(QStringLiteral("\u25b6"));
+        return;
+    }
+    const int tps = ticksPerSecond();
+    timer_->start(std::max(20, 1000 / std::max(1, tps)));
+    play_->setText(QStringLiteral("\u23f8"));
+}
+
+void TransportBar::refresh() {
+    updating_ = true;
+    const auto last = doc_->lastTick();
+    const auto cur = doc_->currentTick();
+    // Slider value = tick + 1 so that "before the first tick" (-1) is position 0.
+    scrub_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, last + 1)));
+    scrub_->setValue(static_cast<int>(cur + 1));
+    scrub_->setPageStep(std::max(1, static_cast<int>((last + 1) / 20)));
+    tickLabel_->setText(tr(" tick %1 / %2 ").arg(cur).arg(last));
+    const bool has = doc_->session() != nullptr;
+    for (auto* a : transportActions()) a->setEnabled(has);
+    updating_ = false;
+}
+
+} // namespace plui

@@ -1,0 +1,69 @@
+#include "victimranking.h"
+
+#include "session.h"
+
+namespace plui {
+
+namespace {
+
+QString keyText(const pl::Session& s, const pl::Candidate& c, std::int64_t tenantBlocks) {
+    const auto& reqs = s.workload().requests;
+    const QString id = QString::fromStdString(reqs[static_cast<std::size_t>(c.request)].id);
+    const QString tenant = c.tenant >= 0 && static_cast<std::size_t>(c.tenant) < s.result().tenants.size()
+                               ? QString::fromStdString(s.result().tenants[static_cast<std::size_t>(c.tenant)])
+                               : QString::number(c.tenant);
+    switch (s.workload().policy.victim_rule) {
+    case pl::VictimRule::PriorityNewest:
+        return QStringLiteral("(%1, %2, %3)").arg(c.priority).arg(c.arrival_tick).arg(id);
+    case pl::VictimRule::LastAdmitted: return QStringLiteral("(%1)").arg(c.admit_seq);
+    case pl::VictimRule::LongestContext:
+        return QStringLiteral("(%1, %2, %3)").arg(c.context_tokens).arg(c.arrival_tick).arg(id);
+    case pl::VictimRule::ShortestContext:
+        return QStringLiteral("(%1, %2, %3)").arg(-c.context_tokens).arg(c.arrival_tick).arg(id);
+    case pl::VictimRule::FewestDecoded:
+        return QStringLiteral("(%1, %2, %3)").arg(-c.generated_tokens).arg(c.prompt_tokens).arg(id);
+    case pl::VictimRule::MostRemaining:
+        return QStringLiteral("(%1, %2, %3)").arg(c.max_output_tokens - c.generated_tokens).arg(c.arrival_tick).arg(id);
+    case pl::VictimRule::TenantFair:
+        return QStringLiteral("(%1, %2, %3, %4, %5)").arg(tenantBlocks).arg(tenant).arg(c.priority).arg(c.arrival_tick).arg(id);
+    }
+    return {};
+}
+
+} // namespace
+
+QString victimKeyDescription(const pl::Session& session) {
+    switch (session.workload().policy.victim_rule) {
+    case pl::VictimRule::PriorityNewest: return QStringLiteral("(priority, arrival_tick, id)");
+    case pl::VictimRule::LastAdmitted: return QStringLiteral("(admit_seq)");
+    case pl::VictimRule::LongestContext: return QStringLiteral("(context_tokens, arrival_tick, id)");
+    case pl::VictimRule::ShortestContext: return QStringLiteral("(-context_tokens, arrival_tick, id)");
+    case pl::VictimRule::FewestDecoded: return QStringLiteral("(-generated_tokens, prompt_tokens, id)");
+    case pl::VictimRule::MostRemaining: return QStringLiteral("(max_output_tokens - generated_tokens, arrival_tick, id)");
+    case pl::VictimRule::TenantFair: return QStringLiteral("(tenant_blocks, tenant, priority, arrival_tick, id)");
+    }
+    return {};
+}
+
+std::vector<RankedCandidate> rankedCandidates(const pl::Session& session, std::int64_t eventIndex) {
+    std::vector<RankedCandidate> out;
+    const auto& ledger = session.result().ledger;
+    if (eventIndex < 0 || static_cast<std::size_t>(eventIndex) >= ledger.events.size()) return out;
+    const pl::Event& e = ledger.events[static_cast<std::size_t>(eventIndex)];
+    const auto begin = static_cast<std::size_t>(e.candidates_begin);
+    const auto count = static_cast<std::size_t>(e.candidates_count);
+    std::vector<std::int64_t> tenantBlocks;
+    for (std::size_t i = begin; i < begin + count && i < ledger.candidates.size(); ++i) {
+        const auto t = static_cast<std::size_t>(std::max(0, ledger.candidates[i].tenant));
+        if (tenantBlocks.size() <= t) tenantBlocks.resize(t + 1, 0);
+        tenantBlocks[t] += ledger.candidates[i].blocks;
+    }
+    for (std::size_t i = begin; i < begin + count && i < ledger.candidates.size(); ++i) {
+        const pl::Candidate& c = ledger.candidates[i];
+        out.push_back({static_cast<std::int64_t>(i),
+                       keyText(session, c, tenantBlocks[static_cast<std::size_t>(std::max(0, c.tenant))])});
+    }
+    return out;
+}
+
+} // namespace plui
