@@ -1,0 +1,49 @@
+#include "headless.h"
+
+#include "compareview.h"
+#include "exporter.h"
+#include "labcommandline.h"
+#include "labdocument.h"
+#include "mainwindow.h"
+
+#include <QApplication>
+
+#include <cstdio>
+
+namespace plui {
+
+namespace {
+int fail(const QString& message) {
+    std::fprintf(stderr, "preemptlab: %s\n", qPrintable(message));
+    return 2;
+}
+} // namespace
+
+int runHeadless(const LabOptions& options) {
+    MainWindow window;
+    window.document()->setRunMode(LabDocument::RunMode::Synchronous);
+    window.resize(options.size);
+    if (!options.workload.isEmpty()) {
+        QString error;
+        const bool ok = options.workload.startsWith(QLatin1Char(':'))
+                            ? window.document()->loadResource(options.workload, &error)
+                            : window.document()->loadFile(options.workload, &error);
+        if (!ok) return fail(error);
+        for (const auto& [key, value] : options.overrides) {
+            if (!window.document()->setSetting(key, value, &error)) return fail(error);
+        }
+        if (options.tick) window.document()->seek(*options.tick);
+    }
+    window.show();
+    QWidget* target = window.view(options.view);
+    if (!target) return fail(QStringLiteral("--view: unknown view '%1'").arg(options.view));
+    if (options.view == QLatin1String("compare")) window.compare()->runNow();
+    // Let layouts settle and queued replots run before rendering.
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    if (auto e = exportWidgetImage(target, options.screenshot)) return fail(*e);
+    std::fprintf(stderr, "preemptlab: wrote %s (%s view, tick %lld)\n", qPrintable(options.screenshot),
+                 qPrintable(options.view), static_cast<long long>(window.document()->currentTick()));
+    return 0;
+}
+
+} // namespace plui

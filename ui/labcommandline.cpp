@@ -1,0 +1,113 @@
+#include "labcommandline.h"
+
+#include "workload_io.h"
+
+#include <QCommandLineParser>
+#include <QRegularExpression>
+
+#include <cstdio>
+
+namespace plui {
+
+QStringList labViewNames() {
+    return {QStringLiteral("window"),  QStringLiteral("pool"),     QStringLiteral("timeline"),
+            QStringLiteral("ledger"),  QStringLiteral("plots"),    QStringLiteral("compare"),
+            QStringLiteral("breakeven"), QStringLiteral("policy"), QStringLiteral("workload")};
+}
+
+bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString* error) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "PreemptLab: step a KV-cache scheduler tick by tick and watch preemption (recompute vs swap)."));
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("workload"), QStringLiteral("A preemptlab.workload.v1 file to open."),
+                                 QStringLiteral("[WORKLOAD]"));
+    const QCommandLineOption workload(QStringLiteral("workload"), QStringLiteral("Workload file to open."),
+                                      QStringLiteral("FILE"));
+    const QCommandLineOption tick(QStringLiteral("tick"), QStringLiteral("Move the cursor to tick N."), QStringLiteral("N"));
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QStringLiteral("View to render with --screenshot: %1.").arg(labViewNames().join(QStringLiteral(", "))),
+                                  QStringLiteral("NAME"), QStringLiteral("window"));
+    const QCommandLineOption shot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Render the view to OUT (.png, .svg or .pdf) and exit."),
+                                  QStringLiteral("OUT"));
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."),
+                                  QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+    parser.addOptions({workload, tick, view, shot, size});
+    QList<QPair<QString, QCommandLineOption>> keyOptions;
+    auto addKeys = [&](const std::vector<std::string_view>& keys, const QString& what) {
+        for (auto k : keys) {
+            const QString key = QString::fromUtf8(k.data(), static_cast<qsizetype>(k.size()));
+            QString flag = key;
+            flag.replace(QLatin1Char('_'), QLatin1Char('-'));
+            QCommandLineOption o(flag, QStringLiteral("Override %1 %2.").arg(what, key), QStringLiteral("V"));
+            parser.addOption(o);
+            keyOptions.append({key, o});
+        }
+    };
+    addKeys(pl::policyKeys(), QStringLiteral("policy"));
+    addKeys(pl::configKeys(), QStringLiteral("config"));
+    if (!parser.parse(arguments)) {
+        *error = parser.errorText();
+        return false;
+    }
+    if (parser.isSet(help)) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        out->exitCode = 0;
+        return true;
+    }
+    if (parser.isSet(version)) {
+        std::printf("preemptlab 0.1.0 (tick-model-1)\n");
+        out->exitCode = 0;
+        return true;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        *error = QStringLiteral("only one workload file can be given (got %1)").arg(positional.join(QStringLiteral(", ")));
+        return false;
+    }
+    out->workload = parser.isSet(workload) ? parser.value(workload) : positional.value(0);
+    // Overrides keep their command-line order (a later flag wins).
+    for (const QString& arg : arguments) {
+        for (const auto& [key, option] : keyOptions) {
+            const QString flag = QStringLiteral("--") + option.names().constFirst();
+            if (arg == flag || arg.startsWith(flag + QLatin1Char('='))) {
+                // QCommandLineParser keeps every value; take them in order as they are met.
+                const QStringList values = parser.values(option);
+                const int seen = static_cast<int>(std::count_if(out->overrides.begin(), out->overrides.end(),
+                                                                [&](const auto& p) { return p.first == key; }));
+                if (seen < values.size()) out->overrides.append({key, values[seen]});
+            }
+        }
+    }
+    if (parser.isSet(tick)) {
+        bool ok = false;
+        const qlonglong t = parser.value(tick).toLongLong(&ok);
+        if (!ok || t < -1) {
+            *error = QStringLiteral("--tick: '%1' is not a tick (an integer >= -1)").arg(parser.value(tick));
+            return false;
+        }
+        out->tick = t;
+    }
+    out->view = parser.value(view);
+    if (!labViewNames().contains(out->view)) {
+        *error = QStringLiteral("--view: unknown view '%1' (one of %2)").arg(out->view, labViewNames().join(QStringLiteral(", ")));
+        return false;
+    }
+    out->screenshot = parser.value(shot);
+    static const QRegularExpression sizeRe(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$"));
+    const auto m = sizeRe.match(parser.value(size));
+    if (!m.hasMatch()) {
+        *error = QStringLiteral("--size: '%1' is not WIDTHxHEIGHT").arg(parser.value(size));
+        return false;
+    }
+    out->size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+    if (!out->screenshot.isEmpty() && out->workload.isEmpty() && out->view != QLatin1String("breakeven")) {
+        *error = QStringLiteral("--screenshot needs a workload (--workload FILE)");
+        return false;
+    }
+    return true;
+}
+
+} // namespace plui

@@ -1,0 +1,208 @@
+#include "mainwindow.h"
+
+#include "breakevenview.h"
+#include "compareview.h"
+#include "exportactions.h"
+#include "fileactions.h"
+#include "labcommandline.h"
+#include "labdocument.h"
+#include "ledgerview.h"
+#include "plotswidget.h"
+#include "policypanel.h"
+#include "poolview.h"
+#include "timelinewidget.h"
+#include "transportbar.h"
+#include "workloadpanel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSlider>
+#include <QStatusBar>
+#include <QUndoStack>
+
+#include <cstdio>
+
+namespace plui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocument(this)) {
+    setObjectName(QStringLiteral("preemptlabWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/preemptlab.svg")));
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    pool_ = new PoolView(doc_, this);
+    setCentralWidget(pool_);
+    timeline_ = new TimelineWidget(doc_, this);
+    ledger_ = new LedgerView(doc_, this);
+    plots_ = new PlotsWidget(doc_, this);
+    compare_ = new CompareView(doc_, this);
+    breakeven_ = new BreakevenView(this);
+    policy_ = new PolicyPanel(doc_, this);
+    workload_ = new WorkloadPanel(doc_, this);
+    transport_ = new TransportBar(doc_, this);
+    addToolBar(Qt::TopToolBarArea, transport_);
+
+    auto* policyDock = addDock(tr("Policy and machine"), QStringLiteral("policy"), policy_, Qt::LeftDockWidgetArea);
+    auto* workloadDock = addDock(tr("Workload"), QStringLiteral("workload"), workload_, Qt::LeftDockWidgetArea);
+    tabifyDockWidget(policyDock, workloadDock);
+    policyDock->raise();
+    auto* ledgerDock = addDock(tr("Victim ledger"), QStringLiteral("ledger"), ledger_, Qt::RightDockWidgetArea);
+    auto* timelineDock = addDock(tr("Request timeline"), QStringLiteral("timeline"), timeline_, Qt::BottomDockWidgetArea);
+    auto* plotsDock = addDock(tr("Running plots"), QStringLiteral("plots"), plots_, Qt::BottomDockWidgetArea);
+    auto* compareDock = addDock(tr("Compare"), QStringLiteral("compare"), compare_, Qt::BottomDockWidgetArea);
+    auto* breakevenDock = addDock(tr("Break-even"), QStringLiteral("breakeven"), breakeven_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(plotsDock, compareDock);
+    tabifyDockWidget(compareDock, breakevenDock);
+    splitDockWidget(timelineDock, plotsDock, Qt::Horizontal);
+    plotsDock->raise();
+    resizeDocks({policyDock, ledgerDock}, {330, 440}, Qt::Horizontal);
+    resizeDocks({timelineDock}, {380}, Qt::Vertical);
+    (void)ledgerDock;
+
+    files_ = new FileActions(this);
+    exports_ = new ExportActions(this);
+    files_->buildMenu(menuBar()->addMenu(tr("&File")));
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    auto* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    auto* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    auto* viewMenu = menuBar()->addMenu(tr("&View"));
+    viewMenu->addActions(transport_->transportActions());
+    viewMenu->addSeparator();
+    for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
+    auto* runMenu = menuBar()->addMenu(tr("&Run"));
+    auto* compareAction = runMenu->addAction(tr("&Compare recovery modes"), this, [this, compareDock]() {
+        compareDock->show();
+        compareDock->raise();
+        compare_->start();
+    });
+    compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
+    auto* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard shortcuts"), this, [this]() {
+        QString text;
+        for (auto* a : transport_->transportActions()) {
+            text += QStringLiteral("%1\t%2\n").arg(a->shortcut().toString(QKeySequence::NativeText), a->toolTip());
+        }
+        text += tr("Ctrl+Z / Ctrl+Shift+Z\tUndo / redo an edit\nCtrl+K\tCompare recovery modes\n"
+                   "Ctrl+wheel on the pool\tZoom the grid\nDouble-click the timeline\tMove to that tick\n");
+        QMessageBox::information(this, tr("Keyboard shortcuts"), text);
+    });
+
+    connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
+        if (what & (LabChangeKind::Workload | LabChangeKind::Busy)) updateTitle();
+        if (what & LabChangeKind::Busy) {
+            statusBar()->showMessage(doc_->busy() ? tr("Running the workload in the background...") : tr("Ready"),
+                                     doc_->busy() ? 0 : 2000);
+        }
+    });
+    connect(doc_, &LabDocument::runFailed, this, [this](const QString& m) { reportError(tr("Run failed"), m); });
+    connect(doc_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    const int speed = settings.value(QStringLiteral("transport/speed"), -1).toInt();
+    if (speed >= 0) transport_->speedSlider()->setValue(speed);
+    updateTitle();
+    statusBar()->showMessage(tr("Open a workload (File > Samples, or drop a file here)."));
+}
+
+MainWindow::~MainWindow() = default;
+
+QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name + QStringLiteral("Dock"));
+    dock->setWidget(content);
+    content->setObjectName(name + QStringLiteral("View"));
+    addDockWidget(area, dock);
+    return dock;
+}
+
+QWidget* MainWindow::view(const QString& name) {
+    if (name == QLatin1String("window")) return this;
+    if (name == QLatin1String("pool")) return pool_;
+    auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
+    if (!dock) return nullptr;
+    dock->show();
+    dock->raise();
+    return dock->widget();
+}
+
+bool MainWindow::openPath(const QString& path) {
+    QString error;
+    const bool ok = path.startsWith(QLatin1Char(':')) ? doc_->loadResource(path, &error) : doc_->loadFile(path, &error);
+    if (!ok) {
+        reportError(tr("Cannot open workload"), error);
+        return false;
+    }
+    lastError_.clear();
+    files_->addRecent(path);
+    statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+    return true;
+}
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+    lastError_ = message;
+    statusBar()->showMessage(message, 10000);
+    // Non-modal: scripts and tests keep running; the user still sees file, field and reason.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("errorDialog"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::applyStartupOptions(const LabOptions& options) {
+    if (options.workload.isEmpty()) return;
+    if (!openPath(options.workload)) return;
+    for (const auto& [key, value] : options.overrides) {
+        QString error;
+        if (!doc_->setSetting(key, value, &error)) reportError(tr("Bad option"), error);
+    }
+    if (options.tick) {
+        doc_->waitForIdle();
+        doc_->seek(*options.tick);
+    }
+}
+
+void MainWindow::updateTitle() {
+    QString title = QStringLiteral("PreemptLab");
+    if (doc_->hasWorkload()) {
+        title = QStringLiteral("%1%2 - PreemptLab")
+                    .arg(QString::fromStdString(doc_->workload().name),
+                         doc_->undoStack()->isClean() ? QString() : QStringLiteral(" (edited)"));
+    }
+    if (doc_->busy()) title += tr(" [running]");
+    setWindowTitle(title);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("transport/speed"), transport_->speedSlider()->value());
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const auto urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) {
+        openPath(urls.first().toLocalFile());
+        event->acceptProposedAction();
+    }
+}
+
+} // namespace plui

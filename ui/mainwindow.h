@@ -1,0 +1,74 @@
+#pragma once
+// MainWindow: the lab's frame. The pool is the central view; the timeline, plots, ledger, compare,
+// break-even explorer, policy panel and workload editor are docks (layout saved between runs). Menus are
+// built by FileActions and ExportActions; this class only assembles the pieces.
+
+#include <QMainWindow>
+
+namespace plui {
+
+class BreakevenView;
+class CompareView;
+class ExportActions;
+class FileActions;
+class LabDocument;
+class LedgerView;
+class PlotsWidget;
+class PolicyPanel;
+class PoolView;
+class TimelineWidget;
+class TransportBar;
+class WorkloadPanel;
+struct LabOptions;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    LabDocument* document() const { return doc_; }
+    PoolView* poolView() const { return pool_; }
+    TimelineWidget* timeline() const { return timeline_; }
+    LedgerView* ledger() const { return ledger_; }
+    PlotsWidget* plots() const { return plots_; }
+    CompareView* compare() const { return compare_; }
+    BreakevenView* breakeven() const { return breakeven_; }
+    PolicyPanel* policy() const { return policy_; }
+    WorkloadPanel* workloadPanel() const { return workload_; }
+    TransportBar* transport() const { return transport_; }
+    FileActions* fileActions() const { return files_; }
+    ExportActions* exportActions() const { return exports_; }
+
+    // A view by its --view name ("window" is the whole window); its dock is shown and raised. nullptr if unknown.
+    QWidget* view(const QString& name);
+    // Open a file or a resource path; a bad file gets a (non-modal) dialog naming file, field and reason.
+    bool openPath(const QString& path);
+    QString lastError() const { return lastError_; }
+    void applyStartupOptions(const LabOptions& options);
+    void reportError(const QString& title, const QString& message);
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+  private:
+    QDockWidget* addDock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area);
+    void updateTitle();
+    LabDocument* doc_;
+    PoolView* pool_;
+    TimelineWidget* timeline_;
+    LedgerView* ledger_;
+    PlotsWidget* plots_;
+    CompareView* compare_;
+    BreakevenView* breakeven_;
+    PolicyPanel* policy_;
+    WorkloadPanel* workload_;
+    TransportBar* transport_;
+    FileActions* files_;
+    ExportActions* exports_;
+    QString lastError_;
+};
+
+} // namespace plui
