@@ -89,3 +89,7 @@ bool Session::seekPreviousPressure() {
 }
 
 } // namespace pl
+
+namespace pl {
+std::size_t Session::snapshotCount() const { return snapshots_.size(); }
+} // namespace pl

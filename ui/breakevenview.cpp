@@ -258,12 +258,12 @@ void BreakevenView::recompute() {
         d->crossover->point1->setCoords(be, 0);
         d->crossover->point2->setCoords(be, 1);
         d->crossoverLabel->setVisible(true);
-        d->crossoverLabel->position->setCoords(be * 1.05, 0.02);
+        d->crossoverLabel->position->setCoords(be * 1.05, 0.45);
         d->crossoverLabel->setText(tr("break-even\n%1 tokens").arg(QLocale().toString(std::llround(be))));
     } else {
         d->crossover->setVisible(false);
         d->crossoverLabel->setVisible(true);
-        d->crossoverLabel->position->setCoords(150, 0.02);
+        d->crossoverLabel->position->setCoords(150, 0.45);
         d->crossoverLabel->setText(tr("no crossover: swap is cheaper at every length"));
     }
     d->plot->replot();

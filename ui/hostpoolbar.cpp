@@ -31,7 +31,7 @@ void HostPoolBar::paintEvent(QPaintEvent*) {
     const int textH = fm.height();
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRect(0, 0, width(), textH), Qt::AlignHCenter, tr("host pool"));
-    const QRect bar(width() / 2 - 16, textH + 4, 32, std::max(20, height() - 3 * textH - 12));
+    const QRect bar(width() / 2 - 16, textH + 4, 32, std::max(20, height() - 4 * textH - 14));
     p.setPen(QPen(palette().color(QPalette::Mid), 1));
     p.setBrush(QColor(0xf4, 0xf5, 0xf7));
     p.drawRect(bar);
@@ -46,7 +46,8 @@ void HostPoolBar::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRect(0, bar.bottom() + 4, width(), textH), Qt::AlignHCenter, bytesText(used_));
     p.drawText(QRect(0, bar.bottom() + 4 + textH, width(), textH), Qt::AlignHCenter,
-               tr("of %1 (%2%)").arg(bytesText(capacity_)).arg(pct));
+               tr("of %1").arg(bytesText(capacity_)));
+    p.drawText(QRect(0, bar.bottom() + 4 + 2 * textH, width(), textH), Qt::AlignHCenter, tr("%1% used").arg(pct));
 }
 
 } // namespace plui

@@ -13,8 +13,8 @@ class HostPoolBar : public QWidget {
   public:
     explicit HostPoolBar(QWidget* parent = nullptr);
     void setUsage(std::int64_t usedBytes, std::int64_t capacityBytes);
-    QSize sizeHint() const override { return {92, 240}; }
-    QSize minimumSizeHint() const override { return {80, 120}; }
+    QSize sizeHint() const override { return {104, 240}; }
+    QSize minimumSizeHint() const override { return {104, 140}; }
     static QString bytesText(std::int64_t bytes);
 
   protected:

@@ -207,7 +207,8 @@ void LabDocument::updateVictims() {
     const auto now = session_->cursor().blockOwners();
     victimBlockMask_.assign(now.size(), 0);
     for (std::size_t b = 0; b < now.size(); ++b) {
-        const bool heldBefore = b < before.size() && isVictim(before[b]) && now[b] == pl::kFreeBlock;
+        // Held by a victim before this tick: taken back now (and possibly handed on in the same tick).
+        const bool heldBefore = b < before.size() && isVictim(before[b]);
         if (heldBefore || isVictim(now[b])) victimBlockMask_[b] = 1;
     }
 }

@@ -29,9 +29,17 @@
 
 #include <cstdio>
 
+// Resources of a static library must be registered by name (outside any namespace).
+static void initLabResourcesImpl() {
+    Q_INIT_RESOURCE(preemptlab);
+}
+
 namespace plui {
 
+void initLabResources() { initLabResourcesImpl(); }
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocument(this)) {
+    initLabResources();
     setObjectName(QStringLiteral("preemptlabWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/preemptlab.svg")));
     setAcceptDrops(true);
@@ -57,13 +65,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
     auto* plotsDock = addDock(tr("Running plots"), QStringLiteral("plots"), plots_, Qt::BottomDockWidgetArea);
     auto* compareDock = addDock(tr("Compare"), QStringLiteral("compare"), compare_, Qt::BottomDockWidgetArea);
     auto* breakevenDock = addDock(tr("Break-even"), QStringLiteral("breakeven"), breakeven_, Qt::BottomDockWidgetArea);
+    splitDockWidget(timelineDock, plotsDock, Qt::Horizontal);
     tabifyDockWidget(plotsDock, compareDock);
     tabifyDockWidget(compareDock, breakevenDock);
-    splitDockWidget(timelineDock, plotsDock, Qt::Horizontal);
     plotsDock->raise();
-    resizeDocks({policyDock, ledgerDock}, {330, 440}, Qt::Horizontal);
-    resizeDocks({timelineDock}, {380}, Qt::Vertical);
-    (void)ledgerDock;
+    resizeDocks({policyDock, ledgerDock}, {340, 460}, Qt::Horizontal);
+    resizeDocks({timelineDock, plotsDock}, {900, 700}, Qt::Horizontal);
+    resizeDocks({timelineDock}, {400}, Qt::Vertical);
 
     files_ = new FileActions(this);
     exports_ = new ExportActions(this);

@@ -21,6 +21,9 @@ class TransportBar;
 class WorkloadPanel;
 struct LabOptions;
 
+// Registers the lab's compiled-in resources (icon, bundled samples); called by MainWindow.
+void initLabResources();
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:

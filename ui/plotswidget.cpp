@@ -55,7 +55,7 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, const QStr
     bars->setBrush(color);
     bars->setData(QVector<double>(h.centers.begin(), h.centers.end()), QVector<double>(h.counts.begin(), h.counts.end()), true);
     p->xAxis->setLabel(values.empty() ? QObject::tr("%1 (no completed requests)").arg(unit)
-                                      : QObject::tr("%1: p50 %2, p90 %3, p99 %4 (n=%5)")
+                                      : QObject::tr("%1  p50 %2 \u00b7 p90 %3 \u00b7 p99 %4 \u00b7 n=%5")
                                             .arg(unit)
                                             .arg(percentile(values, 50), 0, 'f', 1)
                                             .arg(percentile(values, 90), 0, 'f', 1)
@@ -137,8 +137,8 @@ void PlotsWidget::rebuild() {
     if (p1->yAxis->range().upper <= 0) p1->yAxis->setRangeUpper(1);
     if (p1->yAxis2->range().upper <= 0) p1->yAxis2->setRangeUpper(1);
     const Distributions dist = Distributions::from(s->workload(), s->result().records);
-    fillHistogram(d->plots[2], dist.ttft, tr("ticks to first token"), QColor(0x60, 0xa5, 0xfa));
-    fillHistogram(d->plots[3], dist.tpot, tr("ticks per output token"), QColor(0x34, 0xd3, 0x99));
+    fillHistogram(d->plots[2], dist.ttft, tr("ticks"), QColor(0x60, 0xa5, 0xfa));
+    fillHistogram(d->plots[3], dist.tpot, tr("ticks/token"), QColor(0x34, 0xd3, 0x99));
     updateCursor();
     p0->replot();
     p1->replot();

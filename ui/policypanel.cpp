@@ -118,9 +118,10 @@ void PolicyPanel::build() {
                 spin->setRange(0, 9007199254740991.0);
                 spin->setValue(value.toDouble());
                 spin->setKeyboardTracking(false);
-                spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("0000000000")) + 30);
+                spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("00000000")) + 28);
                 auto* slider = new QSlider(Qt::Horizontal, row);
                 slider->setRange(0, kSliderSteps);
+                slider->setMinimumWidth(70);
                 const double base = value.toDouble();
                 bases_.insert(key, base);
                 slider->setValue(valueToSlider(base, base));

@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QLabel>
 #include <QSlider>
+#include <QStyle>
 #include <QTimer>
 
 #include <cmath>
@@ -13,21 +14,21 @@ namespace plui {
 
 TransportBar::TransportBar(LabDocument* doc, QWidget* parent) : QToolBar(tr("Transport"), parent), doc_(doc) {
     setObjectName(QStringLiteral("transportBar"));
-    auto make = [this](const QString& text, const QString& tip, const QKeySequence& key) {
-        auto* a = addAction(text);
+    auto make = [this](QStyle::StandardPixmap icon, const QString& tip, const QKeySequence& key) {
+        auto* a = addAction(style()->standardIcon(icon), tip);
         a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
         a->setShortcut(key);
         a->setShortcutContext(Qt::WindowShortcut);
         return a;
     };
-    first_ = make(QStringLiteral("\u23ee"), tr("First tick"), QKeySequence(Qt::Key_Home));
-    prevPressure_ = make(QStringLiteral("\u21e4"), tr("Previous pressure event"), QKeySequence(Qt::Key_PageUp));
-    back_ = make(QStringLiteral("\u25c0"), tr("Step back"), QKeySequence(Qt::Key_Left));
-    play_ = make(QStringLiteral("\u25b6"), tr("Play / pause"), QKeySequence(Qt::Key_Space));
+    first_ = make(QStyle::SP_MediaSkipBackward, tr("First tick"), QKeySequence(Qt::Key_Home));
+    prevPressure_ = make(QStyle::SP_MediaSeekBackward, tr("Previous pressure event"), QKeySequence(Qt::Key_PageUp));
+    back_ = make(QStyle::SP_ArrowLeft, tr("Step back"), QKeySequence(Qt::Key_Left));
+    play_ = make(QStyle::SP_MediaPlay, tr("Play / pause"), QKeySequence(Qt::Key_Space));
     play_->setCheckable(true);
-    forward_ = make(QStringLiteral("\u25b6|"), tr("Step forward"), QKeySequence(Qt::Key_Right));
-    nextPressure_ = make(QStringLiteral("\u21e5"), tr("Next pressure event"), QKeySequence(Qt::Key_PageDown));
-    last_ = make(QStringLiteral("\u23ed"), tr("Last tick"), QKeySequence(Qt::Key_End));
+    forward_ = make(QStyle::SP_ArrowRight, tr("Step forward"), QKeySequence(Qt::Key_Right));
+    nextPressure_ = make(QStyle::SP_MediaSeekForward, tr("Next pressure event"), QKeySequence(Qt::Key_PageDown));
+    last_ = make(QStyle::SP_MediaSkipForward, tr("Last tick"), QKeySequence(Qt::Key_End));
     addSeparator();
     scrub_ = new QSlider(Qt::Horizontal, this);
     scrub_->setObjectName(QStringLiteral("scrubber"));
@@ -93,12 +94,12 @@ int TransportBar::ticksPerSecond() const {
 void TransportBar::setPlaying(bool on) {
     if (!on) {
         timer_->stop();
-        play_->setText(QStringLiteral("\u25b6"));
+        play_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
         return;
     }
     const int tps = ticksPerSecond();
     timer_->start(std::max(20, 1000 / std::max(1, tps)));
-    play_->setText(QStringLiteral("\u23f8"));
+    play_->setIcon(style()->standardIcon(QStyle::SP_MediaPause));
 }
 
 void TransportBar::refresh() {

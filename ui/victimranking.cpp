@@ -1,6 +1,10 @@
 #include "victimranking.h"
 
 #include "session.h"
+#include "victim.h"
+
+#include <algorithm>
+#include <numeric>
 
 namespace plui {
 
@@ -58,9 +62,25 @@ std::vector<RankedCandidate> rankedCandidates(const pl::Session& session, std::i
         if (tenantBlocks.size() <= t) tenantBlocks.resize(t + 1, 0);
         tenantBlocks[t] += ledger.candidates[i].blocks;
     }
-    for (std::size_t i = begin; i < begin + count && i < ledger.candidates.size(); ++i) {
-        const pl::Candidate& c = ledger.candidates[i];
-        out.push_back({static_cast<std::int64_t>(i),
+    if (begin + count > ledger.candidates.size()) return out;
+    // Core's ranking (the same rule and keys the engine used): ids ranked in byte order, arrival rank = index
+    // in the normalised workload.
+    const auto& reqs = session.workload().requests;
+    std::vector<std::int32_t> byId(reqs.size());
+    std::iota(byId.begin(), byId.end(), 0);
+    std::sort(byId.begin(), byId.end(), [&](std::int32_t a, std::int32_t b) {
+        return reqs[static_cast<std::size_t>(a)].id < reqs[static_cast<std::size_t>(b)].id;
+    });
+    std::vector<std::int32_t> idRank(reqs.size()), arrivalRank(reqs.size());
+    for (std::size_t i = 0; i < byId.size(); ++i) {
+        idRank[static_cast<std::size_t>(byId[i])] = static_cast<std::int32_t>(i);
+        arrivalRank[i] = static_cast<std::int32_t>(i);
+    }
+    const pl::VictimContext ctx{session.workload().policy.victim_rule, idRank, arrivalRank};
+    const std::span<const pl::Candidate> cands(ledger.candidates.data() + begin, count);
+    for (std::size_t k : pl::rankCandidates(ctx, cands)) {
+        const pl::Candidate& c = cands[k];
+        out.push_back({static_cast<std::int64_t>(begin + k),
                        keyText(session, c, tenantBlocks[static_cast<std::size_t>(std::max(0, c.tenant))])});
     }
     return out;

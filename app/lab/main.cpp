@@ -7,8 +7,15 @@
 #include <QApplication>
 
 #include <cstdio>
+#include <cstring>
 
 int main(int argc, char** argv) {
+    // A --screenshot run needs no display: use the offscreen platform unless the caller chose one.
+    for (int i = 1; i < argc; ++i) {
+        if (std::strncmp(argv[i], "--screenshot", 12) == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        }
+    }
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("PreemptLab"));
     QApplication::setApplicationName(QStringLiteral("preemptlab"));

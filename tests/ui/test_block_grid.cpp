@@ -1,0 +1,95 @@
+// BlockGridWidget: cells land where blockAt() says, colours follow owners, victims and in-flight blocks are
+// marked, and the level of detail holds from 16 to 100,000 blocks.
+#include "blockgridwidget.h"
+#include "requestpalette.h"
+#include "uitestutil.h"
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <QTest>
+
+using plui::BlockGridWidget;
+using plui::RequestPalette;
+
+class TestBlockGrid : public QObject {
+    Q_OBJECT
+  private:
+    static QPoint centreOf(const BlockGridWidget& g, int block) {
+        const int c = g.effectiveCellSize();
+        const int cols = std::max(1, g.width() / c);
+        return {(block % cols) * c + c / 2, (block / cols) * c + c / 2};
+    }
+
+  private slots:
+    void smallPoolColoursAndHitTesting() {
+        BlockGridWidget g;
+        g.resize(400, 300);
+        std::vector<std::int32_t> owners(16, -1);
+        owners[0] = 0;
+        owners[1] = 0;
+        owners[5] = 3;
+        std::vector<std::uint8_t> flight(16, 0), victims(16, 0);
+        victims[5] = 1;
+        g.setPool(owners, flight, victims);
+        QVERIFY(g.effectiveCellSize() >= 18); // 16 blocks in 400x300: big cells with labels
+        const QImage img = g.grab().toImage();
+        // Free block: the free colour at its centre-left (labels are only drawn on owned cells).
+        const QPoint free = centreOf(g, 10) - QPoint(g.effectiveCellSize() / 4, 0);
+        QCOMPARE(QColor(img.pixel(free)).rgb(), RequestPalette::freeColor().rgb());
+        QCOMPARE(g.blockAt(centreOf(g, 5)), 5);
+        QCOMPARE(g.blockAt(centreOf(g, 0)), 0);
+        QCOMPARE(g.blockAt(QPoint(399, 299)), -1);
+        // Owned cells differ from free cells; the victim's cell leans red.
+        const QColor owned(img.pixel(centreOf(g, 1) + QPoint(g.effectiveCellSize() / 3, g.effectiveCellSize() / 3)));
+        QVERIFY(owned.rgb() != RequestPalette::freeColor().rgb());
+        const QColor victim(img.pixel(centreOf(g, 5) + QPoint(2, -g.effectiveCellSize() / 3)));
+        QVERIFY2(victim.red() > victim.blue() + 40, qPrintable(victim.name()));
+        QSignalSpy clicked(&g, &BlockGridWidget::requestClicked);
+        QTest::mouseClick(&g, Qt::LeftButton, {}, centreOf(g, 5));
+        QCOMPARE(clicked.size(), 1);
+        QCOMPARE(clicked.at(0).at(0).toInt(), 3);
+    }
+
+    void selectionDimsOtherRequests() {
+        BlockGridWidget g;
+        g.resize(200, 100);
+        std::vector<std::int32_t> owners{0, 1, -1, -1};
+        g.setPool(owners, {}, {});
+        const QPoint p1 = centreOf(g, 1) + QPoint(g.effectiveCellSize() / 3, g.effectiveCellSize() / 3);
+        const QColor before(g.grab().toImage().pixel(p1));
+        g.setSelectedRequest(0);
+        const QColor after(g.grab().toImage().pixel(p1));
+        QVERIFY2(after.lightness() > before.lightness(), "unselected requests fade when one is selected");
+    }
+
+    void hundredThousandBlocksFitAndStayLegible() {
+        BlockGridWidget g;
+        g.resize(640, 480);
+        std::vector<std::int32_t> owners(100000, -1);
+        for (int b = 0; b < 60000; ++b) owners[static_cast<std::size_t>(b)] = b / 40; // 1,500 requests
+        g.setPool(owners, {}, {});
+        QCOMPARE(g.effectiveCellSize(), 1); // 100k blocks in 307k pixels: one pixel each
+        const QImage img = g.grab().toImage();
+        QVERIFY(uitest::distinctColours(img) > 20);
+        QCOMPARE(g.blockAt(QPoint(0, 0)), 0);
+        QCOMPARE(g.blockAt(QPoint(5, 1)), 640 + 5);
+        // Zoomed in, the grid scrolls: it asks for the height the rows need.
+        g.setCellSize(12);
+        QVERIFY(g.minimumHeight() >= (100000 / (640 / 12)) * 12);
+    }
+
+    void moreBlocksThanPixelsAggregates() {
+        BlockGridWidget g;
+        g.resize(100, 100);
+        std::vector<std::int32_t> owners(100000, 2);
+        g.setPool(owners, {}, {});
+        const QImage img = g.grab().toImage();
+        QCOMPARE(g.effectiveCellSize(), 1);
+        // Every pixel that holds blocks has the owner's colour (all blocks belong to request 2).
+        QCOMPARE(QColor(img.pixel(10, 10)).rgb(), RequestPalette::color(2).rgb());
+        QVERIFY(g.blockAt(QPoint(0, 1)) >= 100);
+    }
+};
+
+QTEST_MAIN(TestBlockGrid)
+#include "test_block_grid.moc"

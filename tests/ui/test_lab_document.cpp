@@ -1,0 +1,185 @@
+// LabDocument: loading, cursor, undoable edits that keep the tick, errors that name file and field, and the
+// receipt being byte-identical to core's (the CLI's) for the same inputs.
+#include "exporter.h"
+#include "labdocument.h"
+#include "uitestutil.h"
+
+#include "receipt.h"
+#include "session.h"
+
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using plui::LabDocument;
+
+class TestLabDocument : public QObject {
+    Q_OBJECT
+  private slots:
+    void loadsEverySampleAndSteps_data() {
+        QTest::addColumn<QString>("file");
+        for (const QString& f : uitest::sampleFiles()) QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+    }
+    void loadsEverySampleAndSteps() {
+        QFETCH(QString, file);
+        LabDocument doc;
+        QSignalSpy changed(&doc, &LabDocument::changed);
+        QString error;
+        QVERIFY2(doc.loadFile(file, &error), qPrintable(error));
+        QVERIFY(doc.session() != nullptr);
+        QVERIFY(changed.size() >= 2);
+        QCOMPARE(doc.currentTick(), -1);
+        doc.stepForward();
+        QCOMPARE(doc.currentTick(), 0);
+        doc.seek(doc.lastTick() / 2);
+        QCOMPARE(doc.currentTick(), doc.lastTick() / 2);
+        doc.stepBack();
+        QCOMPARE(doc.currentTick(), doc.lastTick() / 2 - 1);
+        doc.seek(1 << 30);
+        QCOMPARE(doc.currentTick(), doc.lastTick());
+        // Every pressure tick can be reached with next-pressure from the start.
+        doc.seek(-1);
+        std::size_t reached = 0;
+        while (doc.seekNextPressure()) ++reached;
+        QCOMPARE(reached, doc.session()->pressureTicks().size());
+    }
+
+    void victimMaskMarksTheEvictedBlocks() {
+        LabDocument doc;
+        QString error;
+        QVERIFY(doc.loadFile(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/burst-recompute-wave.workload.json"), &error));
+        const auto& events = doc.session()->result().ledger.events;
+        auto it = std::find_if(events.begin(), events.end(), [](const pl::Event& e) {
+            return e.kind == pl::EventKind::Evict && e.mode == pl::Recovery::Recompute;
+        });
+        QVERIFY(it != events.end());
+        doc.seek(it->tick);
+        QVERIFY(std::find(doc.victimsAtCursor().begin(), doc.victimsAtCursor().end(), it->request) !=
+                doc.victimsAtCursor().end());
+        std::int64_t marked = 0;
+        for (auto m : doc.victimBlockMask()) marked += m;
+        QVERIFY2(marked >= it->freed_blocks, "every block the victim gave back is highlighted");
+        // A tick without evictions has no highlighted blocks.
+        doc.seek(0);
+        QVERIFY(doc.victimBlockMask().empty() || std::count(doc.victimBlockMask().begin(), doc.victimBlockMask().end(), 1) == 0);
+    }
+
+    void settingEditsAreUndoableAndKeepTheTick() {
+        LabDocument doc;
+        QString error;
+        QVERIFY(doc.loadFile(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json"), &error));
+        const std::string receiptBefore = plui::receiptTextOf(doc);
+        doc.seek(30);
+        QVERIFY2(doc.setSetting(QStringLiteral("recovery"), QStringLiteral("recompute"), &error), qPrintable(error));
+        QVERIFY(doc.workload().policy.recovery == pl::Recovery::Recompute);
+        QCOMPARE(doc.currentTick(), 30);
+        QVERIFY(plui::receiptTextOf(doc) != receiptBefore);
+        QVERIFY(doc.setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("80"), &error));
+        QVERIFY(doc.setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("90"), &error));
+        QCOMPARE(doc.undoStack()->count(), 2); // two edits of one key merge into one step
+        doc.undoStack()->undo();
+        QCOMPARE(doc.settingValue(QStringLiteral("capacity_blocks")), QStringLiteral("64"));
+        doc.undoStack()->undo();
+        QCOMPARE(doc.currentTick(), 30);
+        QCOMPARE(plui::receiptTextOf(doc), receiptBefore);
+        doc.undoStack()->redo();
+        QVERIFY(doc.workload().policy.recovery == pl::Recovery::Recompute);
+        // A value core refuses leaves the document alone and names the key.
+        QVERIFY(!doc.setSetting(QStringLiteral("recovery"), QStringLiteral("teleport"), &error));
+        QVERIFY2(error.contains(QStringLiteral("recovery")), qPrintable(error));
+        QVERIFY(!doc.setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("1"), &error));
+        QCOMPARE(doc.workload().config.capacity_blocks, 64);
+    }
+
+    void requestEditsValidateAndUndo() {
+        LabDocument doc;
+        QString error;
+        QVERIFY(doc.loadFile(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json"), &error));
+        pl::RequestSpec r = doc.workload().requests[0];
+        const auto before = r.output_tokens;
+        r.output_tokens = before + 5;
+        r.max_output_tokens = std::max(r.max_output_tokens, r.output_tokens);
+        QVERIFY2(doc.setRequest(0, r, &error), qPrintable(error));
+        QCOMPARE(doc.workload().requests[0].output_tokens, before + 5);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.workload().requests[0].output_tokens, before);
+        r.id = "bad id!";
+        QVERIFY(!doc.setRequest(0, r, &error));
+        QVERIFY2(error.contains(QStringLiteral("/requests/0/id")), qPrintable(error));
+    }
+
+    void badFilesNameFileFieldAndReason() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("bad.workload.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format":"preemptlab.workload.v1","name":"x","config":{"capacity_blocks":-3},"requests":[]})");
+        f.close();
+        LabDocument doc;
+        QString error;
+        QVERIFY(!doc.loadFile(path, &error));
+        QVERIFY2(error.contains(path) && error.contains(QStringLiteral("/config/capacity_blocks")), qPrintable(error));
+        QVERIFY(!doc.hasWorkload());
+        QVERIFY(!doc.loadFile(dir.filePath(QStringLiteral("missing.json")), &error));
+        QVERIFY(error.contains(QStringLiteral("missing.json")));
+    }
+
+    void receiptIsByteIdenticalToCore_data() {
+        QTest::addColumn<QString>("file");
+        for (const QString& f : uitest::sampleFiles()) QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+    }
+    void receiptIsByteIdenticalToCore() {
+        QFETCH(QString, file);
+        LabDocument doc;
+        QString error;
+        QVERIFY(doc.loadFile(file, &error));
+        doc.seek(doc.lastTick() / 3); // the cursor position must not matter
+        const pl::Workload w = uitest::loadSample(file);
+        QCOMPARE(plui::receiptTextOf(doc), pl::receiptText(w, pl::runWorkload(w)));
+    }
+
+    void receiptMatchesTheCliBinary() {
+        const QString cli = QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab-cli");
+        if (!QFileInfo::exists(cli)) QSKIP("preemptlab-cli not built in this tree");
+        QTemporaryDir dir;
+        const QString sample = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json");
+        const QString cliOut = dir.filePath(QStringLiteral("cli.json"));
+        QProcess p;
+        p.start(cli, {QStringLiteral("run"), sample, QStringLiteral("--victim-rule"), QStringLiteral("longest-context"),
+                      QStringLiteral("--out"), cliOut});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        LabDocument doc;
+        QString error;
+        QVERIFY(doc.loadFile(sample, &error));
+        QVERIFY(doc.setSetting(QStringLiteral("victim_rule"), QStringLiteral("longest-context"), &error));
+        const QString labOut = dir.filePath(QStringLiteral("lab.json"));
+        QVERIFY(!plui::exportReceipt(doc, labOut));
+        QFile a(cliOut), b(labOut);
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QCOMPARE(b.readAll(), a.readAll());
+    }
+
+    void backgroundRunsKeepTheWindowFree() {
+        LabDocument doc;
+        doc.setRunMode(LabDocument::RunMode::Background);
+        QString error;
+        QVERIFY(doc.setWorkload(uitest::syntheticWorkload(4000, 1500), QStringLiteral("synthetic"), &error));
+        QVERIFY(doc.busy() || doc.session() != nullptr);
+        doc.waitForIdle();
+        QVERIFY(doc.session() != nullptr);
+        QVERIFY(doc.lastTick() > 0);
+        // A newer edit supersedes an unfinished run: only the last one is installed.
+        doc.seek(10);
+        QVERIFY(doc.setSetting(QStringLiteral("recovery"), QStringLiteral("swap"), &error));
+        QVERIFY(doc.setSetting(QStringLiteral("recovery"), QStringLiteral("recompute"), &error));
+        doc.waitForIdle();
+        QVERIFY(doc.session()->workload().policy.recovery == pl::Recovery::Recompute);
+        QCOMPARE(doc.currentTick(), 10);
+    }
+};
+
+QTEST_MAIN(TestLabDocument)
+#include "test_lab_document.moc"

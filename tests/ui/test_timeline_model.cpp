@@ -1,0 +1,89 @@
+// TimelineModel: lanes derived from the ledger agree with the per-request records of every sample.
+#include "timelinemodel.h"
+#include "uitestutil.h"
+
+#include "engine.h"
+
+#include <QTest>
+
+class TestTimelineModel : public QObject {
+    Q_OBJECT
+  private slots:
+    void lanesAgreeWithRecords_data() {
+        QTest::addColumn<QString>("file");
+        for (const QString& f : uitest::sampleFiles()) QTest::newRow(qPrintable(QFileInfo(f).fileName())) << f;
+    }
+    void lanesAgreeWithRecords() {
+        QFETCH(QString, file);
+        const pl::Workload w = uitest::loadSample(file);
+        const pl::RunResult run = pl::runWorkload(w);
+        const plui::TimelineModel m = plui::TimelineModel::build(w, run);
+        QCOMPARE(m.lanes.size(), w.requests.size());
+        int waitFlags = 0, preemptFlags = 0;
+        for (const auto& r : run.records) {
+            const auto& lane = m.lanes[static_cast<std::size_t>(r.request)];
+            const auto& spec = w.requests[static_cast<std::size_t>(r.request)];
+            QVERIFY(!lane.empty());
+            QCOMPARE(lane.front().begin, spec.arrival_tick);
+            // It waits, or is admitted (and may even reach its first token) in its arrival tick.
+            QVERIFY(lane.front().state == plui::LaneState::Waiting || lane.front().state == plui::LaneState::Prefill ||
+                    lane.front().state == plui::LaneState::Decode);
+            for (std::size_t i = 0; i + 1 < lane.size(); ++i) {
+                QVERIFY2(lane[i].end == lane[i + 1].begin, "lanes are contiguous");
+                QVERIFY2(lane[i].begin < lane[i].end, "no empty segments");
+            }
+            if (r.completed) {
+                QVERIFY(lane.back().state == plui::LaneState::Done);
+                QCOMPARE(lane.back().begin, r.completion_tick);
+            } else {
+                QVERIFY(lane.back().state == plui::LaneState::Censored);
+            }
+            if (r.first_token_tick >= 0) {
+                const auto* seg = m.segmentAt(r.request, r.first_token_tick);
+                QVERIFY(seg != nullptr);
+                QVERIFY2(seg->state != plui::LaneState::Waiting && seg->state != plui::LaneState::Prefill,
+                         "after the first token the request is decoding (or preempted in that very tick)");
+            }
+            // A request preempted k times shows k queue or copy episodes after an evict.
+            int preemptedSegments = 0;
+            for (const auto& s : lane) {
+                if (s.state == plui::LaneState::Preempted || s.state == plui::LaneState::Copying) {
+                    ++preemptedSegments;
+                }
+            }
+            if (r.preemptions > 0) QVERIFY(preemptedSegments > 0);
+            waitFlags += r.excessive_wait;
+            preemptFlags += r.repeated_preemption;
+            QCOMPARE(m.segmentAt(r.request, spec.arrival_tick - 1), nullptr);
+        }
+        int waitMarks = 0, preemptMarks = 0;
+        for (const auto& mk : m.markers) {
+            (mk.kind == plui::MarkerKind::ExcessiveWait ? waitMarks : preemptMarks)++;
+            QVERIFY(mk.tick >= 0 && mk.tick <= m.endTick);
+        }
+        QCOMPARE(waitMarks, waitFlags);
+        QCOMPARE(preemptMarks, preemptFlags);
+    }
+
+    void excessiveWaitMarkerSitsWhereTheThresholdIsCrossed() {
+        // The starvation sample flags some requests; each triangle sits inside a queued segment.
+        const QString file = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json");
+        if (!QFileInfo::exists(file)) QSKIP("starvation sample not present");
+        const pl::Workload w = uitest::loadSample(file);
+        const pl::RunResult run = pl::runWorkload(w);
+        const plui::TimelineModel m = plui::TimelineModel::build(w, run);
+        int checked = 0;
+        for (const auto& mk : m.markers) {
+            if (mk.kind != plui::MarkerKind::ExcessiveWait) continue;
+            const auto* seg = m.segmentAt(mk.request, mk.tick);
+            QVERIFY(seg != nullptr);
+            QVERIFY(seg->state == plui::LaneState::Waiting || seg->state == plui::LaneState::Preempted ||
+                    seg->state == plui::LaneState::SwappedOut);
+            ++checked;
+        }
+        QVERIFY2(checked > 0, "the starvation sample flags at least one excessive wait");
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTimelineModel)
+#include "test_timeline_model.moc"

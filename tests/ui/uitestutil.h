@@ -1,0 +1,67 @@
+#pragma once
+// Shared helpers for the ui suites: the bundled samples and synthetic workloads of a given size.
+
+#include "trace/generator.h"
+#include "workload_io.h"
+
+#include <QDir>
+#include <QImage>
+#include <QStringList>
+#include <QTest>
+
+#include <set>
+
+namespace uitest {
+
+inline QStringList sampleFiles() {
+    const QDir dir(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples"));
+    QStringList out;
+    for (const QString& f : dir.entryList({QStringLiteral("*.workload.json")}, QDir::Files, QDir::Name)) {
+        out << dir.filePath(f);
+    }
+    return out;
+}
+
+inline pl::Workload loadSample(const QString& path) {
+    auto r = pl::loadWorkloadFile(path.toStdString());
+    if (auto* e = std::get_if<pl::InputError>(&r)) qFatal("%s", e->message().c_str());
+    return std::get<pl::Workload>(std::move(r));
+}
+
+// A workload with `blocks` device blocks and `requests` requests under pressure (core's generator, fixed seed).
+inline pl::Workload syntheticWorkload(std::int64_t blocks, std::int64_t requests, std::uint64_t seed = 7) {
+    pl::trace::GeneratorParams p;
+    p.seed = seed;
+    p.count = requests;
+    p.name = "synthetic";
+    p.config.capacity_blocks = blocks;
+    p.config.block_size_tokens = 16;
+    // Enough load to keep the pool full most of the time without runs of many thousands of ticks.
+    p.rate_per_tick = static_cast<double>(blocks) / 400.0;
+    p.prompt_median = 256;
+    p.output_median = 96;
+    p.prompt_max = 2048;
+    p.output_max = 512;
+    p.config.prefill_tokens_per_tick = std::max<std::int64_t>(512, blocks * 4);
+    p.config.max_ticks = 20000;
+    p.policy.recovery = pl::Recovery::Adaptive;
+    auto r = pl::trace::generateWorkload(p);
+    if (auto* e = std::get_if<pl::InputError>(&r)) qFatal("%s", e->message().c_str());
+    return std::get<pl::Workload>(std::move(r));
+}
+
+// A render is "broken" when it is one flat colour or nearly so.
+inline int distinctColours(const QImage& img, int cap = 64) {
+    std::set<QRgb> seen;
+    const QImage rgb = img.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < rgb.height(); y += 2) {
+        const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+        for (int x = 0; x < rgb.width(); x += 2) {
+            seen.insert(line[x]);
+            if (static_cast<int>(seen.size()) >= cap) return cap;
+        }
+    }
+    return static_cast<int>(seen.size());
+}
+
+} // namespace uitest
