@@ -165,6 +165,7 @@ void EngineImpl::step() {
         return;
     }
     evictedThisTick_ = false;
+    s_.released_this_tick = 0;
     prefillBudget_ = c_.prefill_tokens_per_tick;
     arrivals();
     link();
@@ -177,7 +178,8 @@ void EngineImpl::step() {
     }
     compactRunning();
 
-    s_.totals.request_ticks += s_.holders;
+    // (request, tick) pairs that held device blocks at any point of this tick.
+    s_.totals.request_ticks += s_.holders + s_.released_this_tick;
     s_.totals.ticks = t_ + 1;
     if (e_.options_.record_series) {
         TickStats st;
@@ -403,6 +405,9 @@ void EngineImpl::takeBlocks(std::int32_t r, std::int64_t n) {
     }
     if (st.blocks == 0) {
         s_.holders += 1;
+        if (st.released_tick == t_) {
+            s_.released_this_tick -= 1; // it held blocks earlier this tick: count the pair once
+        }
     }
     st.blocks += n;
     s_.free_blocks -= n;
@@ -427,6 +432,8 @@ void EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool fromTail) {
     s_.free_blocks += n;
     if (st.blocks == 0) {
         s_.holders -= 1;
+        s_.released_this_tick += 1;
+        st.released_tick = t_;
     }
     if (e_.options_.track_block_owners) {
         auto& mine = s_.held[static_cast<std::size_t>(r)];

@@ -51,6 +51,7 @@ struct RequestState {
     std::int64_t copy_blocks = 0;      // device blocks covered by the current swap-out (freed when it lands)
     std::int64_t swapped_tokens = 0;   // tokens whose KV sits on the host
     std::int32_t tenant = 0;
+    std::int64_t released_tick = -1;     // last tick it let go of its last device block
     std::int64_t replay_done_target = 0; // the evict's replay_tokens, reported by replay_done
     Recovery last_mode = Recovery::Recompute; // mode of its last eviction
     bool ever_admitted = false;

@@ -27,6 +27,7 @@ struct Engine::State {
     std::int64_t host_used = 0;
     std::int64_t admit_counter = 0;
     std::int64_t holders = 0;            // requests holding device blocks (for request_ticks)
+    std::int64_t released_this_tick = 0; // requests that let go of their last block during this tick
     std::int64_t unfinished = 0;
     Totals totals;
     // Pool map (only with EngineOptions::track_block_owners).

@@ -54,6 +54,8 @@ Session::Session(Workload workload) : workload_(std::move(workload)) {
 
 Session::~Session() = default;
 
+std::size_t Session::snapshotCount() const { return snapshots_.size(); }
+
 void Session::seek(Tick t) {
     t = std::clamp<Tick>(t, -1, std::max<Tick>(-1, lastTick()));
     // Forward from where the cursor is when that is cheaper than restoring a snapshot.
@@ -91,5 +93,4 @@ bool Session::seekPreviousPressure() {
 } // namespace pl
 
 namespace pl {
-std::size_t Session::snapshotCount() const { return snapshots_.size(); }
 } // namespace pl

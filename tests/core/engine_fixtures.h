@@ -1,0 +1,58 @@
+#pragma once
+// Small builders shared by the engine, receipt and session suites.
+
+#include "engine.h"
+#include "model.h"
+#include "workload_io.h"
+
+#include <QtTest>
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace pltest {
+
+inline pl::RequestSpec req(std::string id, pl::Tick arrival, std::int64_t prompt, std::int64_t output,
+                           std::int64_t priority = 0, std::string tenant = "default", std::int64_t maxOutput = 0) {
+    pl::RequestSpec r;
+    r.id = std::move(id);
+    r.arrival_tick = arrival;
+    r.prompt_tokens = prompt;
+    r.output_tokens = output;
+    r.max_output_tokens = maxOutput > 0 ? maxOutput : output;
+    r.priority = priority;
+    r.tenant = std::move(tenant);
+    return r;
+}
+
+inline pl::Workload workload(pl::Config c, pl::Policy p, std::vector<pl::RequestSpec> reqs) {
+    pl::Workload w;
+    w.name = "test";
+    w.config = c;
+    w.policy = p;
+    w.requests = std::move(reqs);
+    pl::normaliseWorkload(w);
+    return w;
+}
+
+inline pl::Workload loadSample(const std::string& name) {
+    const std::string path = std::string(PREEMPTLAB_SOURCE_DIR) + "/samples/" + name + ".workload.json";
+    auto r = pl::loadWorkloadFile(path);
+    if (auto* e = std::get_if<pl::InputError>(&r)) {
+        qFatal("cannot load sample %s: %s", path.c_str(), e->message().c_str());
+    }
+    return std::get<pl::Workload>(std::move(r));
+}
+
+inline std::vector<const pl::Event*> eventsOf(const pl::RunResult& run, pl::EventKind kind) {
+    std::vector<const pl::Event*> out;
+    for (const auto& e : run.ledger.events) {
+        if (e.kind == kind) {
+            out.push_back(&e);
+        }
+    }
+    return out;
+}
+
+} // namespace pltest

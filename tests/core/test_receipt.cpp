@@ -1,0 +1,254 @@
+// Receipts: determinism, hash behaviour, verify, mutations the oracle must notice, and a property test over
+// seeded random workloads under every recovery mode, victim rule and resume guard.
+#include "engine_fixtures.h"
+
+#include "hashing.h"
+#include "oracle.h"
+#include "receipt.h"
+#include "verify.h"
+#include "workload_io.h"
+
+#include <QtTest>
+
+#include <cstdint>
+
+using namespace pl;
+using namespace pltest;
+
+class TestReceipt : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void deterministicAcrossRuns();
+    void hashesFollowTheirParts();
+    void eventHashCoversTheWrittenEvents();
+    void verifyPassesUntouchedReceipt();
+    void verifyNamesTheFirstDifference();
+    void oracleNoticesErasedTokens();
+    void oracleNoticesDroppedRestoreBytes();
+    void oracleNoticesWrongFreedBlocks();
+    void propertyRandomWorkloadsConserve();
+};
+
+namespace {
+
+const char* kSamples[] = {"seed-example", "burst-recompute-wave", "swap-wins", "recompute-wins",
+                          "livelock-next-block", "starvation", "multi-tenant"};
+
+// A small named generator (splitmix64): the standard engines differ across platforms.
+struct SplitMix {
+    std::uint64_t state;
+    std::uint64_t next() {
+        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
+        return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+    }
+};
+
+Workload randomWorkload(std::uint64_t seed) {
+    SplitMix rng{seed};
+    Config c;
+    c.block_size_tokens = rng.uniform(1, 16);
+    c.capacity_blocks = rng.uniform(8, 64);
+    c.kv_bytes_per_token = rng.uniform(1, 4096);
+    c.prefill_tokens_per_tick = rng.uniform(1, 256);
+    c.transfer_bytes_per_tick = rng.uniform(1, 1 << 18);
+    c.host_capacity_bytes = rng.uniform(0, 1 << 22);
+    c.max_ticks = rng.uniform(50, 3000);
+    c.wait_threshold_ticks = rng.uniform(0, 100);
+    c.preemption_threshold = rng.uniform(0, 5);
+    std::vector<RequestSpec> reqs;
+    const auto n = rng.uniform(1, 24);
+    const std::int64_t maxTokens = c.capacity_blocks * c.block_size_tokens;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const auto prompt = rng.uniform(1, std::max<std::int64_t>(1, maxTokens / 2));
+        const auto output = rng.uniform(1, std::max<std::int64_t>(1, maxTokens - prompt));
+        const auto maxOut = rng.uniform(output, std::max(output, maxTokens - prompt));
+        // Built with += : GCC 12 warns falsely (-Wrestrict) on "literal" + std::string here.
+        std::string id = "r";
+        id += std::to_string(i);
+        std::string tenant = "t";
+        tenant += std::to_string(rng.uniform(0, 2));
+        reqs.push_back(req(id, rng.uniform(0, 60), prompt, output, rng.uniform(0, 3), tenant, maxOut));
+    }
+    Policy p;
+    p.watermark_blocks = rng.uniform(0, 2);
+    p.preempt_ahead = rng.uniform(0, 1) == 1;
+    p.hybrid_swap_percent = rng.uniform(0, 100);
+    p.adaptive_tie = rng.uniform(0, 1) == 1 ? AdaptiveTie::Swap : AdaptiveTie::Recompute;
+    return workload(c, p, reqs);
+}
+
+nlohmann::json receiptJson(const Workload& w) { return nlohmann::json::parse(receiptText(w, runWorkload(w))); }
+
+} // namespace
+
+void TestReceipt::deterministicAcrossRuns() {
+    for (const char* name : kSamples) {
+        for (auto mode : {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid}) {
+            // Two independent loads and runs must give byte-identical receipts.
+            auto w1 = loadSample(name);
+            auto w2 = loadSample(name);
+            w1.policy.recovery = mode;
+            w2.policy.recovery = mode;
+            const std::string a = receiptText(w1, runWorkload(w1));
+            const std::string b = receiptText(w2, runWorkload(w2));
+            QVERIFY2(a == b, name);
+            QVERIFY(a.size() > 500);
+        }
+    }
+}
+
+void TestReceipt::hashesFollowTheirParts() {
+    auto w = loadSample("seed-example");
+    const auto base = receiptHashes(w, runWorkload(w));
+    // Another policy: same input hash, other policy hash, other events.
+    auto swap = w;
+    swap.policy.recovery = Recovery::Swap;
+    const auto hs = receiptHashes(swap, runWorkload(swap));
+    QCOMPARE(hs.input_hash, base.input_hash);
+    QVERIFY(hs.policy_hash != base.policy_hash);
+    QVERIFY(hs.event_hash != base.event_hash);
+    // Notes are not part of the input; the machine is.
+    auto notes = w;
+    notes.notes = "different notes";
+    QCOMPARE(receiptHashes(notes, runWorkload(notes)).input_hash, base.input_hash);
+    auto bigger = w;
+    bigger.config.capacity_blocks = 17;
+    QVERIFY(receiptHashes(bigger, runWorkload(bigger)).input_hash != base.input_hash);
+    // The hashes in the text are the ones receiptHashes reports.
+    const auto doc = receiptJson(w);
+    QCOMPARE(doc["input_hash"].get<std::string>(), base.input_hash);
+    QCOMPARE(doc["policy_hash"].get<std::string>(), base.policy_hash);
+    QCOMPARE(doc["event_hash"].get<std::string>(), base.event_hash);
+    QCOMPARE(doc["input_hash"].get<std::string>(), sha256Tagged(canonicalJson(doc["workload"])));
+    QCOMPARE(doc["policy_hash"].get<std::string>(), sha256Tagged(canonicalJson(doc["policy"])));
+}
+
+void TestReceipt::eventHashCoversTheWrittenEvents() {
+    for (const char* name : kSamples) {
+        const auto doc = receiptJson(loadSample(name));
+        QCOMPARE(doc["event_hash"].get<std::string>(), sha256Tagged(canonicalJson(doc["events"])));
+    }
+}
+
+void TestReceipt::verifyPassesUntouchedReceipt() {
+    for (const char* name : kSamples) {
+        const auto w = loadSample(name);
+        const auto result = verifyReceiptText(receiptText(w, runWorkload(w)), name);
+        QVERIFY(std::holds_alternative<VerifyOutcome>(result));
+        const auto& v = std::get<VerifyOutcome>(result);
+        QVERIFY2(v.identical, v.first_difference.c_str());
+        QVERIFY2(v.conservation_passed, v.first_violation.c_str());
+    }
+}
+
+void TestReceipt::verifyNamesTheFirstDifference() {
+    auto doc = receiptJson(loadSample("seed-example"));
+    std::size_t evict = 0;
+    while (doc["events"][evict]["kind"] != "evict") {
+        ++evict;
+    }
+    doc["events"][evict]["replay_tokens"] = 31;
+    const auto v = std::get<VerifyOutcome>(verifyReceipt(doc, "edited.json"));
+    QVERIFY(!v.identical);
+    QVERIFY2(v.first_difference.find("/events/" + std::to_string(evict) + "/replay_tokens") == 0,
+             v.first_difference.c_str());
+    // A receipt whose embedded workload is broken is bad input that names the path.
+    auto broken = receiptJson(loadSample("seed-example"));
+    broken["workload"]["requests"][1]["prompt_tokens"] = -4;
+    const auto bad = verifyReceipt(broken, "broken.json");
+    QVERIFY(std::holds_alternative<InputError>(bad));
+    QCOMPARE(std::get<InputError>(bad).path, std::string("/workload/requests/1/prompt_tokens"));
+    QVERIFY(std::holds_alternative<InputError>(verifyReceiptText("{ not json", "x.json")));
+}
+
+void TestReceipt::oracleNoticesErasedTokens() {
+    auto doc = receiptJson(loadSample("seed-example"));
+    QVERIFY(checkReceipt(doc).passed);
+    for (auto& e : doc["events"]) {
+        if (e["kind"] == "evict") {
+            e["generated_tokens"] = 0; // the victim's output "disappears" at eviction
+            break;
+        }
+    }
+    const auto report = checkReceipt(doc);
+    QVERIFY(!report.passed);
+    QVERIFY(!report.violations.empty());
+}
+
+void TestReceipt::oracleNoticesDroppedRestoreBytes() {
+    auto w = loadSample("seed-example");
+    w.policy.recovery = Recovery::Swap;
+    auto doc = receiptJson(w);
+    QVERIFY(checkReceipt(doc).passed);
+    for (auto& e : doc["events"]) {
+        if (e["kind"] == "swap_in_done") {
+            e["swap_in_bytes"] = 0;
+            break;
+        }
+    }
+    QVERIFY(!checkReceipt(doc).passed);
+}
+
+void TestReceipt::oracleNoticesWrongFreedBlocks() {
+    auto doc = receiptJson(loadSample("burst-recompute-wave"));
+    QVERIFY(checkReceipt(doc).passed);
+    for (auto& e : doc["events"]) {
+        if (e["kind"] == "evict") {
+            e["freed_blocks"] = e["freed_blocks"].get<std::int64_t>() + 1;
+            break;
+        }
+    }
+    QVERIFY(!checkReceipt(doc).passed);
+}
+
+void TestReceipt::propertyRandomWorkloadsConserve() {
+    const Recovery modes[] = {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid};
+    const VictimRule rules[] = {VictimRule::PriorityNewest, VictimRule::LastAdmitted,   VictimRule::LongestContext,
+                                VictimRule::ShortestContext, VictimRule::FewestDecoded, VictimRule::MostRemaining,
+                                VictimRule::TenantFair};
+    int runs = 0;
+    std::int64_t evictions = 0;
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        auto w = randomWorkload(seed);
+        const auto invalid = validateWorkload(w);
+        QVERIFY2(!invalid.has_value(), invalid ? invalid->message().c_str() : "");
+        for (auto mode : modes) {
+            for (auto rule : rules) {
+                for (auto guard : {ResumeGuard::FullReservation, ResumeGuard::NextBlock}) {
+                    w.policy.recovery = mode;
+                    w.policy.victim_rule = rule;
+                    w.policy.resume_guard = guard;
+                    const auto run = runWorkload(w);
+                    ++runs;
+                    evictions += run.totals.evictions;
+                    // Direct invariants, independent of the oracle.
+                    QCOMPARE(run.totals.completed + run.totals.censored, std::int64_t(w.requests.size()));
+                    for (const auto& rec : run.records) {
+                        const auto& spec = w.requests[static_cast<std::size_t>(rec.request)];
+                        QVERIFY(rec.generated_tokens <= spec.output_tokens);
+                        QCOMPARE(rec.completed, rec.generated_tokens == spec.output_tokens);
+                    }
+                    QCOMPARE(run.totals.swap_out_bytes >= run.totals.swap_in_bytes, true);
+                    const auto report = checkReceipt(nlohmann::json::parse(receiptText(w, run)));
+                    if (!report.passed) {
+                        QFAIL(("seed " + std::to_string(seed) + " " + std::string(toString(mode)) + "/" +
+                               std::string(toString(rule)) + "/" + std::string(toString(guard)) + ": " +
+                               report.violations.front())
+                                  .c_str());
+                    }
+                }
+            }
+        }
+    }
+    QCOMPARE(runs, 40 * 4 * 7 * 2);
+    QVERIFY(evictions > 1000); // the workloads do exercise preemption
+}
+
+QTEST_GUILESS_MAIN(TestReceipt)
+#include "test_receipt.moc"

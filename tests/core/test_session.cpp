@@ -1,0 +1,92 @@
+// Session: seeking back and forth gives exactly the state a fresh engine reaches by running forward.
+#include "engine_fixtures.h"
+
+#include "session.h"
+
+#include <QtTest>
+
+using namespace pl;
+using namespace pltest;
+
+class TestSession : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void seekMatchesFreshRun();
+    void pressureNavigation();
+    void fullRunMatchesRunWorkload();
+};
+
+namespace {
+
+void compareWithFresh(const Workload& w, const Session& s, Tick t) {
+    Ledger ledger;
+    Engine fresh(w, ledger, EngineOptions{false, true});
+    fresh.runToTick(t);
+    const auto a = s.cursor().requests();
+    const auto b = fresh.requests();
+    QCOMPARE(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        QCOMPARE(int(a[i].phase), int(b[i].phase));
+        QCOMPARE(a[i].generated_tokens, b[i].generated_tokens);
+        QCOMPARE(a[i].computed_tokens, b[i].computed_tokens);
+        QCOMPARE(a[i].blocks, b[i].blocks);
+    }
+    QVERIFY(std::equal(s.cursor().blockOwners().begin(), s.cursor().blockOwners().end(), fresh.blockOwners().begin()));
+    QVERIFY(std::equal(s.cursor().blockInFlight().begin(), s.cursor().blockInFlight().end(),
+                       fresh.blockInFlight().begin()));
+    QCOMPARE(s.cursor().freeBlocks(), fresh.freeBlocks());
+}
+
+} // namespace
+
+void TestSession::seekMatchesFreshRun() {
+    for (const char* name : {"seed-example", "swap-wins", "livelock-next-block"}) {
+        const auto w = loadSample(name);
+        Session s(w);
+        QVERIFY(s.snapshotCount() >= 1);
+        const Tick last = s.lastTick();
+        QVERIFY(last > 10);
+        for (Tick t : {last / 2, Tick{3}, last, Tick{0}, last / 3 + 1, last - 1, Tick{-1}, last / 2 + 7}) {
+            s.seek(t);
+            QCOMPARE(s.currentTick(), std::clamp<Tick>(t, -1, last));
+            compareWithFresh(w, s, std::clamp<Tick>(t, -1, last));
+        }
+        s.seek(5);
+        s.stepForward();
+        QCOMPARE(s.currentTick(), Tick{6});
+        s.stepBack();
+        s.stepBack();
+        QCOMPARE(s.currentTick(), Tick{4});
+        compareWithFresh(w, s, 4);
+    }
+}
+
+void TestSession::pressureNavigation() {
+    const auto w = loadSample("burst-recompute-wave");
+    Session s(w);
+    QVERIFY(!s.pressureTicks().empty());
+    s.seek(-1);
+    QVERIFY(s.seekNextPressure());
+    QCOMPARE(s.currentTick(), s.pressureTicks().front());
+    QVERIFY(s.seekNextPressure());
+    QCOMPARE(s.currentTick(), s.pressureTicks()[1]);
+    QVERIFY(s.seekPreviousPressure());
+    QCOMPARE(s.currentTick(), s.pressureTicks().front());
+    QVERIFY(!s.seekPreviousPressure());
+    s.seek(s.lastTick());
+    QVERIFY(!s.seekNextPressure());
+}
+
+void TestSession::fullRunMatchesRunWorkload() {
+    const auto w = loadSample("starvation");
+    Session s(w);
+    const auto direct = runWorkload(w);
+    QCOMPARE(s.result().totals, direct.totals);
+    QCOMPARE(s.result().ledger.events.size(), direct.ledger.events.size());
+    QCOMPARE(static_cast<std::int64_t>(s.series().size()) > 0, true);
+    QCOMPARE(s.series().back().completed, direct.totals.completed);
+}
+
+QTEST_GUILESS_MAIN(TestSession)
+#include "test_session.moc"
