@@ -91,6 +91,3 @@ bool Session::seekPreviousPressure() {
 }
 
 } // namespace pl
-
-namespace pl {
-} // namespace pl
