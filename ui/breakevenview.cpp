@@ -266,7 +266,7 @@ void BreakevenView::recompute() {
         d->crossoverLabel->position->setCoords(150, 0.45);
         d->crossoverLabel->setText(tr("no crossover: swap is cheaper at every length"));
     }
-    d->plot->replot();
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
     verdict_->setText(tr("<b>At %1 tokens: %2.</b> swap %3 \u00b5s/token, recompute %4 \u00b5s/token; "
                          "effective link %5 GB/s.")
                           .arg(in.context)

@@ -54,7 +54,7 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
     }
     p->rescaleAxes();
     p->yAxis->setRange(0, 1.02);
-    p->replot();
+    p->replot(QCustomPlot::rpQueuedReplot);
 }
 
 } // namespace

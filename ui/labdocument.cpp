@@ -70,7 +70,8 @@ bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, 
     undo_->clear();
     session_.reset();
     wantedTick_ = -1;
-    emit changed(LabChangeKind::Workload | LabChangeKind::Selection);
+    // Session too: views drop every pointer into the old run before the new one exists.
+    emit changed(LabChangeKind::Workload | LabChangeKind::Selection | LabChangeKind::Session);
     startRun(false);
     return true;
 }

@@ -64,7 +64,7 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, const QStr
     p->yAxis->setLabel(QObject::tr("requests"));
     p->rescaleAxes();
     p->yAxis->setRangeLower(0);
-    p->replot();
+    p->replot(QCustomPlot::rpQueuedReplot);
 }
 
 } // namespace
@@ -81,7 +81,10 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     for (int i = 0; i < 2; ++i) {
         d->plots[i]->yAxis2->setVisible(true);
         d->plots[i]->legend->setVisible(true);
+        d->plots[i]->addLayer(QStringLiteral("cursor"), d->plots[i]->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
+        d->plots[i]->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
         d->cursors[i] = new QCPItemStraightLine(d->plots[i]);
+        d->cursors[i]->setLayer(QStringLiteral("cursor"));
         d->cursors[i]->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1, Qt::DashLine));
         d->plots[i]->xAxis->setLabel(tr("tick"));
     }
@@ -104,7 +107,7 @@ void PlotsWidget::rebuild() {
     const pl::Session* s = d->doc->session();
     for (int i = 0; i < 2; ++i) d->plots[i]->clearGraphs();
     if (!s) {
-        for (auto* p : d->plots) p->replot();
+        for (auto* p : d->plots) p->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     const auto& series = s->series();
@@ -140,8 +143,8 @@ void PlotsWidget::rebuild() {
     fillHistogram(d->plots[2], dist.ttft, tr("ticks"), QColor(0x60, 0xa5, 0xfa));
     fillHistogram(d->plots[3], dist.tpot, tr("ticks/token"), QColor(0x34, 0xd3, 0x99));
     updateCursor();
-    p0->replot();
-    p1->replot();
+    p0->replot(QCustomPlot::rpQueuedReplot);
+    p1->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PlotsWidget::updateCursor() {
@@ -149,7 +152,7 @@ void PlotsWidget::updateCursor() {
     for (int i = 0; i < 2; ++i) {
         d->cursors[i]->point1->setCoords(t, 0);
         d->cursors[i]->point2->setCoords(t, 1);
-        d->plots[i]->replot(QCustomPlot::rpQueuedReplot);
+        d->plots[i]->layer(QStringLiteral("cursor"))->replot(); // only the cursor layer is redrawn
     }
 }
 

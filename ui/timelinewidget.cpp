@@ -113,7 +113,11 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     d->preemptMarkers = d->plot->addGraph();
     d->preemptMarkers->setLineStyle(QCPGraph::lsNone);
     d->preemptMarkers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(Qt::black, 2.5), Qt::NoBrush, 9));
+    // The cursor lives on its own buffered layer: moving it repaints that layer only, not the lanes.
+    d->plot->addLayer(QStringLiteral("cursor"), d->plot->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
+    d->plot->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
     d->cursor = new QCPItemStraightLine(d->plot);
+    d->cursor->setLayer(QStringLiteral("cursor"));
     d->cursor->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1.5, Qt::DashLine));
     d->plot->xAxis->setLabel(tr("tick"));
     d->plot->yAxis->setRangeReversed(true);
@@ -168,9 +172,16 @@ void TimelineWidget::onChanged(int what) {
         rebuild();
         return;
     }
-    if (w & LabChangeKind::Selection) updateSelection();
-    if (w & LabChangeKind::Cursor) updateCursor();
-    d->plot->replot(QCustomPlot::rpQueuedReplot);
+    if (w & LabChangeKind::Selection) {
+        updateSelection();
+        if (w & LabChangeKind::Cursor) updateCursor();
+        d->plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    if (w & LabChangeKind::Cursor) {
+        updateCursor();
+        d->plot->layer(QStringLiteral("cursor"))->replot(); // repaints only the cursor layer
+    }
 }
 
 void TimelineWidget::rebuild() {
@@ -206,7 +217,7 @@ void TimelineWidget::rebuild() {
     d->plot->yAxis->setRange(-0.5, std::min(n, 60) - 0.5);
     updateSelection();
     updateCursor();
-    d->plot->replot();
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void TimelineWidget::updateCursor() {

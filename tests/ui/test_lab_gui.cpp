@@ -1,0 +1,423 @@
+// The lab as a user drives it (offscreen): load every sample, step, scrub, change a slider, select a ledger
+// row, compare, export every format and check the files, a bad file, the headless screenshot path, and a
+// screenshot check that fails on a blank or broken render.
+#include "breakevenview.h"
+#include "blockgridwidget.h"
+#include "compareview.h"
+#include "exportactions.h"
+#include "exporter.h"
+#include "fileactions.h"
+#include "labdocument.h"
+#include "ledgermodel.h"
+#include "ledgerview.h"
+#include "mainwindow.h"
+#include "plotswidget.h"
+#include "policypanel.h"
+#include "poolview.h"
+#include "timelinewidget.h"
+#include "transportbar.h"
+#include "uitestutil.h"
+#include "timelinemodel.h"
+#include "labcommandline.h"
+
+#include "receipt.h"
+#include "session.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProcess>
+#include <QSettings>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace plui;
+
+namespace {
+const QString kSwapWins = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json");
+const QString kWave = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/burst-recompute-wave.workload.json");
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void settle() {
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+}
+} // namespace
+
+class TestLabGui : public QObject {
+    Q_OBJECT
+  private:
+    std::unique_ptr<MainWindow> makeWindow(const QString& file = kWave) {
+        auto w = std::make_unique<MainWindow>();
+        w->document()->setRunMode(LabDocument::RunMode::Synchronous);
+        w->resize(1400, 900);
+        w->show();
+        if (!file.isEmpty()) {
+            if (!w->openPath(file)) qFatal("cannot open %s", qPrintable(file));
+        }
+        settle();
+        return w;
+    }
+
+  private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
+        QApplication::setApplicationName(QStringLiteral("test_lab_gui"));
+        QSettings().clear();
+    }
+
+    void loadsEverySample() {
+        auto w = makeWindow(QString());
+        for (const QString& f : uitest::sampleFiles()) {
+            QVERIFY2(w->openPath(f), qPrintable(w->lastError()));
+            settle();
+            const pl::Session* s = w->document()->session();
+            QVERIFY(s != nullptr);
+            QVERIFY(w->windowTitle().contains(QString::fromStdString(s->workload().name)));
+            QCOMPARE(w->ledger()->model()->rowCount(), static_cast<int>(s->result().totals.evictions));
+            QCOMPARE(w->timeline()->model().lanes.size(), s->workload().requests.size());
+            QCOMPARE(w->poolView()->grid()->blockCount(), static_cast<int>(s->workload().config.capacity_blocks));
+        }
+        // The bundled samples are in the menu, each with its notes.
+        const auto samples = FileActions::bundledSamples();
+        QCOMPARE(samples.size(), uitest::sampleFiles().size());
+        for (const auto& s : samples) QVERIFY2(!s.notes.isEmpty(), qPrintable(s.name));
+        QVERIFY(w->openPath(samples.first().path));
+        // Recent files survive a restart.
+        QVERIFY(w->fileActions()->recentFiles().contains(QFileInfo(uitest::sampleFiles().last()).absoluteFilePath()));
+    }
+
+    void stepsScrubsAndJumpsWithTheKeyboard() {
+        auto w = makeWindow();
+        LabDocument* doc = w->document();
+        w->activateWindow();
+        QCOMPARE(doc->currentTick(), -1);
+        QTest::keyClick(w.get(), Qt::Key_Right);
+        QCOMPARE(doc->currentTick(), 0);
+        QTest::keyClick(w.get(), Qt::Key_Right);
+        QTest::keyClick(w.get(), Qt::Key_Left);
+        QCOMPARE(doc->currentTick(), 0);
+        w->transport()->scrubber()->setValue(51);
+        QCOMPARE(doc->currentTick(), 50);
+        QTest::keyClick(w.get(), Qt::Key_PageDown);
+        const auto& pressure = doc->session()->pressureTicks();
+        const auto next = std::upper_bound(pressure.begin(), pressure.end(), 50);
+        QVERIFY(next != pressure.end());
+        QCOMPARE(doc->currentTick(), *next);
+        QCOMPARE(w->transport()->scrubber()->value(), static_cast<int>(*next + 1));
+        QTest::keyClick(w.get(), Qt::Key_End);
+        QCOMPARE(doc->currentTick(), doc->lastTick());
+        QTest::keyClick(w.get(), Qt::Key_Home);
+        QCOMPARE(doc->currentTick(), -1);
+        // Play advances the cursor on its own.
+        w->transport()->speedSlider()->setValue(20); // 100 ticks/s
+        w->transport()->playAction()->setChecked(true);
+        QTRY_VERIFY_WITH_TIMEOUT(doc->currentTick() >= 3, 3000);
+        w->transport()->playAction()->setChecked(false);
+        const auto stopped = doc->currentTick();
+        QTest::qWait(100);
+        QCOMPARE(doc->currentTick(), stopped);
+    }
+
+    void aSliderChangeRerunsAndKeepsTheTick() {
+        auto w = makeWindow(kSwapWins);
+        LabDocument* doc = w->document();
+        doc->seek(40);
+        const std::string before = receiptTextOf(*doc);
+        auto* capacity = qobject_cast<QDoubleSpinBox*>(w->policy()->editor(QStringLiteral("capacity_blocks")));
+        QVERIFY(capacity != nullptr);
+        capacity->setValue(128);
+        QCOMPARE(doc->workload().config.capacity_blocks, 128);
+        QCOMPARE(doc->session()->workload().config.capacity_blocks, 128);
+        QCOMPARE(doc->currentTick(), 40);
+        QCOMPARE(w->poolView()->grid()->blockCount(), 128);
+        QVERIFY(receiptTextOf(*doc) != before);
+        // The slider beside it moves the same key.
+        auto* slider = qobject_cast<QSlider*>(w->policy()->slider(QStringLiteral("prefill_tokens_per_tick")));
+        QVERIFY(slider != nullptr);
+        const auto prefillBefore = doc->workload().config.prefill_tokens_per_tick;
+        slider->setValue(slider->maximum());
+        QCOMPARE(doc->workload().config.prefill_tokens_per_tick, prefillBefore * 4);
+        auto* recovery = qobject_cast<QComboBox*>(w->policy()->editor(QStringLiteral("recovery")));
+        recovery->setCurrentText(QStringLiteral("recompute"));
+        QVERIFY(doc->workload().policy.recovery == pl::Recovery::Recompute);
+        // Undo walks back through all three edits; the controls follow.
+        doc->undoStack()->undo();
+        QCOMPARE(recovery->currentText(), QStringLiteral("swap"));
+        doc->undoStack()->undo();
+        doc->undoStack()->undo();
+        QCOMPARE(capacity->value(), 64.0);
+        QCOMPARE(receiptTextOf(*doc), before);
+        QCOMPARE(doc->currentTick(), 40);
+        // A value the workload cannot take is refused and explained, and the control snaps back.
+        capacity->setValue(1);
+        QCOMPARE(doc->workload().config.capacity_blocks, 64);
+        auto* err = w->policy()->findChild<QLabel*>(QStringLiteral("policyError"));
+        QVERIFY(err && err->isVisible() && err->text().contains(QStringLiteral("capacity")));
+        QCOMPARE(capacity->value(), 64.0);
+    }
+
+    void selectingALedgerRowExplainsTheVictim() {
+        auto w = makeWindow();
+        LedgerView* ledger = w->ledger();
+        QVERIFY(ledger->model()->rowCount() > 3);
+        const int row = 3;
+        ledger->selectRow(row);
+        const pl::Session* s = w->document()->session();
+        const auto ev = ledger->model()->eventIndex(row);
+        const pl::Event& e = s->result().ledger.events[static_cast<std::size_t>(ev)];
+        QCOMPARE(w->document()->currentTick(), e.tick);
+        QCOMPARE(w->document()->selectedRequest(), e.request);
+        QTableWidget* cands = ledger->candidates();
+        QCOMPARE(cands->rowCount(), static_cast<int>(e.candidates_count));
+        // Rank 1 is the victim the engine chose.
+        QCOMPARE(cands->item(0, 1)->text(), QString::fromStdString(s->workload().requests[static_cast<std::size_t>(e.request)].id));
+        QVERIFY(cands->item(0, 1)->font().bold());
+        // The pool shows the victim's blocks, and the figures name it.
+        auto* figures = w->poolView()->findChild<QLabel*>(QStringLiteral("poolFigures"));
+        QVERIFY(figures->text().contains(QStringLiteral("victim")));
+        // Every evict row of every sample ranks the recorded victim first.
+        for (const QString& f : uitest::sampleFiles()) {
+            QVERIFY(w->openPath(f));
+            for (int r = 0; r < w->ledger()->model()->rowCount(); ++r) {
+                w->ledger()->selectRow(r);
+                const pl::Session* ss = w->document()->session();
+                const pl::Event& ee = ss->result().ledger.events[static_cast<std::size_t>(w->ledger()->model()->eventIndex(r))];
+                QCOMPARE(w->ledger()->candidates()->item(0, 1)->text(),
+                         QString::fromStdString(ss->workload().requests[static_cast<std::size_t>(ee.request)].id));
+            }
+        }
+    }
+
+    void clickingSelectsEverywhere() {
+        auto w = makeWindow();
+        w->document()->seek(60);
+        settle();
+        BlockGridWidget* grid = w->poolView()->grid();
+        const auto owners = w->document()->session()->cursor().blockOwners();
+        const int b = static_cast<int>(std::find_if(owners.begin(), owners.end(), [](auto o) { return o >= 0; }) - owners.begin());
+        QVERIFY(b < static_cast<int>(owners.size()));
+        const int c = grid->effectiveCellSize();
+        const int cols = std::max(1, grid->width() / c);
+        QTest::mouseClick(grid, Qt::LeftButton, {}, QPoint((b % cols) * c + c / 2, (b / cols) * c + c / 2));
+        QCOMPARE(w->document()->selectedRequest(), owners[static_cast<std::size_t>(b)]);
+    }
+
+    void exportsEveryFormat() {
+        auto w = makeWindow(kSwapWins);
+        w->document()->seek(100);
+        settle();
+        QTemporaryDir dir;
+        const QString receipt = dir.filePath(QStringLiteral("r.json"));
+        QVERIFY(!exportReceipt(*w->document(), receipt));
+        const pl::Workload wl = uitest::loadSample(kSwapWins);
+        QCOMPARE(readAll(receipt).toStdString(), pl::receiptText(wl, pl::runWorkload(wl)));
+        const QString csv = dir.filePath(QStringLiteral("l.csv"));
+        QVERIFY(!exportLedgerCsv(*w->ledger()->model(), csv));
+        const QList<QByteArray> lines = readAll(csv).trimmed().split('\n');
+        QCOMPARE(lines.size(), w->ledger()->model()->rowCount() + 1);
+        QVERIFY(lines[0].startsWith("tick,victim,mode"));
+        QCOMPARE(lines[1].count(','), lines[0].count(','));
+        for (const QString& view : labViewNames()) {
+            QWidget* target = w->view(view);
+            QVERIFY2(target, qPrintable(view));
+            settle();
+            const QString png = dir.filePath(view + QStringLiteral(".png"));
+            QVERIFY(!exportWidgetImage(target, png));
+            const QImage img(png);
+            QVERIFY2(!img.isNull() && img.width() > 50 && img.height() > 50, qPrintable(view));
+            QVERIFY2(uitest::distinctColours(img) > 8, qPrintable(view + QStringLiteral(" renders blank")));
+            const QString svg = dir.filePath(view + QStringLiteral(".svg"));
+            QVERIFY(!exportWidgetImage(target, svg));
+            const QByteArray svgBytes = readAll(svg);
+            QVERIFY(svgBytes.contains("<svg") && svgBytes.contains("</svg>") && svgBytes.size() > 1000);
+            const QString pdf = dir.filePath(view + QStringLiteral(".pdf"));
+            QVERIFY(!exportWidgetImage(target, pdf));
+            const QByteArray pdfBytes = readAll(pdf);
+            QVERIFY(pdfBytes.startsWith("%PDF-") && pdfBytes.contains("%%EOF") && pdfBytes.size() > 1000);
+        }
+        // A single plot is written as vectors (lines, not one embedded image).
+        const QString plotSvg = dir.filePath(QStringLiteral("occupancy.svg"));
+        QVERIFY(!exportWidgetImage(reinterpret_cast<QWidget*>(w->plots()->findChild<QWidget*>(QStringLiteral("occupancyPlot"))), plotSvg));
+        QVERIFY(readAll(plotSvg).contains("<polyline") || readAll(plotSvg).contains("<path"));
+        // Unknown formats are refused without writing anything.
+        QVERIFY(exportWidgetImage(w.get(), dir.filePath(QStringLiteral("x.bmp"))).has_value());
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("x.bmp"))));
+        // The review bundle.
+        const QString bundle = dir.filePath(QStringLiteral("bundle"));
+        QVERIFY(!exportReviewBundle(*w->document(), *w->ledger()->model(), w->exportActions()->bundleViews(), bundle));
+        for (const char* f : {"receipt.json", "ledger.csv", "summary.md", "window.png", "pool.png", "timeline.png",
+                              "ledger.png", "plots.png"}) {
+            QVERIFY2(QFileInfo(QDir(bundle).filePath(QString::fromLatin1(f))).size() > 100, f);
+        }
+        const QByteArray md = readAll(QDir(bundle).filePath(QStringLiteral("summary.md")));
+        QVERIFY(md.contains(QByteArray::fromStdString(pl::receiptHashes(wl, pl::runWorkload(wl)).input_hash)));
+        QVERIFY(md.contains("![pool.png](pool.png)"));
+        QCOMPARE(readAll(QDir(bundle).filePath(QStringLiteral("receipt.json"))), readAll(receipt));
+    }
+
+    void screenshotsAreNotBlankAtSeveralSizes() {
+        auto w = makeWindow(kWave);
+        w->document()->seek(60);
+        for (QSize size : {QSize(1024, 700), QSize(1600, 1000), QSize(1920, 1200)}) {
+            w->resize(size);
+            settle();
+            const QImage img = w->grab().toImage();
+            QCOMPARE(img.size(), size);
+            QVERIFY(uitest::distinctColours(img) >= 32);
+            // The pool shows owned blocks: some pixels of the central view are neither background nor free.
+            const QImage pool = w->poolView()->grid()->grab().toImage();
+            QVERIFY(uitest::distinctColours(pool) >= 4);
+            // The timeline draws decode lanes in their state colour.
+            const QImage tl = w->timeline()->grab().toImage();
+            bool decode = false;
+            for (int y = 0; y < tl.height() && !decode; y += 2)
+                for (int x = 0; x < tl.width() && !decode; x += 2) decode = tl.pixel(x, y) == QColor(0x1d, 0x4e, 0xd8).rgb();
+            QVERIFY2(decode, "decode lanes are drawn");
+        }
+    }
+
+    void badFilesGetADialogNotACrash() {
+        auto w = makeWindow();
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("bad.workload.json"));
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format":"preemptlab.workload.v1","name":"x","requests":[)"
+                R"({"id":"a","arrival_tick":0,"prompt_tokens":"ten","output_tokens":4}]})");
+        f.close();
+        const std::string before = receiptTextOf(*w->document());
+        QVERIFY(!w->openPath(bad));
+        QVERIFY2(w->lastError().contains(bad) && w->lastError().contains(QStringLiteral("/requests/0/prompt_tokens")),
+                 qPrintable(w->lastError()));
+        auto* box = w->findChild<QMessageBox*>(QStringLiteral("errorDialog"));
+        QVERIFY(box != nullptr);
+        QVERIFY(box->text().contains(QStringLiteral("prompt_tokens")));
+        box->close();
+        QCOMPARE(receiptTextOf(*w->document()), before); // the open workload is untouched
+        QVERIFY(!w->openPath(dir.filePath(QStringLiteral("nope.json"))));
+        QVERIFY(w->lastError().contains(QStringLiteral("nope.json")));
+    }
+
+    void dropAFileToOpenIt() {
+        auto w = makeWindow(QString());
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(kSwapWins)});
+        QDragEnterEvent enter(QPoint(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(w.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(100, 100), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(w.get(), &drop);
+        QVERIFY2(w->document()->hasWorkload(), qPrintable(w->lastError()));
+        QCOMPARE(w->document()->sourceName(), kSwapWins);
+    }
+
+    void compareRunsFourModesOffTheUiThread() {
+        auto w = makeWindow(kSwapWins);
+        CompareView* cmp = w->compare();
+        QSignalSpy finished(cmp, &CompareView::finished);
+        cmp->start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QVERIFY(cmp->hasResult());
+        QTableWidget* t = cmp->totalsTable();
+        QCOMPARE(t->columnCount(), 4);
+        QCOMPARE(t->horizontalHeaderItem(1)->text(), QStringLiteral("swap"));
+        pl::Workload wl = uitest::loadSample(kSwapWins);
+        wl.policy.recovery = pl::Recovery::Recompute;
+        const auto recompute = pl::runWorkload(wl);
+        QCOMPARE(t->item(0, 0)->text(), QString::number(recompute.totals.ticks));
+        QCOMPARE(t->item(2, 0)->text(), QString::number(recompute.totals.replay_tokens));
+        // Cancel right after starting: it ends cleanly either way.
+        cmp->start();
+        cmp->cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
+    }
+
+    void breakevenPresetsReproduceTheSeed() {
+        BreakevenView v;
+        v.resize(900, 500);
+        v.applyPreset(0);
+        QVERIFY2(v.verdictText().contains(QStringLiteral("swap")), qPrintable(v.verdictText()));
+        QVERIFY2(v.verdictText().contains(QStringLiteral("5.2")), qPrintable(v.verdictText())); // 5.2 us/token
+        v.applyPreset(2); // per-block copies at 10 us: recompute wins at 4K context
+        QVERIFY2(v.verdictText().contains(QStringLiteral("recompute.")), qPrintable(v.verdictText()));
+        v.slider(QStringLiteral("overhead"))->setValue(0);
+        QVERIFY2(v.verdictText().contains(QStringLiteral("swap")), qPrintable(v.verdictText()));
+        QVERIFY(uitest::distinctColours(v.grab().toImage()) > 8);
+    }
+
+    void headlessScreenshotPath() {
+        const QString exe = QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab");
+        if (!QFileInfo::exists(exe)) QSKIP("preemptlab not built");
+        QTemporaryDir dir;
+        auto run = [&](const QStringList& args, QString* err) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+            env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+            p.setProcessEnvironment(env);
+            p.start(exe, args);
+            p.waitForFinished(60000);
+            *err = QString::fromUtf8(p.readAllStandardError());
+            return p.exitCode();
+        };
+        QString err;
+        const QString out = dir.filePath(QStringLiteral("timeline.png"));
+        QCOMPARE(run({QStringLiteral("--workload"), kWave, QStringLiteral("--recovery"), QStringLiteral("swap"),
+                      QStringLiteral("--capacity-blocks"), QStringLiteral("128"), QStringLiteral("--tick"),
+                      QStringLiteral("50"), QStringLiteral("--view"), QStringLiteral("timeline"),
+                      QStringLiteral("--screenshot"), out},
+                     &err),
+                 0);
+        const QImage img(out);
+        QVERIFY2(!img.isNull() && uitest::distinctColours(img) > 8, qPrintable(err));
+        QVERIFY(err.contains(QStringLiteral("tick 50")));
+        QCOMPARE(run({QStringLiteral("--workload"), dir.filePath(QStringLiteral("missing.json")),
+                      QStringLiteral("--screenshot"), out},
+                     &err),
+                 2);
+        QVERIFY(err.contains(QStringLiteral("missing.json")));
+        QCOMPARE(run({QStringLiteral("--workload"), kWave, QStringLiteral("--recovery"), QStringLiteral("teleport"),
+                      QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("x.png"))},
+                     &err),
+                 2);
+        QVERIFY(err.contains(QStringLiteral("recovery")));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("x.png"))));
+        QCOMPARE(run({QStringLiteral("--workload"), kWave, QStringLiteral("--view"), QStringLiteral("nope"),
+                      QStringLiteral("--screenshot"), out},
+                     &err),
+                 2);
+    }
+
+    void settingsSurviveARestart() {
+        {
+            auto w = makeWindow(kSwapWins);
+            w->resize(1234, 777);
+            w->transport()->speedSlider()->setValue(27);
+            w->close();
+        }
+        auto w = std::make_unique<MainWindow>();
+        QCOMPARE(w->transport()->speedSlider()->value(), 27);
+        w->show();
+        settle();
+        QVERIFY2(std::abs(w->width() - 1234) <= 2 && std::abs(w->height() - 777) <= 2, "the window size is restored");
+        QVERIFY(w->fileActions()->recentFiles().first().endsWith(QStringLiteral("swap-wins.workload.json")));
+    }
+};
+
+QTEST_MAIN(TestLabGui)
+#include "test_lab_gui.moc"
