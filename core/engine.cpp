@@ -81,6 +81,9 @@ class EngineImpl {
     void preemptAhead();
     void runRequests();
     void admit();
+    std::int64_t admissionGate(std::int32_t r, std::int64_t budget, std::int64_t& needNow,
+                               std::int64_t& chunk) const;
+    bool skipQuiescentTicks();
     void censorAll();
 
     std::int64_t demandOf(std::int32_t r, std::int64_t& budget) const;
@@ -114,6 +117,9 @@ void EngineImpl::init(Engine& e) {
     const auto& w = e.workload_;
     const auto n = w.requests.size();
     s.req.assign(n, RequestState{});
+    for (std::size_t i = 0; i < n; ++i) {
+        s.req[i].output_tokens = w.requests[i].output_tokens;
+    }
     s.free_blocks = w.config.capacity_blocks;
     s.unfinished = static_cast<std::int64_t>(n);
     // Tenants, ranked in byte order so that index comparison is byte-string comparison.
@@ -162,6 +168,9 @@ void EngineImpl::step() {
     t_ = s_.next_tick;
     if (t_ >= c_.max_ticks) {
         censorAll();
+        return;
+    }
+    if (skipQuiescentTicks()) {
         return;
     }
     evictedThisTick_ = false;
@@ -321,25 +330,47 @@ void EngineImpl::preemptAhead() {
 }
 
 void EngineImpl::runRequests() {
+    // While stepping, note whether every running request ends the tick decoding, and the fewest tokens any
+    // of them still has to generate: skipQuiescentTicks() starts from these figures next tick.
+    bool decodeOnly = true;
+    std::int64_t minRemaining = kMaxSafeInteger;
+    auto note = [&](const RequestState& st) {
+        if (st.phase == Phase::Decode) {
+            minRemaining = std::min(minRemaining, st.output_tokens - st.generated_tokens);
+        } else if (isRunnable(st.phase) || st.phase == Phase::SwapIn) {
+            decodeOnly = false;
+        }
+    };
     // Index loop: evictions change phases but never reorder or shrink `running` during the loop.
     for (std::size_t i = 0; i < s_.running.size(); ++i) {
         const auto r = s_.running[i];
         auto& st = rq(r);
-        if (!isRunnable(st.phase)) {
+        // Fast path: a decode step that fits in the request's last block (most request-ticks).
+        if (st.phase == Phase::Decode && st.computed_tokens < st.blocks * c_.block_size_tokens &&
+            e_.backend_ == nullptr) {
+            st.computed_tokens += 1;
+            st.generated_tokens += 1;
+            if (st.generated_tokens == st.output_tokens) {
+                complete(r);
+            } else {
+                minRemaining = std::min(minRemaining, st.output_tokens - st.generated_tokens);
+            }
             continue;
         }
-        std::int64_t budget = prefillBudget_;
-        const std::int64_t need = demandOf(r, budget);
-        const std::int64_t chunk = prefillBudget_ - budget;
-        if (st.phase != Phase::Decode && chunk == 0) {
-            continue; // no prefill budget left this tick
+        if (isRunnable(st.phase)) {
+            std::int64_t budget = prefillBudget_;
+            const std::int64_t need = demandOf(r, budget);
+            const std::int64_t chunk = prefillBudget_ - budget;
+            // No prefill budget left this tick; or stalled, or evicted itself.
+            if ((st.phase == Phase::Decode || chunk > 0) && (need == 0 || allocate(r, need))) {
+                prefillBudget_ = budget;
+                progress(r, st.phase == Phase::Decode ? 0 : chunk);
+            }
         }
-        if (need > 0 && !allocate(r, need)) {
-            continue; // stalled, or evicted itself
-        }
-        prefillBudget_ = budget;
-        progress(r, st.phase == Phase::Decode ? 0 : chunk);
+        note(st);
     }
+    s_.quiet_decode_only = decodeOnly;
+    s_.quiet_min_remaining = minRemaining;
 }
 
 // Advance r by one step: a decode token (chunk == 0) or a prefill/replay chunk. Blocks are already allocated.
@@ -373,7 +404,7 @@ void EngineImpl::progress(std::int32_t r, std::int64_t chunk) {
         ev.generated_tokens = st.generated_tokens;
         ev.context_tokens = st.computed_tokens;
     }
-    if (st.generated_tokens == spec(r).output_tokens) {
+    if (st.generated_tokens == st.output_tokens) {
         complete(r);
     }
     if (e_.backend_ != nullptr) {
@@ -386,6 +417,7 @@ void EngineImpl::complete(std::int32_t r) {
     const std::int64_t blocks = st.blocks;
     releaseBlocks(r, blocks, false);
     st.phase = Phase::Done;
+    s_.running_dirty = true;
     st.completion_tick = t_;
     s_.totals.completed += 1;
     s_.unfinished -= 1;
@@ -582,6 +614,7 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     const std::size_t evIndex = e_.ledger_.events.size() - 1;
 
     evictedThisTick_ = true;
+    s_.running_dirty = true;
     st.preemptions += 1;
     s_.totals.evictions += 1;
     s_.totals.queue_reentries += 1;
@@ -639,26 +672,16 @@ void EngineImpl::admit() {
             continue;
         }
         const bool swapped = st.phase == Phase::SwappedOut;
+        if (!swapped && prefillBudget_ == 0) {
+            break;
+        }
         std::int64_t needNow = 0;
         std::int64_t chunk = 0;
-        if (swapped) {
-            needNow = blocksFor(st.swapped_tokens);
-        } else {
-            if (prefillBudget_ == 0) {
-                break;
-            }
-            const std::int64_t tgt = target(r);
-            chunk = std::min(tgt - st.computed_tokens, prefillBudget_);
-            needNow = blocksFor(st.computed_tokens + chunk + (st.computed_tokens + chunk == tgt ? 1 : 0));
-        }
-        const std::int64_t available = s_.free_blocks - p_.watermark_blocks;
-        const std::int64_t gate = p_.resume_guard == ResumeGuard::FullReservation
-                                      ? std::max(needNow, blocksFor(spec(r).prompt_tokens + spec(r).max_output_tokens))
-                                      : needNow;
-        if (gate > available) {
+        if (admissionGate(r, prefillBudget_, needNow, chunk) > s_.free_blocks - p_.watermark_blocks) {
             break; // head-of-line: later requests wait behind this one
         }
         it = s_.waiting.erase(it);
+        s_.quiet_decode_only = false; // it prefills or copies first
         st.queue_ticks += t_ - st.queued_since;
         st.admit_seq = s_.admit_counter++;
         s_.running.push_back(r);
@@ -701,7 +724,89 @@ void EngineImpl::admit() {
     }
 }
 
+// Blocks that must be free (beyond the watermark) to admit or resume r now. needNow: blocks it allocates at
+// once; chunk: the prefill tokens it would take from `budget`.
+std::int64_t EngineImpl::admissionGate(std::int32_t r, std::int64_t budget, std::int64_t& needNow,
+                                       std::int64_t& chunk) const {
+    const auto& st = s_.req[static_cast<std::size_t>(r)];
+    if (st.phase == Phase::SwappedOut) {
+        chunk = 0;
+        needNow = blocksFor(st.swapped_tokens);
+    } else {
+        const std::int64_t tgt = target(r);
+        chunk = std::min(tgt - st.computed_tokens, budget);
+        needNow = blocksFor(st.computed_tokens + chunk + (st.computed_tokens + chunk == tgt ? 1 : 0));
+    }
+    return p_.resume_guard == ResumeGuard::FullReservation
+               ? std::max(needNow, blocksFor(spec(r).prompt_tokens + spec(r).max_output_tokens))
+               : needNow;
+}
+
+// Quiescent ticks: nothing arrives, nothing is copying or prefilling, every running request decodes, and the
+// queue's head cannot be admitted. Such ticks only add one token to each running request and take blocks at
+// block edges; if the free pool covers every edge up to the tick before the next completion or arrival, no
+// event can happen in between, so the engine advances them in one pass (same state, same ledger as ticking
+// one by one; tests compare both). Off when the lab records per-tick series or the pool map, with a live
+// backend (it sees every token) and with preempt_ahead (its trigger depends on per-tick growth).
+bool EngineImpl::skipQuiescentTicks() {
+    if (e_.options_.record_series || e_.options_.track_block_owners || e_.backend_ != nullptr || p_.preempt_ahead ||
+        s_.running.empty() || !s_.copies.empty()) {
+        return false;
+    }
+    Tick limit = c_.max_ticks;
+    if (s_.next_arrival < w_.requests.size()) {
+        limit = std::min(limit, w_.requests[s_.next_arrival].arrival_tick);
+    }
+    // Stop before the next completion tick (figures noted by the last tick's runRequests and admit).
+    const std::int64_t d0 = std::min(limit - t_, s_.quiet_min_remaining - 1);
+    if (!s_.quiet_decode_only || d0 < 2) {
+        return false;
+    }
+    std::int64_t d = d0;
+    if (d < 2) {
+        return false;
+    }
+    if (!s_.waiting.empty()) {
+        std::int64_t needNow = 0;
+        std::int64_t chunk = 0;
+        // Decode ticks only shrink the free pool, so a head that cannot be admitted now cannot be later.
+        if (admissionGate(s_.waiting.begin()->second, c_.prefill_tokens_per_tick, needNow, chunk) <=
+            s_.free_blocks - p_.watermark_blocks) {
+            return false;
+        }
+    }
+    auto blocksNeeded = [&](std::int64_t ticks) {
+        std::int64_t need = 0;
+        for (auto r : s_.running) {
+            const auto& st = s_.req[static_cast<std::size_t>(r)];
+            need += blocksFor(st.computed_tokens + ticks) - st.blocks;
+        }
+        return need;
+    };
+    while (d >= 2 && blocksNeeded(d) > s_.free_blocks) {
+        d /= 2;
+    }
+    if (d < 2) {
+        return false;
+    }
+    for (auto r : s_.running) {
+        auto& st = rq(r);
+        st.computed_tokens += d;
+        st.generated_tokens += d;
+        takeBlocks(r, blocksFor(st.computed_tokens) - st.blocks);
+    }
+    s_.totals.request_ticks += s_.holders * d;
+    s_.totals.ticks = t_ + d;
+    s_.next_tick = t_ + d;
+    s_.quiet_min_remaining -= d;
+    return true;
+}
+
 void EngineImpl::compactRunning() {
+    if (!s_.running_dirty) {
+        return;
+    }
+    s_.running_dirty = false;
     std::erase_if(s_.running, [&](std::int32_t r) {
         const Phase ph = rq(r).phase;
         return !(isRunnable(ph) || ph == Phase::SwapIn);

@@ -36,6 +36,7 @@ std::string_view toString(Phase p);
 // Per-request run state. Public so the lab can draw it; only the engine writes it.
 struct RequestState {
     Phase phase = Phase::NotArrived;
+    std::int64_t output_tokens = 0;    // copy of the spec's, kept beside the hot counters
     std::int64_t computed_tokens = 0;  // context tokens whose KV is resident (device or in flight)
     std::int64_t generated_tokens = 0; // never decreases
     std::int64_t replay_remaining = 0; // dropped tokens still to re-prefill

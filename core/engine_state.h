@@ -29,6 +29,11 @@ struct Engine::State {
     std::int64_t holders = 0;            // requests holding device blocks (for request_ticks)
     std::int64_t released_this_tick = 0; // requests that let go of their last block during this tick
     std::int64_t unfinished = 0;
+    bool running_dirty = false;
+    // After the last executed tick: every running request was decoding, and the fewest tokens any of them
+    // still had to generate (the quiescent-tick fast path's starting point).
+    bool quiet_decode_only = false;
+    std::int64_t quiet_min_remaining = 0;          // a running request finished or was evicted: compact `running`
     Totals totals;
     // Pool map (only with EngineOptions::track_block_owners).
     std::vector<std::int32_t> owner;

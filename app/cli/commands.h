@@ -20,7 +20,8 @@ struct Command {
     int (*run)(int argc, char** argv); // argv[0] is the command name
 };
 
-void registerCoreCommands(std::vector<Command>& table);   // validate run verify compare bench
+void registerCoreCommands(std::vector<Command>& table);   // validate run verify compare
+void registerBenchCommands(std::vector<Command>& table);  // bench (cmd_bench.cpp)
 void registerCostCommands(std::vector<Command>& table);   // breakeven rates sweep (cmd_cost.cpp)
 void registerTraceCommands(std::vector<Command>& table);  // import-trace generate (cmd_trace.cpp)
 void registerGpuCommands(std::vector<Command>& table);    // gpu-info gpu-selftest calibrate (cmd_gpu.cpp)

@@ -11,6 +11,7 @@ namespace {
 std::vector<pl::cli::Command> buildTable() {
     std::vector<pl::cli::Command> table;
     pl::cli::registerCoreCommands(table);
+    pl::cli::registerBenchCommands(table);
     pl::cli::registerCostCommands(table);
     pl::cli::registerTraceCommands(table);
     pl::cli::registerGpuCommands(table);

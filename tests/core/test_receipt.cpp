@@ -235,6 +235,15 @@ void TestReceipt::propertyRandomWorkloadsConserve() {
                         QCOMPARE(rec.completed, rec.generated_tokens == spec.output_tokens);
                     }
                     QCOMPARE(run.totals.swap_out_bytes >= run.totals.swap_in_bytes, true);
+                    // The quiescent-tick fast path (runWorkload) must match ticking one by one (series on).
+                    RunResult ticked;
+                    Engine oneByOne(w, ticked.ledger, EngineOptions{true, false});
+                    oneByOne.runToEnd();
+                    ticked.records = requestRecords(oneByOne);
+                    ticked.tenants = oneByOne.tenants();
+                    ticked.totals = oneByOne.totals();
+                    QCOMPARE(ticked.totals, run.totals);
+                    QCOMPARE(receiptHashes(w, ticked).event_hash, receiptHashes(w, run).event_hash);
                     const auto report = checkReceipt(nlohmann::json::parse(receiptText(w, run)));
                     if (!report.passed) {
                         QFAIL(("seed " + std::to_string(seed) + " " + std::string(toString(mode)) + "/" +
