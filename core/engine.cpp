@@ -76,6 +76,7 @@ class EngineImpl {
     const RequestSpec& spec(std::int32_t r) const { return w_.requests[static_cast<std::size_t>(r)]; }
 
     Event& emit(EventKind kind, std::int32_t request);
+    void annotate(std::int64_t seq, std::int32_t r, const char* kind, std::int64_t tokens, const LiveMeasurement& m);
     void arrivals();
     void link();
     void preemptAhead();
@@ -110,6 +111,23 @@ Event& EngineImpl::emit(EventKind kind, std::int32_t request) {
     ev.capacity_blocks = c_.capacity_blocks;
     ev.host_bytes = s_.host_used;
     return ev;
+}
+
+// Keep what the live backend measured, beside (never inside) the hashed event.
+void EngineImpl::annotate(std::int64_t seq, std::int32_t r, const char* kind, std::int64_t tokens,
+                          const LiveMeasurement& m) {
+    LiveAnnotation a;
+    a.seq = seq;
+    a.request = r;
+    a.kind = kind;
+    a.tokens = tokens;
+    a.measured_us = m.measured_us;
+    a.modelled_us = m.modelled_us;
+    a.bytes_moved = m.bytes_moved;
+    a.tokens_computed = m.tokens_computed;
+    a.ok = m.ok;
+    a.error = m.error;
+    e_.live_.push_back(std::move(a));
 }
 
 void EngineImpl::init(Engine& e) {
@@ -623,11 +641,12 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     s_.totals.swap_out_bytes += swapBytes;
 
     if (e_.backend_ != nullptr) {
+        const auto seq = e_.ledger_.events[evIndex].seq;
         if (swapBytes > 0) {
-            e_.backend_->swapOut(victim, swapTokens);
+            annotate(seq, victim, "swap_out", swapTokens, e_.backend_->swapOut(victim, swapTokens));
         }
         if (replay > 0) {
-            e_.backend_->dropAndReplay(victim, replay);
+            annotate(seq, victim, "replay", replay, e_.backend_->dropAndReplay(victim, replay));
         }
     }
 
@@ -705,7 +724,7 @@ void EngineImpl::admit() {
             ev.context_tokens = st.swapped_tokens;
             ev.occupied_blocks = occupied();
             if (e_.backend_ != nullptr) {
-                e_.backend_->swapIn(r, st.swapped_tokens);
+                annotate(ev.seq, r, "swap_in", st.swapped_tokens, e_.backend_->swapIn(r, st.swapped_tokens));
             }
             continue;
         }
@@ -862,6 +881,7 @@ const Engine::State& Engine::state() const { return *s_; }
 
 void Engine::restore(const State& s) {
     *s_ = s;
+    live_.clear(); // a live run is never seeked: its measurements belong to one pass
     std::erase_if(series_, [&](const TickStats& st) { return st.tick >= s.next_tick; });
 }
 
@@ -945,6 +965,12 @@ RunResult runWorkload(const Workload& workload, LiveBackend* backend) {
     Engine engine(workload, result.ledger);
     engine.setLiveBackend(backend);
     engine.runToEnd();
+    if (backend != nullptr) {
+        result.live_run = true;
+        result.live_device = backend->deviceName();
+        result.live = engine.liveAnnotations();
+        result.live_error = backend->lastError();
+    }
     result.records = requestRecords(engine);
     result.tenants = engine.tenants();
     result.totals = engine.totals();

@@ -93,6 +93,21 @@ struct EngineOptions {
     bool track_block_owners = false; // keep the block -> request map (the lab's pool grid)
 };
 
+// What a live backend measured for one engine call (docs/live-mode.md). Never hashed: written in the
+// receipt's top-level "live" member, beside the simulation it annotates.
+struct LiveAnnotation {
+    std::int64_t seq = 0;          // the event it belongs to (evict: swap_out/replay; resume: swap_in)
+    std::int32_t request = -1;
+    std::string kind;              // "swap_out", "replay" or "swap_in"
+    std::int64_t tokens = 0;       // tokens the engine asked the backend to move or recompute
+    double measured_us = 0.0;
+    double modelled_us = 0.0;
+    std::int64_t bytes_moved = 0;
+    std::int64_t tokens_computed = 0;
+    bool ok = true;
+    std::string error;
+};
+
 // Block owner marks in the pool map.
 inline constexpr std::int32_t kFreeBlock = -1;
 
@@ -128,6 +143,8 @@ class Engine {
     std::vector<std::int32_t> waitingQueue() const;
 
     void setLiveBackend(LiveBackend* backend) { backend_ = backend; }
+    // Measurements the backend returned, in event order (empty without a backend).
+    const std::vector<LiveAnnotation>& liveAnnotations() const { return live_; }
 
     ~Engine();
     Engine(const Engine&) = delete;
@@ -139,6 +156,7 @@ class Engine {
     EngineOptions options_;
     std::unique_ptr<State> s_;
     LiveBackend* backend_ = nullptr;
+    std::vector<LiveAnnotation> live_;
     std::vector<TickStats> series_;
     std::vector<std::string> tenants_;      // byte order; RequestState::tenant indexes it
     std::vector<std::int32_t> idRank_;      // per request: rank of its id in byte order
@@ -165,6 +183,12 @@ struct RunResult {
     std::vector<RequestRecord> records;
     std::vector<std::string> tenants;
     Totals totals;
+    // Live runs only (a backend was given): the device, its measurements in seq order, and the first error
+    // of a call that returns nothing (LiveBackend::lastError).
+    bool live_run = false;
+    std::string live_device;
+    std::vector<LiveAnnotation> live;
+    std::string live_error;
 };
 
 std::vector<RequestRecord> requestRecords(const Engine& engine);

@@ -152,6 +152,40 @@ std::string stringArray(const std::vector<std::string>& items, std::string_view 
     return out;
 }
 
+// Floating point as JSON (nlohmann's shortest round-trip form); never in a hashed part.
+std::string number(double v) { return nlohmann::json(v).dump(); }
+
+// The live run's measurements on one line, so that deleting that line leaves the simulated receipt.
+std::string liveJson(const Workload& w, const RunResult& run) {
+    std::string annotations = "[";
+    for (std::size_t i = 0; i < run.live.size(); ++i) {
+        const auto& a = run.live[i];
+        ObjectWriter o;
+        o.integer("seq", a.seq);
+        o.string("kind", a.kind);
+        o.string("request", w.requests[static_cast<std::size_t>(a.request)].id);
+        o.integer("tokens", a.tokens);
+        o.raw("measured_us", number(a.measured_us));
+        o.raw("modelled_us", number(a.modelled_us));
+        o.integer("bytes_moved", a.bytes_moved);
+        o.integer("tokens_computed", a.tokens_computed);
+        o.boolean("ok", a.ok);
+        if (!a.ok || !a.error.empty()) {
+            o.string("error", a.error);
+        }
+        annotations += i > 0 ? "," : "";
+        annotations += o.str();
+    }
+    annotations += ']';
+    ObjectWriter live;
+    live.string("device", run.live_device);
+    live.raw("annotations", annotations);
+    if (!run.live_error.empty()) {
+        live.string("error", run.live_error);
+    }
+    return live.str();
+}
+
 // The receipt body without the "checks" member; `checks` is spliced in by receiptText.
 std::string receiptBody(const Workload& w, const RunResult& run, const std::string& checks) {
     const nlohmann::json workload = workloadJson(w);
@@ -184,6 +218,9 @@ std::string receiptBody(const Workload& w, const RunResult& run, const std::stri
     out += "  \"format\": " + ObjectWriter::quote(kReceiptFormat) + ",\n";
     out += "  \"input_hash\": " + ObjectWriter::quote(sha256Tagged(canonicalJson(workload))) + ",\n";
     out += "  \"limitations\": " + stringArray(receiptLimitations(), "  ") + ",\n";
+    if (run.live_run) {
+        out += "  \"live\": " + liveJson(w, run) + ",\n";
+    }
     out += "  \"policy\": " + canonicalJson(policy) + ",\n";
     out += "  \"policy_hash\": " + ObjectWriter::quote(sha256Tagged(canonicalJson(policy))) + ",\n";
     out += "  \"requests\": [";

@@ -3,7 +3,9 @@
 #include "workload_flags.h"
 
 #include "atomic_file.h"
+#include "device_api.h"
 #include "engine.h"
+#include "live_backend.h"
 #include "verify.h"
 #include "receipt.h"
 #include "summary.h"
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <variant>
@@ -65,6 +68,36 @@ bool conservationPassed(const std::string& receipt) {
     return doc.at("checks").at("conservation").at("passed").get<bool>();
 }
 
+// One line about the device work of a live run; false when a device call failed (the receipt says which).
+bool reportLive(const RunResult& run) {
+    double measured = 0.0;
+    std::int64_t bytes = 0;
+    std::int64_t tokens = 0;
+    std::size_t failed = 0;
+    const LiveAnnotation* firstFailure = nullptr;
+    for (const auto& a : run.live) {
+        measured += a.measured_us;
+        bytes += a.bytes_moved;
+        tokens += a.tokens_computed;
+        if (!a.ok) {
+            failed += 1;
+            firstFailure = firstFailure ? firstFailure : &a;
+        }
+    }
+    std::fprintf(stderr, "live on %s: %zu device operations, %.1f us measured, %lld B copied, %lld tokens recomputed\n",
+                 run.live_device.c_str(), run.live.size(), measured, static_cast<long long>(bytes),
+                 static_cast<long long>(tokens));
+    if (firstFailure != nullptr) {
+        std::fprintf(stderr, "live: %zu device operations FAILED; first at event %lld (%s): %s\n", failed,
+                     static_cast<long long>(firstFailure->seq), firstFailure->kind.c_str(),
+                     firstFailure->error.c_str());
+    }
+    if (!run.live_error.empty()) {
+        std::fprintf(stderr, "live: device error: %s\n", run.live_error.c_str());
+    }
+    return failed == 0 && run.live_error.empty();
+}
+
 int cmdRun(int argc, char** argv) {
     Args args;
     if (auto err = parseArgs(argc, argv, 1, workloadSpec({"out"}, {"live"}), args)) {
@@ -77,11 +110,18 @@ int cmdRun(int argc, char** argv) {
     if (!w) {
         return kExitBadInput;
     }
+    // --live: the same simulation, with every eviction and resume also carried out on the device; the
+    // measurements go to the receipt's unhashed "live" member (docs/live-mode.md).
+    std::unique_ptr<LiveBackend> backend;
     if (args.has("live")) {
-        std::fprintf(stderr, "preemptlab-cli: --live needs a CUDA device and this build has no live backend\n");
-        return kExitNoDevice;
+        std::string why;
+        backend = gpu::makeLiveBackend(*w, &why);
+        if (!backend) {
+            std::fprintf(stderr, "preemptlab-cli: run --live: no usable CUDA device: %s\n", why.c_str());
+            return kExitNoDevice;
+        }
     }
-    const RunResult run = runWorkload(*w);
+    const RunResult run = runWorkload(*w, backend.get());
     const std::string text = receiptText(*w, run);
     if (auto out = args.value("out")) {
         if (auto err = writeFileAtomically(*out, text)) {
@@ -92,6 +132,9 @@ int cmdRun(int argc, char** argv) {
     }
     const bool passed = conservationPassed(text);
     printSummary(*w, run, passed);
+    if (run.live_run) {
+        return reportLive(run) && passed ? kExitOk : kExitCheckFailed;
+    }
     return passed ? kExitOk : kExitCheckFailed;
 }
 
@@ -269,8 +312,10 @@ int cmdCompare(int argc, char** argv) {
 void registerCoreCommands(std::vector<Command>& table) {
     table.push_back({"validate", "validate WORKLOAD [--<key> V ...]", "check a workload file; exit 2 names the problem",
                      cmdValidate});
-    table.push_back({"run", "run WORKLOAD [--<key> V ...] [--out RECEIPT]",
-                     "run one policy and write its receipt (stdout without --out)", cmdRun});
+    table.push_back({"run", "run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live]",
+                     "run one policy and write its receipt (stdout without --out); --live also runs evictions and "
+                     "resumes on the CUDA device (exit 3 without one)",
+                     cmdRun});
     table.push_back({"verify", "verify RECEIPT", "replay a receipt; 0 identical, 1 names the first difference",
                      cmdVerify});
     table.push_back({"compare", "compare WORKLOAD [--out FILE.json] [--receipts DIR]",
