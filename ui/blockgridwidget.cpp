@@ -86,7 +86,7 @@ BlockGridWidget::Layout BlockGridWidget::layout() const {
         return l;
     }
     // Fit: the largest cell such that ceil(n / floor(w / c)) * c <= h.
-    for (int c = 48; c >= 1; --c) {
+    for (int c = 64; c >= 1; --c) {
         const int cols = std::max(1, w / c);
         const int rows = (n + cols - 1) / cols;
         if (static_cast<long long>(rows) * c <= h) {

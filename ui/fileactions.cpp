@@ -1,5 +1,6 @@
 #include "fileactions.h"
 
+#include "generatordialog.h"
 #include "labdocument.h"
 #include "mainwindow.h"
 
@@ -56,6 +57,16 @@ void FileActions::buildMenu(QMenu* menu) {
         connect(a, &QAction::triggered, this, [this, path = s.path]() { window_->openPath(path); });
     }
     if (list.isEmpty()) samples->addAction(tr("(no samples bundled)"))->setEnabled(false);
+    auto* gen = menu->addAction(tr("&Generate Workload..."), this, [this]() {
+        GeneratorDialog dialog(window_);
+        if (dialog.exec() != QDialog::Accepted) return;
+        QString error;
+        auto w = dialog.generate(&error);
+        if (!w || !window_->document()->setWorkload(std::move(*w), tr("generated"), &error)) {
+            window_->reportError(tr("Cannot generate"), error);
+        }
+    });
+    gen->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
     auto* save = menu->addAction(tr("&Save Workload As..."), this, &FileActions::saveAs);
     save->setShortcut(QKeySequence::SaveAs);
     menu->addSeparator();

@@ -42,12 +42,12 @@ void HostPoolBar::paintEvent(QPaintEvent*) {
         p.fillRect(fill, QColor(0xd9, 0x77, 0x06));
         p.fillRect(fill, QBrush(QColor(255, 255, 255, 120), Qt::FDiagPattern));
     }
-    const int pct = capacity_ > 0 ? static_cast<int>((used_ * 100) / capacity_) : 0;
+    const double pct = capacity_ > 0 ? static_cast<double>(used_) * 100.0 / static_cast<double>(capacity_) : 0.0;
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRect(0, bar.bottom() + 4, width(), textH), Qt::AlignHCenter, bytesText(used_));
     p.drawText(QRect(0, bar.bottom() + 4 + textH, width(), textH), Qt::AlignHCenter,
                tr("of %1").arg(bytesText(capacity_)));
-    p.drawText(QRect(0, bar.bottom() + 4 + 2 * textH, width(), textH), Qt::AlignHCenter, tr("%1% used").arg(pct));
+    p.drawText(QRect(0, bar.bottom() + 4 + 2 * textH, width(), textH), Qt::AlignHCenter, tr("%1% used").arg(pct, 0, 'f', pct > 0 && pct < 10 ? 1 : 0));
 }
 
 } // namespace plui

@@ -141,6 +141,20 @@ void LabDocument::waitForIdle() {
     }
 }
 
+void LabDocument::cancelRun() {
+    if (running_ == 0) return;
+    ++generation_; // the finishing run sees a stale generation and is dropped
+    if (session_) {
+        // Back to the workload that is on screen (undo then re-applies the edit, running it again).
+        workload_ = session_->workload();
+        emit changed(LabChangeKind::Workload);
+    } else {
+        workload_.reset();
+        sourceName_.clear();
+        emit changed(LabChangeKind::Workload | LabChangeKind::Session);
+    }
+}
+
 std::int64_t LabDocument::currentTick() const { return session_ ? session_->currentTick() : -1; }
 
 std::int64_t LabDocument::lastTick() const { return session_ ? session_->lastTick() : -1; }

@@ -53,6 +53,9 @@ class LabDocument : public QObject {
     void setRunMode(RunMode m) { runMode_ = m; }
     // Block until no background run is pending (tests, headless, export).
     void waitForIdle();
+    // Abandon the background run in progress: the previous run (if any) stays on screen with its workload
+    // (a new workload that never ran is dropped).
+    void cancelRun();
 
     // Cursor (needs a session). Ticks are clamped to [-1, lastTick].
     std::int64_t currentTick() const;

@@ -14,6 +14,8 @@
 #include "transportbar.h"
 #include "workloadpanel.h"
 
+#include "session.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -22,6 +24,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
@@ -69,9 +73,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
     tabifyDockWidget(plotsDock, compareDock);
     tabifyDockWidget(compareDock, breakevenDock);
     plotsDock->raise();
-    resizeDocks({policyDock, ledgerDock}, {340, 460}, Qt::Horizontal);
-    resizeDocks({timelineDock, plotsDock}, {900, 700}, Qt::Horizontal);
-    resizeDocks({timelineDock}, {400}, Qt::Vertical);
+    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, compareDock, breakevenDock}) {
+        connect(dock, &QDockWidget::topLevelChanged, this, [this]() { userArranged_ = true; });
+        connect(dock, &QDockWidget::dockLocationChanged, this, [this]() { userArranged_ = proportionsSet_; });
+    }
 
     files_ = new FileActions(this);
     exports_ = new ExportActions(this);
@@ -108,7 +113,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
 
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & (LabChangeKind::Workload | LabChangeKind::Busy)) updateTitle();
+        if ((what & LabChangeKind::Session) && doc_->session()) {
+            statusBar()->showMessage(tr("%1: %2 ticks, %3 evictions").arg(doc_->sourceName())
+                                         .arg(doc_->lastTick() + 1).arg(doc_->session()->result().totals.evictions));
+        }
         if (what & LabChangeKind::Busy) {
+            busyBar_->setVisible(doc_->busy());
+            busyCancel_->setVisible(doc_->busy());
             statusBar()->showMessage(doc_->busy() ? tr("Running the workload in the background...") : tr("Ready"),
                                      doc_->busy() ? 0 : 2000);
         }
@@ -116,9 +127,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
     connect(doc_, &LabDocument::runFailed, this, [this](const QString& m) { reportError(tr("Run failed"), m); });
     connect(doc_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
 
+    // Long runs: an indeterminate bar (the run reports no fraction) and a cancel button in the status bar.
+    busyBar_ = new QProgressBar(this);
+    busyBar_->setRange(0, 0);
+    busyBar_->setMaximumWidth(160);
+    busyBar_->hide();
+    busyCancel_ = new QPushButton(tr("Cancel run"), this);
+    busyCancel_->hide();
+    statusBar()->addPermanentWidget(busyBar_);
+    statusBar()->addPermanentWidget(busyCancel_);
+    connect(busyCancel_, &QPushButton::clicked, doc_, &LabDocument::cancelRun);
+
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    layoutRestored_ = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     const int speed = settings.value(QStringLiteral("transport/speed"), -1).toInt();
     if (speed >= 0) transport_->speedSlider()->setValue(speed);
     updateTitle();
@@ -191,6 +213,31 @@ void MainWindow::updateTitle() {
     }
     if (doc_->busy()) title += tr(" [running]");
     setWindowTitle(title);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (layoutRestored_ || proportionsSet_) return;
+    proportionsSet_ = true;
+    proportionDocks();
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    // Until the user arranges the docks, keep the default layout in proportion to the window.
+    if (!layoutRestored_ && proportionsSet_ && !userArranged_) proportionDocks();
+}
+
+void MainWindow::proportionDocks() {
+    auto* left = findChild<QDockWidget*>(QStringLiteral("policyDock"));
+    auto* right = findChild<QDockWidget*>(QStringLiteral("ledgerDock"));
+    auto* timeline = findChild<QDockWidget*>(QStringLiteral("timelineDock"));
+    auto* plots = findChild<QDockWidget*>(QStringLiteral("plotsDock"));
+    const int w = width();
+    const int h = height();
+    resizeDocks({left, right}, {std::clamp(w * 21 / 100, 240, 380), std::clamp(w * 28 / 100, 300, 560)}, Qt::Horizontal);
+    resizeDocks({timeline, plots}, {w * 55 / 100, w * 45 / 100}, Qt::Horizontal);
+    resizeDocks({timeline}, {h * 40 / 100}, Qt::Vertical);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -5,6 +5,9 @@
 
 #include <QMainWindow>
 
+class QProgressBar;
+class QPushButton;
+
 namespace plui {
 
 class BreakevenView;
@@ -53,12 +56,20 @@ class MainWindow : public QMainWindow {
 
   protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
   private:
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area);
     void updateTitle();
+    void proportionDocks();
+    QProgressBar* busyBar_ = nullptr;
+    QPushButton* busyCancel_ = nullptr;
+    bool layoutRestored_ = false;
+    bool proportionsSet_ = false;
+    bool userArranged_ = false;
     LabDocument* doc_;
     PoolView* pool_;
     TimelineWidget* timeline_;

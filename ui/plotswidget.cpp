@@ -22,7 +22,7 @@ namespace {
 QCustomPlot* makePlot(QWidget* parent, const QString& title, const QString& name) {
     auto* p = new QCustomPlot(parent);
     p->setObjectName(name);
-    p->setMinimumSize(220, 150);
+    p->setMinimumSize(200, 110);
     p->plotLayout()->insertRow(0);
     auto* t = new QCPTextElement(p, title, QFont(p->font().family(), 9, QFont::Bold));
     p->plotLayout()->addElement(0, 0, t);
@@ -31,8 +31,11 @@ QCustomPlot* makePlot(QWidget* parent, const QString& title, const QString& name
     p->axisRect()->setRangeDrag(Qt::Horizontal);
     p->legend->setVisible(false);
     QFont lf = p->font();
-    lf.setPointSize(8);
+    lf.setPointSize(7);
     p->legend->setFont(lf);
+    p->legend->setBrush(QColor(255, 255, 255, 170)); // the data stays visible behind it
+    p->legend->setBorderPen(QPen(QColor(0, 0, 0, 60)));
+    p->legend->setRowSpacing(-3);
     p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     return p;
 }

@@ -102,7 +102,7 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     layout->addWidget(legend);
     d->plot = new QCustomPlot(this);
     d->plot->setObjectName(QStringLiteral("timelinePlot"));
-    d->plot->setMinimumHeight(140);
+    d->plot->setMinimumHeight(100);
     layout->addWidget(d->plot, 1);
     d->lanes = new LanePlottable(d->plot->xAxis, d->plot->yAxis);
     d->lanes->model = &d->model;

@@ -162,6 +162,28 @@ class TestLabDocument : public QObject {
         QCOMPARE(b.readAll(), a.readAll());
     }
 
+    void cancellingARunKeepsWhatIsOnScreen() {
+        LabDocument doc;
+        QString error;
+        QVERIFY(doc.loadFile(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json"), &error));
+        const std::string before = plui::receiptTextOf(doc);
+        doc.setRunMode(LabDocument::RunMode::Background);
+        QVERIFY(doc.setSetting(QStringLiteral("recovery"), QStringLiteral("recompute"), &error));
+        QVERIFY(doc.busy());
+        doc.cancelRun();
+        doc.waitForIdle();
+        QCOMPARE(plui::receiptTextOf(doc), before);
+        QVERIFY(doc.workload().policy.recovery == pl::Recovery::Swap);
+        // A first load that is cancelled leaves no workload.
+        LabDocument fresh;
+        fresh.setRunMode(LabDocument::RunMode::Background);
+        QVERIFY(fresh.setWorkload(uitest::syntheticWorkload(4000, 1500), QStringLiteral("big"), &error));
+        fresh.cancelRun();
+        fresh.waitForIdle();
+        QVERIFY(!fresh.hasWorkload());
+        QVERIFY(fresh.session() == nullptr);
+    }
+
     void backgroundRunsKeepTheWindowFree() {
         LabDocument doc;
         doc.setRunMode(LabDocument::RunMode::Background);

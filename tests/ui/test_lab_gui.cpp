@@ -7,6 +7,7 @@
 #include "exportactions.h"
 #include "exporter.h"
 #include "fileactions.h"
+#include "generatordialog.h"
 #include "labdocument.h"
 #include "ledgermodel.h"
 #include "ledgerview.h"
@@ -28,6 +29,8 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QMessageBox>
 #include <QMimeData>
@@ -401,6 +404,27 @@ class TestLabGui : public QObject {
                       QStringLiteral("--screenshot"), out},
                      &err),
                  2);
+    }
+
+    void generatorDialogMakesAWorkload() {
+        GeneratorDialog dialog;
+        dialog.count()->setValue(150);
+        dialog.seed()->setValue(42);
+        QString error;
+        auto a = dialog.generate(&error);
+        QVERIFY2(a.has_value(), qPrintable(error));
+        QCOMPARE(a->requests.size(), std::size_t{150});
+        auto b = dialog.generate(&error);
+        QVERIFY(a->requests == b->requests); // seeded: the same settings give the same workload
+        dialog.rate()->setValue(dialog.rate()->value() * 4);
+        auto c = dialog.generate(&error);
+        QVERIFY(c->requests.back().arrival_tick < a->requests.back().arrival_tick); // faster arrivals
+        dialog.tenants()->setText(QStringLiteral("chat:3,batch"));
+        QVERIFY(!dialog.generate(&error));
+        QVERIFY(error.contains(QStringLiteral("tenant")));
+        auto w = makeWindow(QString());
+        QVERIFY(w->document()->setWorkload(std::move(*a), QStringLiteral("generated"), &error));
+        QVERIFY(w->document()->session() != nullptr);
     }
 
     void settingsSurviveARestart() {
