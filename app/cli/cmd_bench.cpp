@@ -7,6 +7,7 @@
 #include "atomic_file.h"
 #include "engine.h"
 #include "receipt.h"
+#include "session.h"
 #include "trace/generator.h"
 #include "workload_io.h"
 
@@ -42,12 +43,12 @@ int cmdBench(int argc, char** argv) {
     ArgSpec spec;
     spec.valued = workloadFlagNames();
     spec.valued.insert({"requests", "seed", "repeat", "rate", "write-workload", "workload"});
-    spec.switches = {"json"};
+    spec.switches = {"json", "seek"};
     Args args;
     if (auto err = parseArgs(argc, argv, 1, spec, args); err || !args.positional.empty()) {
         return badInput((err ? *err + "\n" : std::string()) +
                         "usage: preemptlab-cli bench [--requests N] [--seed S] [--rate R] [--repeat K] "
-                        "[--workload FILE] [--write-workload FILE] [--<key> V ...] [--json]");
+                        "[--workload FILE] [--write-workload FILE] [--<key> V ...] [--seek] [--json]");
     }
     auto intFlag = [&](const char* name, std::int64_t def, std::int64_t lo) -> std::optional<std::int64_t> {
         const auto v = args.value(name);
@@ -139,6 +140,29 @@ int cmdBench(int argc, char** argv) {
     const std::string receipt = receiptText(w, run);
     const double receiptSeconds = secondsSince(t1);
 
+    // Seeking (the lab's scrubbing): one Session (full run with snapshots), then jumps to pseudo-random ticks.
+    double sessionSeconds = 0;
+    double seekMeanUs = 0;
+    double seekMaxUs = 0;
+    std::size_t snapshots = 0;
+    if (args.has("seek")) {
+        const auto t2 = std::chrono::steady_clock::now();
+        Session session(w);
+        sessionSeconds = secondsSince(t2);
+        snapshots = session.snapshotCount();
+        std::uint64_t x = 12345;
+        const int jumps = 200;
+        for (int i = 0; i < jumps; ++i) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const Tick target = static_cast<Tick>((x >> 33) % static_cast<std::uint64_t>(session.lastTick() + 1));
+            const auto t3 = std::chrono::steady_clock::now();
+            session.seek(target);
+            const double us = secondsSince(t3) * 1e6;
+            seekMeanUs += us / jumps;
+            seekMaxUs = std::max(seekMaxUs, us);
+        }
+    }
+
     const double requestTicks = static_cast<double>(std::max<std::int64_t>(1, run.totals.request_ticks));
     const double nsPerRequestTick = best * 1e9 / requestTicks;
     const double bytesPerRequest = static_cast<double>(rssPeakDelta) / static_cast<double>(w.requests.size());
@@ -156,6 +180,12 @@ int cmdBench(int argc, char** argv) {
         j["receipt_bytes"] = receipt.size();
         j["rss_growth_bytes_per_request"] = bytesPerRequest;
         j["repeat"] = *repeat;
+        if (args.has("seek")) {
+            j["session_seconds"] = sessionSeconds;
+            j["snapshots"] = snapshots;
+            j["seek_mean_us"] = seekMeanUs;
+            j["seek_max_us"] = seekMaxUs;
+        }
         std::printf("%s\n", j.dump(2).c_str());
         return kExitOk;
     }
@@ -168,6 +198,10 @@ int cmdBench(int argc, char** argv) {
     std::printf("receipt         %.3f ms, %zu bytes (%.0f bytes per request)\n", receiptSeconds * 1e3, receipt.size(),
                 static_cast<double>(receipt.size()) / static_cast<double>(w.requests.size()));
     std::printf("memory          %.0f bytes of resident memory per request (run state + ledger)\n", bytesPerRequest);
+    if (args.has("seek")) {
+        std::printf("session         %.3f s to run with series, pool map and %zu snapshots\n", sessionSeconds, snapshots);
+        std::printf("seek            %.0f us mean, %.0f us max over 200 random jumps\n", seekMeanUs, seekMaxUs);
+    }
     return kExitOk;
 }
 

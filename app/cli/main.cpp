@@ -21,7 +21,7 @@ std::vector<pl::cli::Command> buildTable() {
 void printUsage(const std::vector<pl::cli::Command>& table, std::FILE* to) {
     std::fprintf(to, "usage: preemptlab-cli COMMAND [ARGS]\n\ncommands:\n");
     for (const auto& c : table) {
-        std::fprintf(to, "  %-60s %s\n", c.usage.c_str(), c.summary.c_str());
+        std::fprintf(to, "  %s\n      %s\n", c.usage.c_str(), c.summary.c_str());
     }
     std::fprintf(to, "\nexit codes: 0 done, 1 a check failed, 2 bad input or usage, 3 no usable CUDA device\n");
 }
