@@ -1,5 +1,7 @@
 #include "json_diff.h"
 
+#include "json_pointer.h"
+
 namespace pl {
 namespace {
 
@@ -9,20 +11,6 @@ std::string shortDump(const nlohmann::json& v) {
         s = s.substr(0, 117) + "...";
     }
     return s;
-}
-
-std::string escapePointer(const std::string& key) {
-    std::string out;
-    for (char c : key) {
-        if (c == '~') {
-            out += "~0";
-        } else if (c == '/') {
-            out += "~1";
-        } else {
-            out += c;
-        }
-    }
-    return out;
 }
 
 } // namespace
@@ -36,15 +24,15 @@ std::optional<std::string> firstJsonDifference(const nlohmann::json& expected, c
     if (expected.is_object()) {
         for (auto it = expected.begin(); it != expected.end(); ++it) {
             if (!found.contains(it.key())) {
-                return path + "/" + escapePointer(it.key()) + ": missing (expected " + shortDump(it.value()) + ")";
+                return pointerChild(path, it.key()) + ": missing (expected " + shortDump(it.value()) + ")";
             }
-            if (auto d = firstJsonDifference(it.value(), found.at(it.key()), path + "/" + escapePointer(it.key()))) {
+            if (auto d = firstJsonDifference(it.value(), found.at(it.key()), pointerChild(path, it.key()))) {
                 return d;
             }
         }
         for (auto it = found.begin(); it != found.end(); ++it) {
             if (!expected.contains(it.key())) {
-                return path + "/" + escapePointer(it.key()) + ": unexpected member " + shortDump(it.value());
+                return pointerChild(path, it.key()) + ": unexpected member " + shortDump(it.value());
             }
         }
         return std::nullopt;
@@ -52,7 +40,7 @@ std::optional<std::string> firstJsonDifference(const nlohmann::json& expected, c
     if (expected.is_array()) {
         const std::size_t n = std::min(expected.size(), found.size());
         for (std::size_t i = 0; i < n; ++i) {
-            if (auto d = firstJsonDifference(expected[i], found[i], path + "/" + std::to_string(i))) {
+            if (auto d = firstJsonDifference(expected[i], found[i], pointerChild(path, i))) {
                 return d;
             }
         }
