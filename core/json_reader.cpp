@@ -15,7 +15,8 @@ using json = nlohmann::json;
 
 class StrictDomBuilder {
   public:
-    StrictDomBuilder(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+    StrictDomBuilder(std::string_view text, const std::string& file, const std::vector<JsonArrayCap>& caps)
+        : text_(text), file_(file), caps_(caps) {}
 
     bool null() { return place(json(nullptr)); }
     bool boolean(bool v) { return place(json(v)); }
@@ -39,6 +40,9 @@ class StrictDomBuilder {
     }
 
     bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+        if (error_) { // the SAX handler refused (duplicate key, depth, cap): that is the error to report
+            return false;
+        }
         // `position` counts the characters read, the offending one included.
         const std::size_t offset = position == 0 ? 0 : position - 1;
         return fail(lineColumnAt(text_, offset), "invalid JSON: " + describe(ex.what()));
@@ -51,6 +55,7 @@ class StrictDomBuilder {
     struct Frame {
         json* node;
         std::string path;
+        const JsonArrayCap* cap = nullptr; // the element cap on this array, if any
     };
 
     std::string currentPath() const {
@@ -68,6 +73,12 @@ class StrictDomBuilder {
             return &root_;
         }
         json& parent = *stack_.back().node;
+        if (const JsonArrayCap* cap = stack_.back().cap; cap && parent.size() >= cap->max_elements) {
+            fail(stack_.back().path, "at least " + std::to_string(cap->max_elements + 1) + " " + cap->what +
+                                         " exceed the cap of " + std::to_string(cap->max_elements) +
+                                         "; reading stopped at element " + std::to_string(cap->max_elements));
+            return nullptr;
+        }
         if (parent.is_object()) {
             json& slot = parent[pendingKey_];
             slot = std::move(v);
@@ -77,18 +88,25 @@ class StrictDomBuilder {
         return &parent.back();
     }
 
-    bool place(json v) {
-        insert(std::move(v));
-        return true;
-    }
+    bool place(json v) { return insert(std::move(v)) != nullptr; }
 
     bool open(json container) {
         if (stack_.size() >= kMaxJsonDepth) {
             return fail(currentPath(), "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
         }
         std::string path = currentPath();
+        const bool isArray = container.is_array();
         json* node = insert(std::move(container));
-        stack_.push_back(Frame{node, std::move(path)});
+        if (node == nullptr) {
+            return false;
+        }
+        const JsonArrayCap* cap = nullptr;
+        if (isArray) {
+            for (const JsonArrayCap& c : caps_) {
+                cap = c.pointer == path ? &c : cap;
+            }
+        }
+        stack_.push_back(Frame{node, std::move(path), cap});
         return true;
     }
 
@@ -114,6 +132,7 @@ class StrictDomBuilder {
 
     std::string_view text_;
     const std::string& file_;
+    const std::vector<JsonArrayCap>& caps_;
     json root_;
     std::vector<Frame> stack_;
     std::string pendingKey_;
@@ -131,8 +150,9 @@ std::string lineColumnAt(std::string_view text, std::size_t offset) {
     return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
-std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file) {
-    StrictDomBuilder builder(text, file);
+std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,
+                                                         const std::vector<JsonArrayCap>& arrayCaps) {
+    StrictDomBuilder builder(text, file, arrayCaps);
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
     if (!ok || builder.error()) {
         if (builder.error()) {

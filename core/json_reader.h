@@ -10,12 +10,23 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace pl {
 
 inline constexpr std::size_t kMaxJsonDepth = 256;
 
-std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file);
+// A cap on the element count of the array at one JSON pointer (e.g. "/requests"), enforced while reading: the
+// parse stops at the first element over the cap, so a document claiming 10^9 requests is refused after reading
+// only `max_elements` of them, in bounded memory and time. `what` names the elements in the message.
+struct JsonArrayCap {
+    std::string pointer;
+    std::size_t max_elements = 0;
+    std::string what;
+};
+
+std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,
+                                                         const std::vector<JsonArrayCap>& arrayCaps = {});
 
 // 1-based line and column of the byte at `offset` (0-based) in `text`, as "line L, column C".
 std::string lineColumnAt(std::string_view text, std::size_t offset);

@@ -2,6 +2,7 @@
 
 #include "engine.h"
 #include "json_diff.h"
+#include "json_reader.h"
 #include "model.h"
 #include "oracle.h"
 #include "receipt.h"
@@ -49,13 +50,14 @@ std::variant<VerifyOutcome, InputError> verifyReceipt(const nlohmann::json& doc,
 }
 
 std::variant<VerifyOutcome, InputError> verifyReceiptText(const std::string& text, const std::string& file) {
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        return InputError{file, "byte " + std::to_string(e.byte), std::string("not JSON: ") + e.what()};
+    // The strict reader: errors as "line L, column C", duplicate keys refused, nesting bounded, and numbers
+    // too large for a double reported instead of thrown (nlohmann::json::parse throws out_of_range for them).
+    auto doc = parseJsonStrict(text, file);
+    if (auto* e = std::get_if<InputError>(&doc)) {
+        e->reason = "not a receipt: " + e->reason;
+        return *e;
     }
-    return verifyReceipt(doc, file);
+    return verifyReceipt(std::get<nlohmann::json>(doc), file);
 }
 
 } // namespace pl

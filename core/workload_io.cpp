@@ -293,7 +293,9 @@ Result<Workload> parseWorkload(std::string_view text, const std::string& file, c
                           "the document is " + std::to_string(text.size()) + " bytes, over the cap of " +
                               std::to_string(caps.max_file_bytes) + " bytes"};
     }
-    auto doc = parseJsonStrict(text, file);
+    // The request count is capped while reading, before the DOM holds more requests than a run may have.
+    const auto maxRequests = static_cast<std::size_t>(std::max<std::int64_t>(caps.max_requests, 0));
+    auto doc = parseJsonStrict(text, file, {JsonArrayCap{"/requests", maxRequests, "requests"}});
     if (auto* error = std::get_if<InputError>(&doc)) {
         return *error;
     }

@@ -69,6 +69,17 @@ RowsResult readMooncakeJsonl(std::string_view text, const std::string& file) {
             const auto colon = why.find(": ");
             why = colon == std::string::npos ? why : why.substr(colon + 2);
             return fail(lineNo, col, "not valid JSON: " + why);
+        } catch (const nlohmann::json::exception& e) {
+            // A number too large for a double ("1e999") is out_of_range, not parse_error, and carries no
+            // position: find the number the message quotes.
+            std::string why = e.what();
+            const auto colon = why.find("] ");
+            why = colon == std::string::npos ? why : why.substr(colon + 2);
+            const auto open = why.find('\'');
+            const auto close = open == std::string::npos ? open : why.find('\'', open + 1);
+            const std::size_t col = close == std::string::npos ? std::string_view::npos
+                                                               : line.find(why.substr(open + 1, close - open - 1));
+            return fail(lineNo, col == std::string_view::npos ? 0 : col, "not valid JSON: " + why);
         }
         if (!obj.is_object()) {
             return fail(lineNo, 0, "expected a JSON object");

@@ -1,0 +1,163 @@
+// Hostile input and limits (docs/reliability.md): regressions for the bugs the fuzzers found, and the caps
+// enforced before allocation, measured in bounded time and memory.
+#include "trace/trace_rows.h"
+#include "verify.h"
+#include "workload_io.h"
+
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstring>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+using namespace pl;
+
+namespace {
+
+const std::string kHeader = R"({"format": "preemptlab.workload.v1", "name": "many", "requests": [)";
+
+std::string request(std::size_t i) {
+    std::string r = i == 0 ? "{" : ",{";
+    r += R"("id": "r)";
+    r += std::to_string(i);
+    r += R"(", "arrival_tick": 0, "prompt_tokens": 1, "output_tokens": 1})";
+    return r;
+}
+
+std::string workloadWith(std::size_t n) {
+    std::string text = kHeader;
+    for (std::size_t i = 0; i < n; ++i) {
+        text += request(i);
+    }
+    return text + "]}";
+}
+
+long peakRssKiB() {
+    rusage u{};
+    ::getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+} // namespace
+
+class TestHostileInput : public QObject {
+    Q_OBJECT
+  private slots:
+    void mooncakeNumberBeyondDoubleIsAnError();
+    void verifyNumberBeyondDoubleIsAnError();
+    void verifyReportsLineAndColumn();
+    void requestCapBoundary();
+    void requestCapStopsReadingA64GiBDocument();
+    void hugeFileRefusedBySize();
+};
+
+// Found by fuzz_trace: nlohmann::json::parse throws out_of_range (not parse_error) for 1e999; the reader only
+// caught parse_error, so `import-trace` died with std::terminate.
+void TestHostileInput::mooncakeNumberBeyondDoubleIsAnError() {
+    const std::string text = "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": [1]}\n"
+                             "{\"timestamp\": 1e999, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": [1]}\n";
+    const auto rows = trace::readMooncakeJsonl(text, "t.jsonl");
+    QVERIFY(std::holds_alternative<InputError>(rows));
+    const InputError& e = std::get<InputError>(rows);
+    QCOMPARE(e.file, std::string("t.jsonl"));
+    QCOMPARE(e.path, std::string("line 2, column 15"));
+    QVERIFY2(e.reason.find("number overflow") != std::string::npos, e.reason.c_str());
+}
+
+// Same exception in `verify`: verifyReceiptText used nlohmann::json::parse and caught parse_error only.
+void TestHostileInput::verifyNumberBeyondDoubleIsAnError() {
+    const auto outcome = verifyReceiptText("{\"format\": \"preemptlab.receipt.v1\", \"x\": -1e999}", "r.json");
+    QVERIFY(std::holds_alternative<InputError>(outcome));
+    const InputError& e = std::get<InputError>(outcome);
+    QCOMPARE(e.file, std::string("r.json"));
+    QVERIFY2(e.path.rfind("line 1, column ", 0) == 0, e.path.c_str());
+    QVERIFY2(e.reason.find("number overflow") != std::string::npos, e.reason.c_str());
+}
+
+void TestHostileInput::verifyReportsLineAndColumn() {
+    const auto outcome = verifyReceiptText("{\n  \"format\": \"preemptlab.receipt.v1\",\n  \"format\": 2\n}", "r.json");
+    QVERIFY(std::holds_alternative<InputError>(outcome));
+    const InputError& e = std::get<InputError>(outcome);
+    QCOMPARE(e.path, std::string("/format"));
+    QVERIFY2(e.reason.find("duplicate key") != std::string::npos, e.reason.c_str());
+}
+
+void TestHostileInput::requestCapBoundary() {
+    Caps caps;
+    caps.max_requests = 3;
+    QVERIFY(std::holds_alternative<Workload>(parseWorkload(workloadWith(3), "w.json", caps)));
+    const auto over = parseWorkload(workloadWith(4), "w.json", caps);
+    QVERIFY(std::holds_alternative<InputError>(over));
+    const InputError& e = std::get<InputError>(over);
+    QCOMPARE(e.path, std::string("/requests"));
+    QVERIFY2(e.reason.find("at least 4 requests exceed the cap of 3; reading stopped at element 3") !=
+                 std::string::npos,
+             e.reason.c_str());
+}
+
+// A 64 GiB document (virtual memory, never touched past its first pages) that starts like a 10^9-request
+// workload: the reader must stop at the first request over the cap. Had it read on, it would reach the NUL
+// bytes and report a syntax error instead, after touching gigabytes.
+void TestHostileInput::requestCapStopsReadingA64GiBDocument() {
+    const std::size_t size = std::size_t{64} << 30;
+    void* region = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (region == MAP_FAILED) {
+        QSKIP("cannot reserve 64 GiB of address space here");
+    }
+    Caps caps;
+    caps.max_requests = 100'000;
+    caps.max_file_bytes = std::int64_t{1} << 40;
+    std::string head = kHeader;
+    for (std::size_t i = 0; i <= static_cast<std::size_t>(caps.max_requests) + 1; ++i) {
+        head += request(i);
+    }
+    std::memcpy(region, head.data(), head.size());
+    const long rssBefore = peakRssKiB();
+    QElapsedTimer timer;
+    timer.start();
+    const auto parsed = parseWorkload(std::string_view(static_cast<const char*>(region), size), "huge.json", caps);
+    const qint64 ms = timer.elapsed();
+    const long grownKiB = peakRssKiB() - rssBefore;
+    ::munmap(region, size);
+    QVERIFY(std::holds_alternative<InputError>(parsed));
+    const InputError& e = std::get<InputError>(parsed);
+    QCOMPARE(e.path, std::string("/requests"));
+    QVERIFY2(e.reason.find("at least 100001 requests exceed the cap of 100000") != std::string::npos,
+             e.reason.c_str());
+    qInfo("refused a 64 GiB document after %lld ms; peak RSS grew by %ld KiB", static_cast<long long>(ms), grownKiB);
+    QVERIFY2(ms < 20'000, "took too long");
+    QVERIFY2(grownKiB < 1024 * 1024, "used more than 1 GiB");
+}
+
+// A file as large as 10^9 minimal requests (about 64 GB; a sparse file here) is refused from its size alone.
+void TestHostileInput::hugeFileRefusedBySize() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("billion.workload.json").toStdString();
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    QVERIFY(fd >= 0);
+    const std::string start = kHeader + request(0);
+    QVERIFY(::write(fd, start.data(), start.size()) == static_cast<ssize_t>(start.size()));
+    const bool sparse = ::ftruncate(fd, std::int64_t{64} << 30) == 0;
+    ::close(fd);
+    if (!sparse) {
+        QSKIP("this file system cannot hold a sparse 64 GiB file");
+    }
+    QElapsedTimer timer;
+    timer.start();
+    const auto loaded = loadWorkloadFile(path);
+    QVERIFY(timer.elapsed() < 1000);
+    QVERIFY(std::holds_alternative<InputError>(loaded));
+    const InputError& e = std::get<InputError>(loaded);
+    QCOMPARE(e.file, path);
+    QVERIFY2(e.reason.find("68719476736 bytes, over the cap of 2147483648 bytes") != std::string::npos,
+             e.reason.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestHostileInput)
+#include "test_hostile_input.moc"
