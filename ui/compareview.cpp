@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -80,32 +81,41 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     table_ = new QTableWidget(this);
     table_->setObjectName(QStringLiteral("compareTable"));
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
     auto* row = new QHBoxLayout;
-    row->addWidget(table_, 3);
+    row->addWidget(table_, 4);
     auto* plots = new QVBoxLayout;
     const QString titles[] = {tr("completion (ticks after arrival), CDF"), tr("queue delay (ticks), CDF")};
     for (int i = 0; i < 2; ++i) {
         auto* p = new QCustomPlot(this);
         p->setObjectName(i == 0 ? QStringLiteral("compareCompletion") : QStringLiteral("compareQueue"));
-        p->setMinimumSize(240, 140);
+        p->setMinimumSize(200, 90);
         p->xAxis->setLabel(titles[i]);
         p->yAxis->setLabel(tr("share of requests"));
         p->legend->setVisible(true);
         QFont lf = p->font();
-        lf.setPointSize(8);
+        lf.setPointSize(7);
         p->legend->setFont(lf);
+        p->legend->setBrush(QColor(255, 255, 255, 170));
+        p->legend->setRowSpacing(-3);
         p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
         d->plots[i] = p;
         plots->addWidget(p, 1);
     }
-    row->addLayout(plots, 4);
+    row->addLayout(plots, 5);
     layout->addLayout(row, 1);
-    flagged_ = new QLabel(this);
+    // Who was flagged can be a long list: it scrolls instead of squeezing the plots.
+    auto* flaggedScroll = new QScrollArea(this);
+    flaggedScroll->setWidgetResizable(true);
+    flaggedScroll->setMaximumHeight(90);
+    flaggedScroll->setFrameShape(QFrame::StyledPanel);
+    flagged_ = new QLabel(flaggedScroll);
     flagged_->setWordWrap(true);
+    flagged_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     flagged_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(flagged_);
+    flaggedScroll->setWidget(flagged_);
+    layout->addWidget(flaggedScroll);
 
     connect(run_, &QPushButton::clicked, this, &CompareView::start);
     connect(cancel_, &QPushButton::clicked, this, &CompareView::cancel);

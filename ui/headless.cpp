@@ -7,6 +7,7 @@
 #include "mainwindow.h"
 
 #include <QApplication>
+#include <QDockWidget>
 
 #include <cstdio>
 
@@ -38,6 +39,15 @@ int runHeadless(const LabOptions& options) {
     QWidget* target = window.view(options.view);
     if (!target) return fail(QStringLiteral("--view: unknown view '%1'").arg(options.view));
     if (options.view == QLatin1String("compare")) window.compare()->runNow();
+    // A single view is rendered at --size: its dock floats free of the window for the shot.
+    if (options.view != QLatin1String("window") && options.view != QLatin1String("pool")) {
+        if (auto* dock = qobject_cast<QDockWidget*>(target->parentWidget())) {
+            dock->setFloating(true);
+            dock->resize(options.size);
+        }
+    } else if (options.view == QLatin1String("pool")) {
+        window.resize(options.size.width() * 5 / 3, options.size.height() * 5 / 3);
+    }
     // Let layouts settle and queued replots run before rendering.
     for (int i = 0; i < 3; ++i) QApplication::processEvents();
     if (auto e = exportWidgetImage(target, options.screenshot)) return fail(*e);

@@ -51,15 +51,18 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
     split->setStretchFactor(1, 2);
     layout->addWidget(split);
 
-    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) {
-                if (!current.isValid() || !doc_->session()) return;
-                const auto ev = model_->eventIndex(current.row());
-                const pl::Event& e = doc_->session()->result().ledger.events[static_cast<std::size_t>(ev)];
-                doc_->seek(e.tick);
-                doc_->selectRequest(e.request);
-                showCandidates(current.row());
-            });
+    // Selection, not the current index: focusing the table moves the current index without selecting, and
+    // that must not move the lab.
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this]() {
+        const QModelIndexList rows = table_->selectionModel()->selectedRows();
+        if (rows.isEmpty() || !doc_->session()) return;
+        const int row = rows.first().row();
+        const auto ev = model_->eventIndex(row);
+        const pl::Event& e = doc_->session()->result().ledger.events[static_cast<std::size_t>(ev)];
+        doc_->seek(e.tick);
+        doc_->selectRequest(e.request);
+        showCandidates(row);
+    });
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & LabChangeKind::Session) {
             model_->setSession(doc_->session());

@@ -37,8 +37,10 @@ WorkloadPanel::WorkloadPanel(LabDocument* doc, QWidget* parent) : QWidget(parent
         error_->setText(tr("Edit refused: %1").arg(why));
         error_->show();
     });
-    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
-        if (!syncing_ && i.isValid()) doc_->selectRequest(i.row());
+    // Selection, not the current index (focus moves the current index without selecting).
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this]() {
+        const QModelIndexList rows = table_->selectionModel()->selectedRows();
+        if (!syncing_ && !rows.isEmpty()) doc_->selectRequest(rows.first().row());
     });
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & LabChangeKind::Workload) {

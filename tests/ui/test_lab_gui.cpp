@@ -389,6 +389,14 @@ class TestLabGui : public QObject {
         const QImage img(out);
         QVERIFY2(!img.isNull() && uitest::distinctColours(img) > 8, qPrintable(err));
         QVERIFY(err.contains(QStringLiteral("tick 50")));
+        // Rendering the ledger (whose table takes focus) must not move the cursor to the first eviction.
+        QCOMPARE(run({QStringLiteral("--workload"), kWave, QStringLiteral("--tick"), QStringLiteral("300"),
+                      QStringLiteral("--view"), QStringLiteral("ledger"), QStringLiteral("--screenshot"),
+                      dir.filePath(QStringLiteral("ledger.pdf"))},
+                     &err),
+                 0);
+        QVERIFY2(err.contains(QStringLiteral("tick 300")), qPrintable(err));
+        QVERIFY(readAll(dir.filePath(QStringLiteral("ledger.pdf"))).startsWith("%PDF-"));
         QCOMPARE(run({QStringLiteral("--workload"), dir.filePath(QStringLiteral("missing.json")),
                       QStringLiteral("--screenshot"), out},
                      &err),
