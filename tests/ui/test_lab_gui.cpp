@@ -18,6 +18,8 @@
 #include "timelinewidget.h"
 #include "transportbar.h"
 #include "uitestutil.h"
+#include "requesttablemodel.h"
+#include "workloadpanel.h"
 #include "timelinemodel.h"
 #include "labcommandline.h"
 
@@ -412,6 +414,27 @@ class TestLabGui : public QObject {
                       QStringLiteral("--screenshot"), out},
                      &err),
                  2);
+    }
+
+    void editingTheRequestTableIsUndoable() {
+        auto w = makeWindow(kSwapWins);
+        RequestTableModel* m = w->workloadPanel()->model();
+        QCOMPARE(m->rowCount(), static_cast<int>(w->document()->workload().requests.size()));
+        const auto before = w->document()->workload().requests[0].output_tokens;
+        QVERIFY(m->setData(m->index(0, RequestTableModel::Output), QVariant::fromValue<qlonglong>(before - 1), Qt::EditRole));
+        QCOMPARE(w->document()->workload().requests[0].output_tokens, before - 1);
+        QCOMPARE(m->data(m->index(0, RequestTableModel::Output), Qt::DisplayRole).toLongLong(), before - 1);
+        QVERIFY(w->windowTitle().contains(QStringLiteral("(edited)")));
+        QTest::keyClick(w.get(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w->document()->workload().requests[0].output_tokens, before);
+        QSignalSpy refused(m, &RequestTableModel::editRejected);
+        QVERIFY(!m->setData(m->index(0, RequestTableModel::Prompt), QStringLiteral("lots"), Qt::EditRole));
+        QVERIFY(!m->setData(m->index(0, RequestTableModel::Id), QStringLiteral("bad id!"), Qt::EditRole));
+        QCOMPARE(refused.size(), 2);
+        QVERIFY(refused.at(1).at(0).toString().contains(QStringLiteral("/requests/0/id")));
+        // Selecting a row selects the request everywhere.
+        w->workloadPanel()->table()->selectRow(2);
+        QCOMPARE(w->document()->selectedRequest(), 2);
     }
 
     void generatorDialogMakesAWorkload() {
