@@ -2,6 +2,7 @@
 
 #include "requestpalette.h"
 
+#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -14,6 +15,9 @@
 namespace plui {
 
 namespace {
+
+constexpr int kNumberLabelCell = 18; // from this cell size a block shows its owner's palette number
+constexpr int kIdLabelCell = 30;     // from this size, the owner's request id (elided)
 
 QRgb blend(QRgb a, QRgb b, int bWeight256) {
     const int aw = 256 - bWeight256;
@@ -73,6 +77,29 @@ void BlockGridWidget::setCellSize(int px) {
 }
 
 int BlockGridWidget::effectiveCellSize() const { return layout().cell; }
+
+QFont BlockGridWidget::labelFont(int cell) const {
+    QFont f = font();
+    // Ids get a smaller font than the one- or two-character numbers, so more of them fits.
+    f.setPixelSize(cell >= kIdLabelCell ? std::clamp(cell / 4, 8, 14) : std::max(7, cell * 2 / 5));
+    return f;
+}
+
+QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metrics) const {
+    if (owner < 0 || cell < kNumberLabelCell) return {};
+    const QString number = RequestPalette::label(owner);
+    if (cell < kIdLabelCell || owner >= names_.size()) return number;
+    // Ids of one workload share their prefix ("az-000123"), so the end is what tells them apart.
+    const QString id = metrics.elidedText(names_[owner], Qt::ElideLeft, cell - 4);
+    return id.size() > 1 ? id : number; // a lone ellipsis says less than the number
+}
+
+QString BlockGridWidget::cellLabel(int b) const {
+    if (b < 0 || b >= blockCount()) return {};
+    const Layout l = layout();
+    if (l.blocksPerPixel > 1) return {};
+    return labelFor(owners_[static_cast<std::size_t>(b)], l.cell, QFontMetrics(labelFont(l.cell)));
+}
 
 BlockGridWidget::Layout BlockGridWidget::layout() const {
     Layout l;
@@ -178,8 +205,8 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
     const int firstRow = std::max(0, exposed.top() / l.cell);
     const int lastRow = std::min(l.rows - 1, exposed.bottom() / l.cell);
     const int n = blockCount();
-    QFont f = font();
-    f.setPixelSize(std::max(7, l.cell * 2 / 5));
+    const QFont f = labelFont(l.cell);
+    const QFontMetrics metrics(f);
     p.setFont(f);
     const QPen grid(QColor(0, 0, 0, 60), 1);
     for (int row = firstRow; row <= lastRow; ++row) {
@@ -191,9 +218,9 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
             if (owner >= 0) {
                 const Qt::BrushStyle style = RequestPalette::pattern(owner);
                 if (style != Qt::SolidPattern) p.fillRect(cell, QBrush(QColor(0, 0, 0, 70), style));
-                if (l.cell >= 18) {
+                if (l.cell >= kNumberLabelCell) {
                     p.setPen(QColor(0, 0, 0, 200));
-                    p.drawText(cell, Qt::AlignCenter, RequestPalette::label(owner));
+                    p.drawText(cell, Qt::AlignCenter, labelFor(owner, l.cell, metrics));
                 }
             }
             p.setPen(grid);
@@ -263,7 +290,9 @@ bool BlockGridWidget::event(QEvent* e) {
         if (owner < 0) {
             text += tr("free");
         } else {
-            text += owner < names_.size() ? names_[owner] : RequestPalette::label(owner);
+            // The palette number too: small cells are labelled with it.
+            text += owner < names_.size() ? tr("%1 (label %2)").arg(names_[owner], RequestPalette::label(owner))
+                                          : RequestPalette::label(owner);
         }
         if (bi < inFlight_.size() && inFlight_[bi]) text += tr(" (copy in flight)");
         if (bi < victims_.size() && victims_[bi]) text += tr(" (victim this tick)");

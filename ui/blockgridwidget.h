@@ -3,7 +3,8 @@
 //
 // Level of detail: every block becomes one pixel of a QImage that is scaled up to the cell size, so a repaint
 // is O(blocks) whatever the zoom; cells of 7 px and more also get outlines, the owner's fill pattern, in-flight
-// and victim marks, and (from 18 px) the owner's label, drawn only for the cells in the exposed rectangle.
+// and victim marks, and the owner's label (from 18 px its palette number, from 30 px its request id, elided
+// from the left when it does not fit), drawn only for the cells in the exposed rectangle.
 // When there are more blocks than pixels (fit mode, 100,000 blocks in a small window), several blocks share a
 // pixel and its colour is their average. Ctrl+wheel zooms; click selects the owner.
 
@@ -26,7 +27,10 @@ class BlockGridWidget : public QWidget {
     // blocks of this tick's victims. Spans are copied.
     void setPool(std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
                  std::span<const std::uint8_t> victims);
-    void setRequestNames(QStringList names) { names_ = std::move(names); }
+    void setRequestNames(QStringList names) {
+        names_ = std::move(names);
+        update();
+    }
     void setSelectedRequest(int request);
 
     // Cell size in pixels; 0 = fit the whole pool into the widget.
@@ -35,6 +39,10 @@ class BlockGridWidget : public QWidget {
     int effectiveCellSize() const; // the size used at the current widget size (fit mode: computed)
     int blockCount() const { return static_cast<int>(owners_.size()); }
     int blockAt(QPoint p) const;   // -1 outside the pool
+    // The label the detail pass writes into block `b` at the current cell size: the owner's request id
+    // (elided) where the cell is large enough, else its palette number; empty for free blocks, small cells
+    // and blocks out of range.
+    QString cellLabel(int b) const;
 
     QSize sizeHint() const override { return {480, 320}; }
 
@@ -60,6 +68,8 @@ class BlockGridWidget : public QWidget {
     void rebuildImage(const Layout& l);
     void updateMinimumHeight();
     QRgb blockColor(std::size_t b) const;
+    QFont labelFont(int cell) const;
+    QString labelFor(int owner, int cell, const QFontMetrics& metrics) const;
 
     std::vector<std::int32_t> owners_;
     std::vector<std::uint8_t> inFlight_;

@@ -50,6 +50,42 @@ class TestBlockGrid : public QObject {
         QCOMPARE(clicked.at(0).at(0).toInt(), 3);
     }
 
+    void labelsShowRequestIdsWhereCellsAreLarge() {
+        BlockGridWidget g;
+        g.resize(640, 480);
+        std::vector<std::int32_t> owners(40, -1);
+        owners[0] = 0;
+        owners[1] = 11;
+        owners[2] = 37;
+        g.setPool(owners, {}, {});
+        g.setRequestNames({QStringLiteral("r0"), QStringLiteral("r1"), QStringLiteral("r2"), QStringLiteral("r3"),
+                           QStringLiteral("r4"), QStringLiteral("r5"), QStringLiteral("r6"), QStringLiteral("r7"),
+                           QStringLiteral("r8"), QStringLiteral("r9"), QStringLiteral("r10"),
+                           QStringLiteral("mc-000011")});
+        // Small cells: no label; medium: the palette number (base 36); large: the id, elided from the left.
+        g.setCellSize(12);
+        QCOMPARE(g.cellLabel(0), QString());
+        g.setCellSize(20);
+        QCOMPARE(g.cellLabel(0), QStringLiteral("0"));
+        QCOMPARE(g.cellLabel(1), QStringLiteral("b"));
+        g.setCellSize(40);
+        QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
+        const QString elided = g.cellLabel(1);
+        QVERIFY2(elided.endsWith(QStringLiteral("11")) && elided.startsWith(QChar(0x2026)), qPrintable(elided));
+        QCOMPARE(g.cellLabel(2), QStringLiteral("11")); // no name known for request 37: its number
+        QCOMPARE(g.cellLabel(5), QString());             // free block
+        QCOMPARE(g.cellLabel(40), QString());            // out of range
+        g.setCellSize(64);
+        QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
+        // What is drawn follows cellLabel: the id cell's pixels differ from the numbered one's at the same zoom.
+        g.setRequestNames({});
+        const QImage withNumber = g.grab().toImage();
+        g.setRequestNames({QStringLiteral("r0-long-id")});
+        const QImage withId = g.grab().toImage();
+        const QRect cell0(0, 0, 63, 63);
+        QVERIFY(withNumber.copy(cell0) != withId.copy(cell0));
+    }
+
     void selectionDimsOtherRequests() {
         BlockGridWidget g;
         g.resize(200, 100);
