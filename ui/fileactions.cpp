@@ -3,6 +3,7 @@
 #include "generatordialog.h"
 #include "labdocument.h"
 #include "mainwindow.h"
+#include "traceimportactions.h"
 
 #include "atomic_file.h"
 #include "workload_io.h"
@@ -21,7 +22,8 @@ constexpr int kMaxRecent = 10;
 const QString kRecentKey = QStringLiteral("files/recent");
 } // namespace
 
-FileActions::FileActions(MainWindow* window) : QObject(window), window_(window) {}
+FileActions::FileActions(MainWindow* window)
+    : QObject(window), window_(window), imports_(new TraceImportActions(window)) {}
 
 QList<FileActions::Sample> FileActions::bundledSamples() {
     QList<Sample> out;
@@ -67,6 +69,7 @@ void FileActions::buildMenu(QMenu* menu) {
         }
     });
     gen->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+    imports_->addTo(menu);
     auto* save = menu->addAction(tr("&Save Workload As..."), this, &FileActions::saveAs);
     save->setShortcut(QKeySequence::SaveAs);
     menu->addSeparator();

@@ -1,6 +1,7 @@
 #pragma once
 // FileActions: the File menu. Open (dialog), Open Recent (kept in QSettings), the bundled samples (each
-// with its notes as the tooltip and status tip), Save Workload As (core writes the JSON), Quit.
+// with its notes as the tooltip and status tip), Generate, Import Trace (TraceImportActions), Save Workload As
+// (core writes the JSON), Quit.
 
 #include <QObject>
 #include <QStringList>
@@ -10,6 +11,7 @@ class QMenu;
 namespace plui {
 
 class MainWindow;
+class TraceImportActions;
 
 class FileActions : public QObject {
     Q_OBJECT
@@ -25,6 +27,7 @@ class FileActions : public QObject {
         QString notes;
     };
     static QList<Sample> bundledSamples();
+    TraceImportActions* traceImports() const { return imports_; }
 
   private:
     void rebuildRecentMenu();
@@ -32,6 +35,7 @@ class FileActions : public QObject {
     void saveAs();
     MainWindow* window_;
     QMenu* recentMenu_ = nullptr;
+    TraceImportActions* imports_;
 };
 
 } // namespace plui

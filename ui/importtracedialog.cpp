@@ -1,0 +1,208 @@
+#include "importtracedialog.h"
+
+#include "trace/fixed_point.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace plui {
+
+namespace {
+
+constexpr int kMaxInt = 2'000'000'000;
+const QString kGroup = QStringLiteral("import/");
+
+QDoubleSpinBox* decimalBox(QWidget* parent, double lo, double hi, int decimals, double value, const QString& special = {}) {
+    auto* box = new QDoubleSpinBox(parent);
+    box->setRange(lo, hi);
+    box->setDecimals(decimals);
+    box->setValue(value);
+    if (!special.isEmpty()) box->setSpecialValueText(special);
+    return box;
+}
+
+QSpinBox* integerBox(QWidget* parent, int lo, int hi, int value, const QString& special = {}) {
+    auto* box = new QSpinBox(parent);
+    box->setRange(lo, hi);
+    box->setValue(value);
+    if (!special.isEmpty()) box->setSpecialValueText(special);
+    return box;
+}
+
+// The box's value as an exact integer of 10^-decimals units (the box already rounds to its decimals).
+std::int64_t scaled(const QDoubleSpinBox* box) {
+    const QString text = QString::number(box->value(), 'f', box->decimals());
+    return pl::trace::parseScaledDecimal(text.toStdString(), box->decimals()).value_or(0);
+}
+
+} // namespace
+
+ImportTraceDialog::ImportTraceDialog(const QString& path, QWidget* parent) : QDialog(parent), path_(path) {
+    setObjectName(QStringLiteral("importTraceDialog"));
+    setWindowTitle(tr("Import trace: %1").arg(QFileInfo(path).fileName()));
+    auto* layout = new QVBoxLayout(this);
+    auto* fileLabel = new QLabel(path, this);
+    fileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    fileLabel->setWordWrap(true);
+    layout->addWidget(fileLabel);
+    auto* form = new QFormLayout;
+    const pl::trace::ImportOptions d;
+    format_ = new QComboBox(this);
+    format_->addItem(tr("Azure LLM inference CSV"), QStringLiteral("azure"));
+    format_->addItem(tr("Mooncake JSONL"), QStringLiteral("mooncake"));
+    format_->setCurrentIndex(guessTraceFormat(path) == pl::trace::TraceFormat::Mooncake ? 1 : 0);
+    form->addRow(tr("format"), format_);
+    tickMs_ = decimalBox(this, 0.001, 1e6, 3, static_cast<double>(d.tick_us) / 1000.0);
+    tickMs_->setSuffix(tr(" ms"));
+    tickMs_->setToolTip(tr("How long one tick lasts (--tick-ms)"));
+    form->addRow(tr("tick length"), tickMs_);
+    startS_ = decimalBox(this, 0.0, 1e9, 3, 0.0);
+    startS_->setSuffix(tr(" s"));
+    startS_->setToolTip(tr("Slice start, seconds after the trace's first arrival (--start)"));
+    form->addRow(tr("start"), startS_);
+    durationS_ = decimalBox(this, 0.0, 1e9, 3, 0.0, tr("to the end"));
+    durationS_->setSuffix(tr(" s"));
+    durationS_->setToolTip(tr("Slice length in seconds (--duration); 0: to the end of the trace"));
+    form->addRow(tr("duration"), durationS_);
+    limit_ = integerBox(this, 0, kMaxInt, 200, tr("no limit"));
+    limit_->setToolTip(tr("At most this many requests, the earliest in the slice (--limit); 0: no limit"));
+    form->addRow(tr("limit"), limit_);
+    rateScale_ = decimalBox(this, 0.000001, 1e6, 6, 1.0);
+    rateScale_->setToolTip(tr("Arrivals this many times as fast: > 1 compresses, < 1 stretches (--rate-scale)"));
+    form->addRow(tr("rate scale"), rateScale_);
+    maxOutput_ = integerBox(this, 0, kMaxInt, 0, tr("none"));
+    maxOutput_->setToolTip(tr("Every request declares this budget; longer outputs are cut (--max-output-tokens)"));
+    form->addRow(tr("max output tokens"), maxOutput_);
+    skipOversized_ = new QCheckBox(tr("skip requests that can never fit (else refuse the slice)"), this);
+    form->addRow(tr("oversized"), skipOversized_);
+    spread_ = new QComboBox(this);
+    spread_->addItem(tr("off"));
+    spread_->addItem(tr("auto (up to the next distinct timestamp)"));
+    spread_->addItem(tr("fixed window"));
+    spread_->setToolTip(tr("Spread coarse timestamps by a seeded offset (--spread)"));
+    form->addRow(tr("spread"), spread_);
+    spreadMs_ = decimalBox(this, 0.001, 1e9, 3, 1000.0);
+    spreadMs_->setSuffix(tr(" ms"));
+    form->addRow(tr("spread window"), spreadMs_);
+    seed_ = integerBox(this, 0, kMaxInt, static_cast<int>(d.seed));
+    form->addRow(tr("seed"), seed_);
+    prefixBlocks_ = new QCheckBox(tr("map Mooncake hash_ids to prefix_blocks"), this);
+    prefixBlocks_->setChecked(d.prefix_blocks);
+    form->addRow(tr("prefix blocks"), prefixBlocks_);
+    name_ = new QLineEdit(this);
+    name_->setPlaceholderText(tr("from the file name"));
+    form->addRow(tr("workload name"), name_);
+    idPrefix_ = new QLineEdit(this);
+    idPrefix_->setPlaceholderText(tr("az / mc"));
+    form->addRow(tr("id prefix"), idPrefix_);
+    blockSize_ = integerBox(this, 1, 1 << 20, 16);
+    blockSize_->setSuffix(tr(" tokens"));
+    form->addRow(tr("block size"), blockSize_);
+    capacity_ = integerBox(this, 1, 50'000'000, 1024);
+    capacity_->setSuffix(tr(" blocks"));
+    form->addRow(tr("device capacity"), capacity_);
+    layout->addLayout(form);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    buttons->button(QDialogButtonBox::Ok)->setText(tr("Import"));
+    connect(buttons, &QDialogButtonBox::accepted, this, [this]() {
+        saveSettings();
+        accept();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+    connect(format_, &QComboBox::currentIndexChanged, this, &ImportTraceDialog::updateEnabled);
+    connect(spread_, &QComboBox::currentIndexChanged, this, &ImportTraceDialog::updateEnabled);
+    loadSettings();
+    updateEnabled();
+}
+
+void ImportTraceDialog::updateEnabled() {
+    spreadMs_->setEnabled(spread_->currentIndex() == 2);
+    seed_->setEnabled(spread_->currentIndex() != 0);
+    prefixBlocks_->setEnabled(format_->currentIndex() == 1);
+}
+
+TraceImportJob ImportTraceDialog::job() const {
+    TraceImportJob j;
+    j.path = path_;
+    j.format = format_->currentIndex() == 1 ? pl::trace::TraceFormat::Mooncake : pl::trace::TraceFormat::Azure;
+    auto& o = j.options;
+    o.tick_us = scaled(tickMs_);
+    o.start_us = scaled(startS_) * 1000; // the box has 3 decimals: milliseconds
+    if (const std::int64_t ms = scaled(durationS_); ms > 0) o.duration_us = ms * 1000;
+    if (limit_->value() > 0) o.limit = limit_->value();
+    o.rate_scale = pl::trace::parseRational(QString::number(rateScale_->value(), 'f', 6).toStdString())
+                       .value_or(pl::trace::Rational{1, 1});
+    if (maxOutput_->value() > 0) o.max_output_tokens = maxOutput_->value();
+    o.skip_oversized = skipOversized_->isChecked();
+    using Spread = pl::trace::ImportOptions::Spread;
+    o.spread = spread_->currentIndex() == 0 ? Spread::Off : (spread_->currentIndex() == 1 ? Spread::Auto : Spread::Fixed);
+    o.spread_window_us = o.spread == Spread::Fixed ? scaled(spreadMs_) : 0;
+    o.seed = static_cast<std::uint64_t>(seed_->value());
+    o.prefix_blocks = prefixBlocks_->isChecked();
+    o.name = name_->text().trimmed().toStdString();
+    o.id_prefix = idPrefix_->text().trimmed().toStdString();
+    j.block_size_tokens = blockSize_->value();
+    j.capacity_blocks = capacity_->value();
+    return j;
+}
+
+void ImportTraceDialog::loadSettings() {
+    const QSettings s;
+    auto number = [&](const char* key, QDoubleSpinBox* box) {
+        const QVariant v = s.value(kGroup + QLatin1String(key));
+        if (v.isValid()) box->setValue(v.toDouble());
+    };
+    auto integer = [&](const char* key, QSpinBox* box) {
+        const QVariant v = s.value(kGroup + QLatin1String(key));
+        if (v.isValid()) box->setValue(v.toInt());
+    };
+    number("tickMs", tickMs_);
+    number("startS", startS_);
+    number("durationS", durationS_);
+    integer("limit", limit_);
+    number("rateScale", rateScale_);
+    integer("maxOutputTokens", maxOutput_);
+    number("spreadMs", spreadMs_);
+    integer("seed", seed_);
+    integer("blockSizeTokens", blockSize_);
+    integer("capacityBlocks", capacity_);
+    spread_->setCurrentIndex(std::clamp(s.value(kGroup + QStringLiteral("spread"), 0).toInt(), 0, 2));
+    skipOversized_->setChecked(s.value(kGroup + QStringLiteral("skipOversized"), false).toBool());
+    prefixBlocks_->setChecked(s.value(kGroup + QStringLiteral("prefixBlocks"), true).toBool());
+    name_->setText(s.value(kGroup + QStringLiteral("name")).toString());
+    idPrefix_->setText(s.value(kGroup + QStringLiteral("idPrefix")).toString());
+}
+
+void ImportTraceDialog::saveSettings() const {
+    QSettings s;
+    s.setValue(kGroup + QStringLiteral("tickMs"), tickMs_->value());
+    s.setValue(kGroup + QStringLiteral("startS"), startS_->value());
+    s.setValue(kGroup + QStringLiteral("durationS"), durationS_->value());
+    s.setValue(kGroup + QStringLiteral("limit"), limit_->value());
+    s.setValue(kGroup + QStringLiteral("rateScale"), rateScale_->value());
+    s.setValue(kGroup + QStringLiteral("maxOutputTokens"), maxOutput_->value());
+    s.setValue(kGroup + QStringLiteral("spreadMs"), spreadMs_->value());
+    s.setValue(kGroup + QStringLiteral("seed"), seed_->value());
+    s.setValue(kGroup + QStringLiteral("blockSizeTokens"), blockSize_->value());
+    s.setValue(kGroup + QStringLiteral("capacityBlocks"), capacity_->value());
+    s.setValue(kGroup + QStringLiteral("spread"), spread_->currentIndex());
+    s.setValue(kGroup + QStringLiteral("skipOversized"), skipOversized_->isChecked());
+    s.setValue(kGroup + QStringLiteral("prefixBlocks"), prefixBlocks_->isChecked());
+    s.setValue(kGroup + QStringLiteral("name"), name_->text());
+    s.setValue(kGroup + QStringLiteral("idPrefix"), idPrefix_->text());
+}
+
+} // namespace plui

@@ -1,0 +1,38 @@
+#pragma once
+// TraceImportJob: one "File > Import Trace" request as plain values (the trace file, its format, core's
+// ImportOptions and the machine the slice is sized for), and the work itself, safe to run on a worker thread:
+// core reads the file (pl::trace::loadTraceFile) and slices it (pl::trace::importTrace). The lab adds the
+// equivalent `preemptlab-cli import-trace` command line to the workload's notes, so the slice can be rebuilt.
+
+#include "trace/trace_importer.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+
+namespace plui {
+
+struct TraceImportJob {
+    QString path;
+    pl::trace::TraceFormat format = pl::trace::TraceFormat::Azure;
+    pl::trace::ImportOptions options;
+    std::int64_t block_size_tokens = 16;
+    std::int64_t capacity_blocks = 1024;
+};
+
+struct TraceImportOutcome {
+    std::optional<pl::trace::ImportResult> result; // set on success
+    QString error;                                  // "FILE: line L, column C: reason" otherwise
+};
+
+// Reads, slices and validates. Never throws; an empty slice is an error (as in the CLI).
+TraceImportOutcome runTraceImport(const TraceImportJob& job);
+
+// The CLI command that imports the same slice ("preemptlab-cli import-trace --format azure FILE ...").
+QString importCommandLine(const TraceImportJob& job);
+
+// The format a file name suggests: ".jsonl" is Mooncake, anything else Azure CSV.
+pl::trace::TraceFormat guessTraceFormat(const QString& path);
+
+} // namespace plui
