@@ -1,6 +1,7 @@
 #include "labdocument.h"
 
 #include "editcommands.h"
+#include "labrun.h"
 
 #include "session.h"
 #include "workload_io.h"
@@ -69,6 +70,7 @@ bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, 
     selected_ = -1;
     undo_->clear();
     session_.reset();
+    liveRun_.reset();
     wantedTick_ = -1;
     // Session too: views drop every pointer into the old run before the new one exists.
     emit changed(LabChangeKind::Workload | LabChangeKind::Selection | LabChangeKind::Session);
@@ -92,9 +94,9 @@ void LabDocument::startRun(bool keepTick) {
     const bool background =
         runMode_ == RunMode::Background || (runMode_ == RunMode::Auto && isLarge(*workload_));
     if (!background) {
-        std::shared_ptr<pl::Session> s;
+        LabRun s;
         try {
-            s = std::make_shared<pl::Session>(*workload_);
+            s = computeLabRun(*workload_, live_);
         } catch (const std::exception& ex) {
             emit runFailed(sourceName_ + QStringLiteral(": the run failed: ") + QString::fromUtf8(ex.what()));
             return;
@@ -104,11 +106,11 @@ void LabDocument::startRun(bool keepTick) {
     }
     ++running_;
     emit changed(LabChangeKind::Busy);
-    auto* watcher = new QFutureWatcher<std::shared_ptr<pl::Session>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<pl::Session>>::finished, this, [this, watcher, gen]() {
+    auto* watcher = new QFutureWatcher<LabRun>(this);
+    connect(watcher, &QFutureWatcher<LabRun>::finished, this, [this, watcher, gen]() {
         watcher->deleteLater();
         --running_;
-        std::shared_ptr<pl::Session> s;
+        LabRun s;
         QString failure;
         try {
             s = watcher->result();
@@ -116,7 +118,7 @@ void LabDocument::startRun(bool keepTick) {
             failure = QString::fromUtf8(ex.what());
         }
         if (gen == generation_) {
-            if (s) {
+            if (s.session) {
                 installSession(std::move(s), wantedTick_);
             } else {
                 emit runFailed(sourceName_ + QStringLiteral(": the run failed: ") + failure);
@@ -125,14 +127,22 @@ void LabDocument::startRun(bool keepTick) {
         emit changed(LabChangeKind::Busy);
     });
     pl::Workload copy = *workload_;
-    watcher->setFuture(QtConcurrent::run([w = std::move(copy)]() { return std::make_shared<pl::Session>(w); }));
+    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_]() { return computeLabRun(w, live); }));
 }
 
-void LabDocument::installSession(std::shared_ptr<pl::Session> session, std::int64_t tick) {
-    session_ = std::move(session);
+void LabDocument::setLiveMode(bool on) {
+    if (on == live_) return;
+    live_ = on;
+    if (workload_) startRun(true);
+}
+
+void LabDocument::installSession(LabRun run, std::int64_t tick) {
+    session_ = std::move(run.session);
+    liveRun_ = std::move(run.live);
     session_->seek(tick);
     updateVictims();
     emit changed(LabChangeKind::Session | LabChangeKind::Cursor);
+    if (!run.liveError.isEmpty()) emit runFailed(sourceName_ + QStringLiteral(": ") + run.liveError);
 }
 
 void LabDocument::waitForIdle() {

@@ -23,9 +23,12 @@ class QUndoStack;
 
 namespace pl {
 class Session;
-}
+struct RunResult;
+} // namespace pl
 
 namespace plui {
+
+struct LabRun;
 
 class LabDocument : public QObject {
     Q_OBJECT
@@ -53,6 +56,12 @@ class LabDocument : public QObject {
     void setRunMode(RunMode m) { runMode_ = m; }
     // Block until no background run is pending (tests, headless, export).
     void waitForIdle();
+    // Live mode (Run > Live Mode): every run also drives the device through pl::gpu::makeLiveBackend, and
+    // liveRun() holds its measurements (RunResult::live) for the session on screen; nullptr when not live or
+    // no backend could be made (runFailed says why). Switching re-runs, keeping the tick.
+    void setLiveMode(bool on);
+    bool liveMode() const { return live_; }
+    const pl::RunResult* liveRun() const { return liveRun_.get(); }
     // Abandon the background run in progress: the previous run (if any) stays on screen with its workload
     // (a new workload that never ran is dropped).
     void cancelRun();
@@ -88,12 +97,14 @@ class LabDocument : public QObject {
 
   private:
     void startRun(bool keepTick);
-    void installSession(std::shared_ptr<pl::Session> session, std::int64_t tick);
+    void installSession(LabRun run, std::int64_t tick);
     void updateVictims();
 
     std::optional<pl::Workload> workload_;
     QString sourceName_;
     std::shared_ptr<pl::Session> session_;
+    std::shared_ptr<const pl::RunResult> liveRun_;
+    bool live_ = false;
     QUndoStack* undo_;
     RunMode runMode_ = RunMode::Auto;
     int selected_ = -1;

@@ -1,5 +1,6 @@
 #include "ledgermodel.h"
 
+#include "engine.h"
 #include "session.h"
 
 #include <QBrush>
@@ -26,11 +27,12 @@ QString fallbackText(int fallback) {
 
 LedgerModel::LedgerModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void LedgerModel::setSession(const pl::Session* session) {
+void LedgerModel::setSession(const pl::Session* session, const pl::RunResult* live) {
     beginResetModel();
     session_ = session;
     rows_.clear();
     bytesBack_.clear();
+    live_.clear();
     if (session_) {
         const auto& events = session_->result().ledger.events;
         std::unordered_map<std::int32_t, std::size_t> pending; // request -> row awaiting its copy back
@@ -48,8 +50,41 @@ void LedgerModel::setSession(const pl::Session* session) {
                 }
             }
         }
+        if (live) fillLive(*live, events);
     }
     endResetModel();
+}
+
+void LedgerModel::fillLive(const pl::RunResult& live, const std::vector<pl::Event>& events) {
+    live_.assign(rows_.size(), LiveCell{});
+    std::unordered_map<std::int64_t, std::size_t> rowOfSeq;
+    for (std::size_t r = 0; r < rows_.size(); ++r) rowOfSeq[events[static_cast<std::size_t>(rows_[r])].seq] = r;
+    // An evict's calls (swap_out, replay; hybrid has both) carry the evict's seq; swap_in belongs to the resume.
+    for (const pl::LiveAnnotation& a : live.live) {
+        auto it = rowOfSeq.find(a.seq);
+        if (it == rowOfSeq.end()) continue;
+        LiveCell& c = live_[it->second];
+        c.any = true;
+        c.ok = c.ok && a.ok;
+        c.measured_us += a.measured_us;
+        c.modelled_us += a.modelled_us;
+        if (!c.detail.isEmpty()) c.detail += QLatin1Char('\n');
+        c.detail += tr("%1, %2 tokens: %3 us measured, %4 us modelled%5")
+                        .arg(QString::fromStdString(a.kind)).arg(a.tokens).arg(a.measured_us, 0, 'f', 1)
+                        .arg(a.modelled_us, 0, 'f', 1)
+                        .arg(a.ok ? QString() : tr(" (failed: %1)").arg(QString::fromStdString(a.error)));
+    }
+}
+
+QString LedgerModel::liveText(int row, bool measured) const {
+    if (live_.empty()) return QStringLiteral("-");
+    const LiveCell& c = live_[static_cast<std::size_t>(row)];
+    if (!c.any) return QStringLiteral("-");
+    if (!c.ok) return tr("failed");
+    const double us = measured ? c.measured_us : c.modelled_us;
+    // modelled_us is 0 when the backend was given no calibration: there is no model figure to show.
+    if (!measured && us == 0.0) return QStringLiteral("-");
+    return QString::number(us, 'f', 1);
 }
 
 int LedgerModel::rowCount(const QModelIndex& parent) const {
@@ -93,6 +128,8 @@ QString LedgerModel::cellText(int row, int column) const {
     case EstRecompute: return QString::number(e.est_recompute_ticks);
     case EstSwap: return QString::number(e.est_swap_ticks);
     case QueuePos: return QString::number(e.queue_position);
+    case MeasuredUs: return liveText(row, true);
+    case ModelledUs: return liveText(row, false);
     default: return {};
     }
 }
@@ -102,6 +139,11 @@ QVariant LedgerModel::data(const QModelIndex& index, int role) const {
     const int row = index.row();
     const int col = index.column();
     if (role == Qt::DisplayRole) return cellText(row, col);
+    if (role == Qt::ToolTipRole && (col == MeasuredUs || col == ModelledUs)) {
+        if (live_.empty()) return tr("Not a live run: switch on Run > Live Mode on a machine with a CUDA device");
+        const LiveCell& c = live_[static_cast<std::size_t>(row)];
+        return c.any ? c.detail : tr("No device call for this eviction");
+    }
     if (role == Qt::TextAlignmentRole && col != Victim && col != Mode) {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     }
@@ -126,7 +168,8 @@ QVariant LedgerModel::data(const QModelIndex& index, int role) const {
 QVariant LedgerModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
     static const char* names[] = {"tick", "victim", "mode", "freed blocks", "replay tokens", "bytes out",
-                                  "bytes back", "est. recompute (ticks)", "est. swap (ticks)", "queue pos."};
+                                  "bytes back", "est. recompute (ticks)", "est. swap (ticks)", "queue pos.",
+                                  "measured us", "modelled us"};
     return section >= 0 && section < Count ? tr(names[section]) : QVariant();
 }
 

@@ -1,9 +1,12 @@
 #pragma once
 // LedgerModel: the victim ledger as a table, one row per evict event: tick, victim, mode (and fallback),
 // freed blocks, replay tokens, bytes out and back, both estimates (the lower one bold, the loser grey and
-// struck out) and the queue position it re-entered at. Also writes the same rows as CSV.
+// struck out) and the queue position it re-entered at; in live mode, the device time measured for the
+// eviction's calls beside the cost model's (RunResult::live, "-" when not live). Also writes the rows as CSV
+// (the simulated columns only: measurements are not replayable and belong to the receipt's "live").
 
 #include <QAbstractTableModel>
+#include <QString>
 
 #include <cstdint>
 #include <string>
@@ -12,17 +15,20 @@
 namespace pl {
 class Session;
 struct Event;
-}
+struct RunResult;
+} // namespace pl
 
 namespace plui {
 
 class LedgerModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum Column { Tick, Victim, Mode, Freed, Replay, BytesOut, BytesBack, EstRecompute, EstSwap, QueuePos, Count };
+    enum Column { Tick, Victim, Mode, Freed, Replay, BytesOut, BytesBack, EstRecompute, EstSwap, QueuePos, MeasuredUs,
+                  ModelledUs, Count };
     explicit LedgerModel(QObject* parent = nullptr);
 
-    void setSession(const pl::Session* session);
+    // `live`: the live run of the same workload (LabDocument::liveRun), or nullptr.
+    void setSession(const pl::Session* session, const pl::RunResult* live = nullptr);
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
@@ -37,9 +43,19 @@ class LedgerModel : public QAbstractTableModel {
 
   private:
     QString cellText(int row, int column) const;
+    void fillLive(const pl::RunResult& live, const std::vector<pl::Event>& events);
+    QString liveText(int row, bool measured) const;
     const pl::Session* session_ = nullptr;
     std::vector<std::int64_t> rows_;      // event indices of evict events
     std::vector<std::int64_t> bytesBack_; // per row: swap_in_bytes of the copy that brought it back
+    struct LiveCell {
+        double measured_us = 0.0;
+        double modelled_us = 0.0;
+        QString detail; // one line per device call, for the tooltip
+        bool ok = true;
+        bool any = false;
+    };
+    std::vector<LiveCell> live_; // per row, empty when not live
 };
 
 QString fallbackText(int fallback);

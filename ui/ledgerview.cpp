@@ -65,7 +65,7 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
     });
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & LabChangeKind::Session) {
-            model_->setSession(doc_->session());
+            model_->setSession(doc_->session(), doc_->liveRun());
             table_->resizeColumnsToContents();
             candidates_->setRowCount(0);
             why_->setText(model_->rowCount() == 0 ? tr("No evictions in this run: the pool never ran out.")

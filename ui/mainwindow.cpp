@@ -7,6 +7,7 @@
 #include "labcommandline.h"
 #include "labdocument.h"
 #include "ledgerview.h"
+#include "livemodeaction.h"
 #include "plotswidget.h"
 #include "policypanel.h"
 #include "poolview.h"
@@ -99,6 +100,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
         compare_->start();
     });
     compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    runMenu->addSeparator();
+    runMenu->addAction((new LiveModeAction(doc_, this))->action());
+    runMenu->setToolTipsVisible(true); // the live switch explains itself when disabled
     exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
     auto* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard shortcuts"), this, [this]() {
@@ -107,6 +111,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
             text += QStringLiteral("%1\t%2\n").arg(a->shortcut().toString(QKeySequence::NativeText), a->toolTip());
         }
         text += tr("Ctrl+Z / Ctrl+Shift+Z\tUndo / redo an edit\nCtrl+K\tCompare recovery modes\n"
+                   "Ctrl+G\tGenerate a workload\nCtrl+I\tImport a trace\n"
                    "Ctrl+wheel on the pool\tZoom the grid\nDouble-click the timeline\tMove to that tick\n");
         QMessageBox::information(this, tr("Keyboard shortcuts"), text);
     });
