@@ -8,12 +8,17 @@
 #include "traceimportactions.h"
 #include "traceimportjob.h"
 
+#include "workload_io.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QMessageBox>
+#include <QProcess>
+#include <QProgressDialog>
+#include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -152,6 +157,38 @@ class TestImportTraceAction : public QObject {
         QVERIFY(doc->undoStack()->count() == 0);
     }
 
+    // The command the notes give rebuilds the same slice with the CLI: same requests, config and policy.
+    void notesCommandRebuildsTheSliceWithTheCli() {
+        QSettings().clear();
+        const QString path = writeFile(dir_, QStringLiteral("cli.csv"), kAzureCsv);
+        auto w = makeWindow();
+        ImportTraceDialog d(path, w.get());
+        d.startS()->setValue(0.04);
+        d.durationS()->setValue(2.0);
+        d.limit()->setValue(3);
+        d.rateScale()->setValue(1.5);
+        d.tickMs()->setValue(7.5);
+        d.capacity()->setValue(300);
+        d.blockSize()->setValue(32);
+        const TraceImportJob job = d.job();
+        QVERIFY2(importAndWait(*w, job), qPrintable(w->lastError()));
+        const QString out = dir_.filePath(QStringLiteral("cli.workload.json"));
+        QStringList args = QProcess::splitCommand(importCommandLine(job));
+        QCOMPARE(args.takeFirst(), QStringLiteral("preemptlab-cli"));
+        args << QStringLiteral("--out") << out;
+        QProcess cli;
+        cli.start(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab-cli"), args);
+        QVERIFY(cli.waitForFinished(60000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        auto loaded = pl::loadWorkloadFile(out.toStdString());
+        QVERIFY(std::holds_alternative<pl::Workload>(loaded));
+        const pl::Workload& fromCli = std::get<pl::Workload>(loaded);
+        const pl::Workload& fromLab = w->document()->workload();
+        QCOMPARE(fromLab.requests.size(), std::size_t{3});
+        QCOMPARE(pl::workloadJson(fromLab).dump(), pl::workloadJson(fromCli).dump());
+        QCOMPARE(pl::policyJson(fromLab.policy).dump(), pl::policyJson(fromCli.policy).dump());
+    }
+
     void mooncakeSliceWithPrefixBlocks() {
         QSettings().clear();
         const QString path = writeFile(dir_, QStringLiteral("tiny.jsonl"),
@@ -201,6 +238,25 @@ class TestImportTraceAction : public QObject {
         QVERIFY(!importAndWait(*w, empty));
         QVERIFY2(w->lastError().contains(QStringLiteral("no requests")), qPrintable(w->lastError()));
         QCOMPARE(w->document()->workload().name, name);
+    }
+
+    void cancelDropsTheResult() {
+        auto w = makeWindow();
+        QVERIFY(w->openPath(kSample));
+        const std::string name = w->document()->workload().name;
+        TraceImportActions* imports = w->fileActions()->traceImports();
+        ImportTraceDialog d(writeFile(dir_, QStringLiteral("cancel.csv"), kAzureCsv), w.get());
+        QVERIFY(imports->start(d.job()));
+        QVERIFY(!imports->start(d.job())); // one import at a time
+        auto* progress = w->findChild<QProgressDialog*>(QStringLiteral("importProgress"));
+        QVERIFY(progress != nullptr);
+        auto* cancel = progress->findChild<QPushButton*>();
+        QVERIFY(cancel != nullptr);
+        cancel->click(); // the user's Cancel, before the worker's result is delivered
+        QVERIFY(!imports->busy());
+        QTest::qWait(300); // the worker finishes; its result must be dropped
+        QCOMPARE(w->document()->workload().name, name);
+        QVERIFY(w->findChild<QProgressDialog*>(QStringLiteral("importProgress")) == nullptr);
     }
 
     void optionsSurviveARestart() {
