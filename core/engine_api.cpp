@@ -1,0 +1,216 @@
+// Engine's public face, run setup (init), emit/annotate, and the whole-run helpers (requestRecords, runWorkload).
+#include "engine_impl.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace pl {
+
+std::string_view toString(Phase p) {
+    switch (p) {
+    case Phase::NotArrived: return "not-arrived";
+    case Phase::Waiting: return "waiting";
+    case Phase::Prefill: return "prefill";
+    case Phase::Decode: return "decode";
+    case Phase::Preempted: return "preempted";
+    case Phase::SwapOut: return "swap-out";
+    case Phase::SwappedOut: return "swapped-out";
+    case Phase::SwapIn: return "swap-in";
+    case Phase::Replay: return "replay";
+    case Phase::Done: return "done";
+    case Phase::Censored: return "censored";
+    }
+    return "?";
+}
+
+
+Event& EngineImpl::emit(EventKind kind, std::int32_t request) {
+    auto& events = e_.ledger_.events;
+    Event& ev = events.emplace_back();
+    ev.seq = static_cast<std::int64_t>(events.size()) - 1;
+    ev.tick = t_;
+    ev.kind = kind;
+    ev.request = request;
+    ev.capacity_blocks = c_.capacity_blocks;
+    ev.host_bytes = s_.host_used;
+    return ev;
+}
+
+// Keep what the live backend measured, beside (never inside) the hashed event.
+void EngineImpl::annotate(std::int64_t seq, std::int32_t r, const char* kind, std::int64_t tokens,
+                          const LiveMeasurement& m) {
+    LiveAnnotation a;
+    a.seq = seq;
+    a.request = r;
+    a.kind = kind;
+    a.tokens = tokens;
+    a.measured_us = m.measured_us;
+    a.modelled_us = m.modelled_us;
+    a.bytes_moved = m.bytes_moved;
+    a.tokens_computed = m.tokens_computed;
+    a.ok = m.ok;
+    a.error = m.error;
+    e_.live_.push_back(std::move(a));
+}
+
+void EngineImpl::init(Engine& e) {
+    auto& s = *e.s_;
+    const auto& w = e.workload_;
+    const auto n = w.requests.size();
+    s.req.assign(n, RequestState{});
+    for (std::size_t i = 0; i < n; ++i) {
+        s.req[i].output_tokens = w.requests[i].output_tokens;
+    }
+    s.free_blocks = w.config.capacity_blocks;
+    s.unfinished = static_cast<std::int64_t>(n);
+    // Tenants, ranked in byte order so that index comparison is byte-string comparison.
+    std::vector<std::string> tenants;
+    for (const auto& r : w.requests) {
+        tenants.push_back(r.tenant);
+    }
+    std::sort(tenants.begin(), tenants.end());
+    tenants.erase(std::unique(tenants.begin(), tenants.end()), tenants.end());
+    e.tenants_ = tenants;
+    for (std::size_t i = 0; i < n; ++i) {
+        s.req[i].tenant = static_cast<std::int32_t>(
+            std::lower_bound(tenants.begin(), tenants.end(), w.requests[i].tenant) - tenants.begin());
+    }
+    std::vector<std::int32_t> byId(n);
+    std::iota(byId.begin(), byId.end(), 0);
+    std::sort(byId.begin(), byId.end(), [&](std::int32_t a, std::int32_t b) {
+        return w.requests[static_cast<std::size_t>(a)].id < w.requests[static_cast<std::size_t>(b)].id;
+    });
+    e.idRank_.assign(n, 0);
+    e.arrivalRank_.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        e.idRank_[static_cast<std::size_t>(byId[i])] = static_cast<std::int32_t>(i);
+        e.arrivalRank_[i] = static_cast<std::int32_t>(i); // the workload is normalised: index order is (arrival, id)
+    }
+    if (e.options_.track_block_owners) {
+        const auto cap = static_cast<std::size_t>(w.config.capacity_blocks);
+        s.owner.assign(cap, kFreeBlock);
+        s.in_flight.assign(cap, 0);
+        s.free_list.resize(cap);
+        // Stack with block 0 on top, so a fresh pool fills from the first cell.
+        for (std::size_t i = 0; i < cap; ++i) {
+            s.free_list[i] = static_cast<std::int32_t>(cap - 1 - i);
+        }
+        s.held.assign(n, {});
+    }
+    if (n == 0) {
+        s.finished = true;
+    }
+}
+
+
+// ---- Engine ----
+
+Engine::Engine(const Workload& workload, Ledger& ledger, EngineOptions options)
+    : workload_(workload), ledger_(ledger), options_(options), s_(std::make_unique<State>()) {
+    EngineImpl::init(*this);
+}
+
+Engine::~Engine() = default;
+
+const Engine::State& Engine::state() const { return *s_; }
+
+void Engine::restore(const State& s) {
+    *s_ = s;
+    live_.clear(); // a live run is never seeked: its measurements belong to one pass
+    std::erase_if(series_, [&](const TickStats& st) { return st.tick >= s.next_tick; });
+}
+
+bool Engine::finished() const { return s_->finished; }
+Tick Engine::nextTick() const { return s_->next_tick; }
+
+void Engine::step() {
+    EngineImpl impl(*this);
+    impl.step();
+}
+
+void Engine::runToTick(Tick t) {
+    EngineImpl impl(*this);
+    while (!s_->finished && s_->next_tick <= t) {
+        impl.step();
+    }
+}
+
+void Engine::runToEnd() {
+    EngineImpl impl(*this);
+    while (!s_->finished) {
+        impl.step();
+    }
+}
+
+bool Engine::runToNextPressure() {
+    EngineImpl impl(*this);
+    const auto before = s_->totals.pressure_events;
+    while (!s_->finished) {
+        impl.step();
+        if (s_->totals.pressure_events != before) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::span<const RequestState> Engine::requests() const { return s_->req; }
+std::span<const std::int32_t> Engine::blockOwners() const { return s_->owner; }
+std::span<const std::uint8_t> Engine::blockInFlight() const { return s_->in_flight; }
+const std::vector<TickStats>& Engine::series() const { return series_; }
+const std::vector<std::string>& Engine::tenants() const { return tenants_; }
+const Totals& Engine::totals() const { return s_->totals; }
+std::int64_t Engine::freeBlocks() const { return s_->free_blocks; }
+std::int64_t Engine::hostBytes() const { return s_->host_used; }
+std::int64_t Engine::waitingCount() const { return static_cast<std::int64_t>(s_->waiting.size()); }
+
+std::vector<std::int32_t> Engine::waitingQueue() const {
+    std::vector<std::int32_t> q;
+    q.reserve(s_->waiting.size());
+    for (const auto& entry : s_->waiting) {
+        q.push_back(entry.second);
+    }
+    return q;
+}
+
+std::vector<RequestRecord> requestRecords(const Engine& engine) {
+    const auto& cfg = engine.workload().config;
+    std::vector<RequestRecord> out;
+    const auto reqs = engine.requests();
+    out.reserve(reqs.size());
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+        const auto& st = reqs[i];
+        RequestRecord rec;
+        rec.request = static_cast<std::int32_t>(i);
+        rec.completed = st.phase == Phase::Done;
+        rec.generated_tokens = st.generated_tokens;
+        rec.first_token_tick = st.first_token_tick;
+        rec.completion_tick = st.completion_tick;
+        rec.preemptions = st.preemptions;
+        rec.queue_ticks = st.queue_ticks;
+        rec.excessive_wait = st.queue_ticks > cfg.wait_threshold_ticks;
+        rec.repeated_preemption = st.preemptions > cfg.preemption_threshold;
+        out.push_back(rec);
+    }
+    return out;
+}
+
+RunResult runWorkload(const Workload& workload, LiveBackend* backend) {
+    RunResult result;
+    Engine engine(workload, result.ledger);
+    engine.setLiveBackend(backend);
+    engine.runToEnd();
+    if (backend != nullptr) {
+        result.live_run = true;
+        result.live_device = backend->deviceName();
+        result.live = engine.liveAnnotations();
+        result.live_error = backend->lastError();
+    }
+    result.records = requestRecords(engine);
+    result.tenants = engine.tenants();
+    result.totals = engine.totals();
+    return result;
+}
+
+} // namespace pl

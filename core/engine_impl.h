@@ -1,0 +1,75 @@
+#pragma once
+// EngineImpl: all of the engine's behaviour (internal to core). Engine (engine.h) is its public face and
+// owns the state; an EngineImpl is a short-lived view over one Engine while it steps. The member functions
+// are spread over engine.cpp (the tick loop), engine_evict.cpp (allocation under pressure and eviction),
+// engine_blocks.cpp (the block pool and the prefix cache) and engine_api.cpp (Engine itself).
+
+#include "engine.h"
+
+#include "engine_state.h"
+#include "ledger.h"
+#include "live_backend.h"
+#include "victim.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace pl {
+
+inline bool isRunnable(Phase p) { return p == Phase::Prefill || p == Phase::Decode || p == Phase::Replay; }
+
+// All of the engine's behaviour; Engine is its public face.
+class EngineImpl {
+  public:
+    explicit EngineImpl(Engine& e)
+        : e_(e), s_(*e.s_), w_(e.workload_), c_(e.workload_.config), p_(e.workload_.policy) {}
+
+    static void init(Engine& e);
+    void step();
+
+  private:
+    Engine& e_;
+    Engine::State& s_;
+    const Workload& w_;
+    const Config& c_;
+    const Policy& p_;
+    Tick t_ = 0;
+    bool evictedThisTick_ = false;
+    std::int64_t prefillBudget_ = 0;
+    std::vector<Candidate> scratch_;
+
+    std::int64_t blocksFor(std::int64_t tokens) const { return ceilDiv(tokens, c_.block_size_tokens); }
+    std::int64_t occupied() const { return c_.capacity_blocks - s_.free_blocks; }
+    std::int64_t target(std::int32_t r) const {
+        return w_.requests[static_cast<std::size_t>(r)].prompt_tokens + s_.req[static_cast<std::size_t>(r)].generated_tokens;
+    }
+    RequestState& rq(std::int32_t r) { return s_.req[static_cast<std::size_t>(r)]; }
+    const RequestSpec& spec(std::int32_t r) const { return w_.requests[static_cast<std::size_t>(r)]; }
+
+    Event& emit(EventKind kind, std::int32_t request);
+    void annotate(std::int64_t seq, std::int32_t r, const char* kind, std::int64_t tokens, const LiveMeasurement& m);
+    void arrivals();
+    void link();
+    void preemptAhead();
+    void runRequests();
+    void admit();
+    std::int64_t admissionGate(std::int32_t r, std::int64_t budget, std::int64_t& needNow,
+                               std::int64_t& chunk) const;
+    bool skipQuiescentTicks();
+    void censorAll();
+
+    std::int64_t demandOf(std::int32_t r, std::int64_t& budget) const;
+    std::int64_t growthThisTick() const;
+    bool allocate(std::int32_t r, std::int64_t need);
+    void takeBlocks(std::int32_t r, std::int64_t n);
+    void releaseBlocks(std::int32_t r, std::int64_t n, bool fromTail);
+    bool evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need);
+    void evict(std::int32_t victim, std::size_t candidatesBegin, std::size_t candidatesCount);
+    void progress(std::int32_t r, std::int64_t chunk);
+    void complete(std::int32_t r);
+    void enqueue(std::int32_t r);
+    std::int64_t queuePosition(std::int32_t r) const;
+    void compactRunning();
+};
+
+} // namespace pl
