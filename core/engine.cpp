@@ -121,13 +121,15 @@ void EngineImpl::link() {
         if (st.phase == Phase::SwapOut) {
             const std::int64_t bytes = st.swapped_tokens * c_.kv_bytes_per_token;
             const std::int64_t blocks = st.copy_blocks;
-            releaseBlocks(r, blocks, false);
-            s_.pending_out_blocks -= blocks;
+            const std::int64_t freed = releaseBlocks(r, blocks, false);
+            s_.pending_out_blocks -= st.copy_pending;
             st.copy_blocks = 0;
+            st.copy_pending = 0;
             st.phase = Phase::SwappedOut;
             Event& ev = emit(EventKind::SwapOutDone, r);
             ev.swap_out_bytes = bytes;
-            ev.freed_blocks = blocks;
+            ev.freed_blocks = freed;
+            ev.shared_blocks = blocks - freed;
             ev.occupied_blocks = occupied();
             ev.mode = st.last_mode;
         } else { // SwapIn landed
@@ -147,6 +149,9 @@ void EngineImpl::link() {
                 }
             }
             st.swapped_tokens = 0;
+            if (e_.prefix_) {
+                registerPrefix(r); // the copied-back blocks hold its prefix again
+            }
         }
     }
     s_.copies.resize(kept);
@@ -231,6 +236,9 @@ void EngineImpl::progress(std::int32_t r, std::int64_t chunk) {
     bool sample = st.phase == Phase::Decode;
     if (!sample) {
         st.computed_tokens += chunk;
+        if (e_.prefix_ && st.prefix_settled < static_cast<std::int64_t>(spec(r).prefix_blocks.size())) {
+            registerPrefix(r);
+        }
         if (st.replay_remaining > 0) {
             st.replay_remaining -= std::min(chunk, st.replay_remaining);
             if (st.replay_remaining == 0) {
@@ -267,7 +275,7 @@ void EngineImpl::progress(std::int32_t r, std::int64_t chunk) {
 void EngineImpl::complete(std::int32_t r) {
     auto& st = rq(r);
     const std::int64_t blocks = st.blocks;
-    releaseBlocks(r, blocks, false);
+    const std::int64_t freed = releaseBlocks(r, blocks, false);
     st.phase = Phase::Done;
     s_.running_dirty = true;
     st.completion_tick = t_;
@@ -275,7 +283,8 @@ void EngineImpl::complete(std::int32_t r) {
     s_.unfinished -= 1;
     Event& ev = emit(EventKind::Complete, r);
     ev.generated_tokens = st.generated_tokens;
-    ev.freed_blocks = blocks;
+    ev.freed_blocks = freed;
+    ev.shared_blocks = blocks - freed;
     ev.occupied_blocks = occupied();
     if (e_.backend_ != nullptr) {
         e_.backend_->onFinished(r);
@@ -296,7 +305,16 @@ void EngineImpl::admit() {
         }
         std::int64_t needNow = 0;
         std::int64_t chunk = 0;
-        if (admissionGate(r, prefillBudget_, needNow, chunk) > s_.free_blocks - p_.watermark_blocks) {
+        // Prefix sharing: the leading prefix blocks the cache holds are attached, not prefilled (at least one
+        // token is left to compute); those another request holds take nothing from the free pool.
+        std::int64_t hits = 0;
+        std::int64_t sharedHits = 0;
+        if (e_.prefix_ && !swapped) {
+            hits = prefixHits(r, (target(r) - 1) / c_.block_size_tokens, sharedHits);
+        }
+        const std::int64_t cached = hits * c_.block_size_tokens;
+        if (admissionGate(r, prefillBudget_, cached, needNow, chunk) - sharedHits >
+            s_.free_blocks - p_.watermark_blocks) {
             break; // head-of-line: later requests wait behind this one
         }
         it = s_.waiting.erase(it);
@@ -323,19 +341,30 @@ void EngineImpl::admit() {
             ev.generated_tokens = st.generated_tokens;
             ev.context_tokens = st.swapped_tokens;
             ev.occupied_blocks = occupied();
+            st.cached_tokens = 0;
             if (e_.backend_ != nullptr) {
                 annotate(ev.seq, r, "swap_in", st.swapped_tokens, e_.backend_->swapIn(r, st.swapped_tokens));
             }
             continue;
         }
+        if (hits > 0) {
+            attachPrefix(r, hits);
+            st.computed_tokens = cached;
+            // The replay covers the dropped context from its start: cached blocks shorten it.
+            st.replay_remaining -= std::min(cached, st.replay_remaining);
+            st.replay_done_target = st.replay_remaining;
+            s_.totals.cached_tokens += cached;
+        }
+        st.cached_tokens = cached;
         takeBlocks(r, needNow - st.blocks);
         Event& ev = emit(first ? EventKind::Admit : EventKind::Resume, r);
         ev.occupied_blocks = occupied();
+        ev.cached_tokens = cached;
         if (!first) {
             ev.mode = Recovery::Recompute;
             ev.replay_tokens = st.replay_remaining;
             ev.generated_tokens = st.generated_tokens;
-            ev.context_tokens = 0;
+            ev.context_tokens = cached;
         }
         st.phase = st.replay_remaining > 0 ? Phase::Replay : Phase::Prefill;
         prefillBudget_ -= chunk;
@@ -345,16 +374,17 @@ void EngineImpl::admit() {
 
 // Blocks that must be free (beyond the watermark) to admit or resume r now. needNow: blocks it allocates at
 // once; chunk: the prefill tokens it would take from `budget`.
-std::int64_t EngineImpl::admissionGate(std::int32_t r, std::int64_t budget, std::int64_t& needNow,
-                                       std::int64_t& chunk) const {
+std::int64_t EngineImpl::admissionGate(std::int32_t r, std::int64_t budget, std::int64_t cached,
+                                       std::int64_t& needNow, std::int64_t& chunk) const {
     const auto& st = s_.req[static_cast<std::size_t>(r)];
     if (st.phase == Phase::SwappedOut) {
         chunk = 0;
         needNow = blocksFor(st.swapped_tokens);
     } else {
         const std::int64_t tgt = target(r);
-        chunk = std::min(tgt - st.computed_tokens, budget);
-        needNow = blocksFor(st.computed_tokens + chunk + (st.computed_tokens + chunk == tgt ? 1 : 0));
+        const std::int64_t base = st.computed_tokens + cached; // cached: tokens attached from the prefix cache
+        chunk = std::min(tgt - base, budget);
+        needNow = blocksFor(base + chunk + (base + chunk == tgt ? 1 : 0));
     }
     return p_.resume_guard == ResumeGuard::FullReservation
                ? std::max(needNow, blocksFor(spec(r).prompt_tokens + spec(r).max_output_tokens))
@@ -386,10 +416,13 @@ bool EngineImpl::skipQuiescentTicks() {
         return false;
     }
     if (!s_.waiting.empty()) {
+        if (e_.prefix_) {
+            return false; // decode allocations may take cached blocks and change what the head would attach
+        }
         std::int64_t needNow = 0;
         std::int64_t chunk = 0;
         // Decode ticks only shrink the free pool, so a head that cannot be admitted now cannot be later.
-        if (admissionGate(s_.waiting.begin()->second, c_.prefill_tokens_per_tick, needNow, chunk) <=
+        if (admissionGate(s_.waiting.begin()->second, c_.prefill_tokens_per_tick, 0, needNow, chunk) <=
             s_.free_blocks - p_.watermark_blocks) {
             return false;
         }
@@ -446,9 +479,9 @@ void EngineImpl::censorAll() {
             st.queue_ticks += t_ - st.queued_since;
         }
         const std::int64_t blocks = st.blocks;
-        releaseBlocks(r, blocks, false);
+        const std::int64_t freed = releaseBlocks(r, blocks, false);
         if (st.phase == Phase::SwapOut) {
-            s_.pending_out_blocks -= blocks;
+            s_.pending_out_blocks -= st.copy_pending;
         }
         s_.host_used -= st.host_bytes;
         st.host_bytes = 0;
@@ -457,7 +490,8 @@ void EngineImpl::censorAll() {
         s_.unfinished -= 1;
         Event& ev = emit(EventKind::Censor, r);
         ev.generated_tokens = st.generated_tokens;
-        ev.freed_blocks = blocks;
+        ev.freed_blocks = freed;
+        ev.shared_blocks = blocks - freed;
         ev.occupied_blocks = occupied();
     }
     s_.waiting.clear();

@@ -50,11 +50,14 @@ struct RequestState {
     std::int64_t queued_since = -1;    // tick it last entered the waiting queue
     std::int64_t copy_remaining = 0;   // bytes of its current swap copy still to move
     std::int64_t copy_blocks = 0;      // device blocks covered by the current swap-out (freed when it lands)
+    std::int64_t copy_pending = 0;     // of those, the ones expected back in the pool (not shared) when it lands
     std::int64_t swapped_tokens = 0;   // tokens whose KV sits on the host
     std::int32_t tenant = 0;
     std::int64_t released_tick = -1;     // last tick it let go of its last device block
     std::int64_t replay_done_target = 0; // the evict's replay_tokens, reported by replay_done
     Recovery last_mode = Recovery::Recompute; // mode of its last eviction
+    std::int64_t prefix_settled = 0;     // leading prefix blocks whose cache registration is settled
+    std::int64_t cached_tokens = 0;      // tokens attached from the prefix cache at its last admission/resume
     bool ever_admitted = false;
 };
 
@@ -85,6 +88,7 @@ struct Totals {
     std::int64_t completed = 0;
     std::int64_t censored = 0;
     std::int64_t queue_reentries = 0;
+    std::int64_t cached_tokens = 0; // prefix sharing: tokens attached from the cache at admissions and resumes
     friend bool operator==(const Totals&, const Totals&) = default;
 };
 
@@ -133,6 +137,10 @@ class Engine {
     std::span<const RequestState> requests() const;
     std::span<const std::int32_t> blockOwners() const; // request index per block, kFreeBlock when free
     std::span<const std::uint8_t> blockInFlight() const; // 1 when the block is being copied
+    // Holders per block (a shared prefix block has several; blockOwners shows one of them). Empty unless the
+    // pool map is tracked or the workload shares prefixes.
+    std::span<const std::int32_t> blockRefCount() const;
+    bool prefixSharing() const { return prefix_; } // some request has prefix_blocks (issue 6)
     const std::vector<TickStats>& series() const;
     const std::vector<std::string>& tenants() const;
     const Totals& totals() const;
@@ -157,6 +165,8 @@ class Engine {
     std::unique_ptr<State> s_;
     LiveBackend* backend_ = nullptr;
     std::vector<LiveAnnotation> live_;
+    bool prefix_ = false;  // the workload shares prefixes: the prefix cache is on
+    bool tracked_ = false; // block identities are kept (pool map or prefix cache)
     std::vector<TickStats> series_;
     std::vector<std::string> tenants_;      // byte order; RequestState::tenant indexes it
     std::vector<std::int32_t> idRank_;      // per request: rank of its id in byte order

@@ -34,6 +34,7 @@ Event& EngineImpl::emit(EventKind kind, std::int32_t request) {
     ev.request = request;
     ev.capacity_blocks = c_.capacity_blocks;
     ev.host_bytes = s_.host_used;
+    ev.prefix = e_.prefix_;
     return ev;
 }
 
@@ -87,10 +88,19 @@ void EngineImpl::init(Engine& e) {
         e.idRank_[static_cast<std::size_t>(byId[i])] = static_cast<std::int32_t>(i);
         e.arrivalRank_[i] = static_cast<std::int32_t>(i); // the workload is normalised: index order is (arrival, id)
     }
+    e.prefix_ = std::any_of(w.requests.begin(), w.requests.end(),
+                            [](const RequestSpec& r) { return !r.prefix_blocks.empty(); });
+    e.tracked_ = e.prefix_ || e.options_.track_block_owners;
+    const auto cap = static_cast<std::size_t>(w.config.capacity_blocks);
     if (e.options_.track_block_owners) {
-        const auto cap = static_cast<std::size_t>(w.config.capacity_blocks);
         s.owner.assign(cap, kFreeBlock);
         s.in_flight.assign(cap, 0);
+    }
+    if (e.tracked_) {
+        s.ref.assign(cap, 0);
+        s.block_key.assign(cap, -1);
+        s.lru_prev.assign(cap, -1);
+        s.lru_next.assign(cap, -1);
         s.free_list.resize(cap);
         // Stack with block 0 on top, so a fresh pool fills from the first cell.
         for (std::size_t i = 0; i < cap; ++i) {
@@ -158,6 +168,7 @@ bool Engine::runToNextPressure() {
 std::span<const RequestState> Engine::requests() const { return s_->req; }
 std::span<const std::int32_t> Engine::blockOwners() const { return s_->owner; }
 std::span<const std::uint8_t> Engine::blockInFlight() const { return s_->in_flight; }
+std::span<const std::int32_t> Engine::blockRefCount() const { return s_->ref; }
 const std::vector<TickStats>& Engine::series() const { return series_; }
 const std::vector<std::string>& Engine::tenants() const { return tenants_; }
 const Totals& Engine::totals() const { return s_->totals; }

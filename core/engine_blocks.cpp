@@ -1,18 +1,24 @@
-// The block pool: taking and returning blocks, the pool map and (issue 6) the prefix cache.
+// The block pool: taking and returning blocks, the pool map, and the prefix cache (issue 6).
+//
+// Counting is all the no-prefix path needs (free_blocks, RequestState::blocks). Block identities are kept
+// when the lab draws the pool (EngineOptions::track_block_owners) or when the workload shares prefixes:
+//   ref[b]        requests holding block b (a shared prefix block has several);
+//   block_key[b]  the prefix id b is registered under in prefix_cache, or -1;
+//   free blocks   without an id: a stack (free_list); with an id: a list in the order they were freed
+//                 (lru_*), still hittable. Allocation takes the stack first, then the least recently freed
+//                 block with an id, whose id then leaves the cache.
 #include "engine_impl.h"
 
 #include <algorithm>
-#include <numeric>
-#include <stdexcept>
 
 namespace pl {
 
+namespace {
+constexpr std::int32_t kNone = -1;
+}
 
-void EngineImpl::takeBlocks(std::int32_t r, std::int64_t n) {
+void EngineImpl::holdMore(std::int32_t r, std::int64_t n) {
     auto& st = rq(r);
-    if (n <= 0) {
-        return;
-    }
     if (st.blocks == 0) {
         s_.holders += 1;
         if (st.released_tick == t_) {
@@ -20,45 +26,191 @@ void EngineImpl::takeBlocks(std::int32_t r, std::int64_t n) {
         }
     }
     st.blocks += n;
+}
+
+void EngineImpl::lruUnlink(std::int32_t b) {
+    const auto i = static_cast<std::size_t>(b);
+    const std::int32_t prev = s_.lru_prev[i];
+    const std::int32_t next = s_.lru_next[i];
+    (prev == kNone ? s_.lru_head : s_.lru_next[static_cast<std::size_t>(prev)]) = next;
+    (next == kNone ? s_.lru_tail : s_.lru_prev[static_cast<std::size_t>(next)]) = prev;
+    s_.lru_prev[i] = kNone;
+    s_.lru_next[i] = kNone;
+}
+
+void EngineImpl::lruPushBack(std::int32_t b) {
+    const auto i = static_cast<std::size_t>(b);
+    s_.lru_prev[i] = s_.lru_tail;
+    s_.lru_next[i] = kNone;
+    (s_.lru_tail == kNone ? s_.lru_head : s_.lru_next[static_cast<std::size_t>(s_.lru_tail)]) = b;
+    s_.lru_tail = b;
+}
+
+std::int32_t EngineImpl::popFreeBlock() {
+    if (!s_.free_list.empty()) {
+        const auto b = s_.free_list.back();
+        s_.free_list.pop_back();
+        return b;
+    }
+    const std::int32_t b = s_.lru_head; // free_blocks > 0 guarantees one
+    lruUnlink(b);
+    s_.prefix_cache.erase(s_.block_key[static_cast<std::size_t>(b)]);
+    s_.block_key[static_cast<std::size_t>(b)] = -1;
+    return b;
+}
+
+void EngineImpl::takeBlocks(std::int32_t r, std::int64_t n) {
+    if (n <= 0) {
+        return;
+    }
+    holdMore(r, n);
     s_.free_blocks -= n;
-    if (e_.options_.track_block_owners) {
+    if (e_.tracked_) {
         auto& mine = s_.held[static_cast<std::size_t>(r)];
         for (std::int64_t i = 0; i < n; ++i) {
-            const auto b = s_.free_list.back();
-            s_.free_list.pop_back();
-            s_.owner[static_cast<std::size_t>(b)] = r;
+            const auto b = popFreeBlock();
+            s_.ref[static_cast<std::size_t>(b)] = 1;
+            if (e_.options_.track_block_owners) {
+                s_.owner[static_cast<std::size_t>(b)] = r;
+            }
             mine.push_back(b);
         }
     }
 }
 
-// Return n of r's blocks to the pool: the first n (a landed swap-out prefix) or the last n (dropped tail).
-void EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool fromTail) {
+// Another request holding b (the pool map shows one holder per block); kFreeBlock when none.
+std::int32_t EngineImpl::otherHolder(std::int32_t b, std::int32_t leaving) const {
+    for (std::size_t r = 0; r < s_.held.size(); ++r) {
+        if (static_cast<std::int32_t>(r) != leaving && std::find(s_.held[r].begin(), s_.held[r].end(), b) != s_.held[r].end()) {
+            return static_cast<std::int32_t>(r);
+        }
+    }
+    return kFreeBlock;
+}
+
+// Let go of n of r's blocks: the first n (a landed swap-out prefix) or the last n (dropped tail). Returns
+// how many went back to the pool: a block still held by another request stays where it is.
+std::int64_t EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool fromTail) {
     auto& st = rq(r);
     if (n <= 0) {
-        return;
+        return 0;
     }
     st.blocks -= n;
-    s_.free_blocks += n;
     if (st.blocks == 0) {
         s_.holders -= 1;
         s_.released_this_tick += 1;
         st.released_tick = t_;
     }
-    if (e_.options_.track_block_owners) {
-        auto& mine = s_.held[static_cast<std::size_t>(r)];
-        const auto count = static_cast<std::ptrdiff_t>(n);
-        auto first = fromTail ? mine.end() - count : mine.begin();
-        for (auto it = first; it != first + count; ++it) {
-            s_.owner[static_cast<std::size_t>(*it)] = kFreeBlock;
-            s_.in_flight[static_cast<std::size_t>(*it)] = 0;
+    if (!e_.tracked_) {
+        s_.free_blocks += n;
+        return n;
+    }
+    auto& mine = s_.held[static_cast<std::size_t>(r)];
+    const auto count = static_cast<std::ptrdiff_t>(n);
+    const auto first = fromTail ? mine.end() - count : mine.begin();
+    const bool owners = e_.options_.track_block_owners;
+    std::int64_t freed = 0;
+    // Last block first: a plain block goes on the stack so the next allocation reuses the lowest-numbered
+    // recently freed; a block with a prefix id joins the freed list, so a request's tail blocks leave the
+    // cache before its leading ones.
+    for (auto it = first + count; it != first;) {
+        --it;
+        const auto b = *it;
+        const auto i = static_cast<std::size_t>(b);
+        if (owners) {
+            s_.in_flight[i] = 0;
         }
-        // Freed blocks go back in reverse so the next allocation reuses the lowest-numbered recently freed.
-        for (auto it = first + count; it != first;) {
-            --it;
-            s_.free_list.push_back(*it);
+        if (--s_.ref[i] > 0) {
+            if (owners && s_.owner[i] == r) {
+                s_.owner[i] = otherHolder(b, r);
+            }
+            continue;
         }
-        mine.erase(first, first + count);
+        freed += 1;
+        if (owners) {
+            s_.owner[i] = kFreeBlock;
+        }
+        if (s_.block_key[i] >= 0) {
+            lruPushBack(b);
+        } else {
+            s_.free_list.push_back(b);
+        }
+    }
+    mine.erase(first, first + count);
+    s_.free_blocks += freed;
+    return freed;
+}
+
+// Blocks among r's that no other request holds (what an eviction of r returns to the pool), counted over
+// its first `n` blocks.
+std::int64_t EngineImpl::exclusiveBlocks(std::int32_t r, std::int64_t n) const {
+    if (!e_.prefix_) {
+        return n;
+    }
+    const auto& mine = s_.held[static_cast<std::size_t>(r)];
+    std::int64_t own = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        own += s_.ref[static_cast<std::size_t>(mine[static_cast<std::size_t>(i)])] == 1 ? 1 : 0;
+    }
+    return own;
+}
+
+// How many of r's leading prefix blocks (at most `limit`) the cache holds; `shared` counts those another
+// request holds now (attaching them takes nothing from the free pool).
+std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared) const {
+    shared = 0;
+    const auto& ids = spec(r).prefix_blocks;
+    const std::int64_t n = std::min(static_cast<std::int64_t>(ids.size()), limit);
+    std::int64_t h = 0;
+    for (; h < n; ++h) {
+        const auto it = s_.prefix_cache.find(ids[static_cast<std::size_t>(h)]);
+        if (it == s_.prefix_cache.end()) {
+            break;
+        }
+        shared += s_.ref[static_cast<std::size_t>(it->second)] > 0 ? 1 : 0;
+    }
+    return h;
+}
+
+// r (holding nothing) takes its first h prefix blocks from the cache: reference count + 1 each.
+void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
+    if (h <= 0) {
+        return;
+    }
+    holdMore(r, h);
+    const auto& ids = spec(r).prefix_blocks;
+    auto& mine = s_.held[static_cast<std::size_t>(r)];
+    for (std::int64_t i = 0; i < h; ++i) {
+        const std::int32_t b = s_.prefix_cache.at(ids[static_cast<std::size_t>(i)]);
+        const auto bi = static_cast<std::size_t>(b);
+        if (s_.ref[bi]++ == 0) {
+            lruUnlink(b);
+            s_.free_blocks -= 1;
+            if (e_.options_.track_block_owners) {
+                s_.owner[bi] = r;
+            }
+        }
+        mine.push_back(b);
+    }
+    rq(r).prefix_settled = h;
+}
+
+// r's context grew: each newly completed leading prefix block is registered under its id, unless that id
+// already names another block (the first block computed for an id is the one the cache keeps).
+void EngineImpl::registerPrefix(std::int32_t r) {
+    auto& st = rq(r);
+    const auto& ids = spec(r).prefix_blocks;
+    const std::int64_t full = std::min(static_cast<std::int64_t>(ids.size()), st.computed_tokens / c_.block_size_tokens);
+    const auto& mine = s_.held[static_cast<std::size_t>(r)];
+    for (; st.prefix_settled < full; ++st.prefix_settled) {
+        const auto i = static_cast<std::size_t>(st.prefix_settled);
+        const auto b = mine[i];
+        if (s_.block_key[static_cast<std::size_t>(b)] >= 0) {
+            continue; // attached from the cache
+        }
+        if (s_.prefix_cache.try_emplace(ids[i], b).second) {
+            s_.block_key[static_cast<std::size_t>(b)] = ids[i];
+        }
     }
 }
 

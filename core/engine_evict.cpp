@@ -127,6 +127,11 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     const std::int64_t swapTokens = mode == Recovery::Swap ? context : swapBlocks * bs;
     const std::int64_t swapBytes = mode == Recovery::Recompute ? 0 : swapTokens * kvb;
     const std::int64_t replay = context - (mode == Recovery::Recompute ? 0 : swapTokens);
+    // Prefix sharing: only blocks the victim alone holds go back to the pool; a swap still copies its whole
+    // logical view (shared blocks included), so the bytes above do not change.
+    const std::int64_t keepBlocks = mode == Recovery::Recompute ? 0 : swapBlocks;
+    const std::int64_t keptOwn = exclusiveBlocks(victim, keepBlocks);
+    const std::int64_t own = exclusiveBlocks(victim, blocks);
 
     Event& ev = emit(EventKind::Evict, victim);
     ev.mode = mode;
@@ -137,7 +142,8 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     ev.prompt_tokens = spec(victim).prompt_tokens;
     ev.generated_tokens = st.generated_tokens;
     ev.context_tokens = context;
-    ev.freed_blocks = blocks;
+    ev.freed_blocks = own;
+    ev.shared_blocks = blocks - own;
     ev.replay_tokens = replay;
     ev.swap_out_bytes = swapBytes;
     ev.swap_blocks = mode == Recovery::Recompute ? 0 : swapBlocks;
@@ -152,7 +158,7 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     st.preemptions += 1;
     s_.totals.evictions += 1;
     s_.totals.queue_reentries += 1;
-    s_.totals.freed_blocks += blocks;
+    s_.totals.freed_blocks += own;
     s_.totals.replay_tokens += replay;
     s_.totals.swap_out_bytes += swapBytes;
 
@@ -167,8 +173,8 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     }
 
     // Dropped tail blocks return at once; swapped blocks when their copy lands.
-    const std::int64_t keepBlocks = mode == Recovery::Recompute ? 0 : swapBlocks;
     releaseBlocks(victim, blocks - keepBlocks, true);
+    st.prefix_settled = 0;
     st.replay_remaining = replay;
     st.replay_done_target = replay;
     st.last_mode = mode;
@@ -180,10 +186,11 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
         st.swapped_tokens = swapTokens;
         st.copy_remaining = swapBytes;
         st.copy_blocks = keepBlocks;
+        st.copy_pending = keptOwn;
         st.host_bytes = swapBytes;
         s_.host_used += swapBytes;
         s_.totals.peak_host_bytes = std::max(s_.totals.peak_host_bytes, s_.host_used);
-        s_.pending_out_blocks += keepBlocks;
+        s_.pending_out_blocks += keptOwn;
         s_.copies.push_back(victim);
         st.phase = Phase::SwapOut;
         if (e_.options_.track_block_owners) {

@@ -53,7 +53,7 @@ class EngineImpl {
     void preemptAhead();
     void runRequests();
     void admit();
-    std::int64_t admissionGate(std::int32_t r, std::int64_t budget, std::int64_t& needNow,
+    std::int64_t admissionGate(std::int32_t r, std::int64_t budget, std::int64_t cached, std::int64_t& needNow,
                                std::int64_t& chunk) const;
     bool skipQuiescentTicks();
     void censorAll();
@@ -62,7 +62,16 @@ class EngineImpl {
     std::int64_t growthThisTick() const;
     bool allocate(std::int32_t r, std::int64_t need);
     void takeBlocks(std::int32_t r, std::int64_t n);
-    void releaseBlocks(std::int32_t r, std::int64_t n, bool fromTail);
+    std::int64_t releaseBlocks(std::int32_t r, std::int64_t n, bool fromTail);
+    void holdMore(std::int32_t r, std::int64_t n);
+    std::int32_t popFreeBlock();
+    void lruUnlink(std::int32_t b);
+    void lruPushBack(std::int32_t b);
+    std::int32_t otherHolder(std::int32_t b, std::int32_t leaving) const;
+    std::int64_t exclusiveBlocks(std::int32_t r, std::int64_t n) const;
+    std::int64_t prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared) const;
+    void attachPrefix(std::int32_t r, std::int64_t h);
+    void registerPrefix(std::int32_t r);
     bool evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need);
     void evict(std::int32_t victim, std::size_t candidatesBegin, std::size_t candidatesCount);
     void progress(std::int32_t r, std::int64_t chunk);

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -38,8 +39,18 @@ struct Engine::State {
     // Pool map (only with EngineOptions::track_block_owners).
     std::vector<std::int32_t> owner;
     std::vector<std::uint8_t> in_flight;
-    std::vector<std::int32_t> free_list;              // stack of free block ids
-    std::vector<std::vector<std::int32_t>> held;      // block ids per request, in allocation order
+    // Block identities (with track_block_owners or prefix sharing; engine_blocks.cpp).
+    std::vector<std::int32_t> free_list;              // stack of free block ids without a prefix id
+    std::vector<std::vector<std::int32_t>> held;      // block ids per request, in logical order
+    std::vector<std::int32_t> ref;                    // holders per block
+    // Prefix cache (prefix sharing only): id -> block, the id per block, and the free blocks that still carry
+    // an id as a doubly linked list, least recently freed at the head.
+    std::unordered_map<std::int64_t, std::int32_t> prefix_cache;
+    std::vector<std::int64_t> block_key;
+    std::vector<std::int32_t> lru_prev;
+    std::vector<std::int32_t> lru_next;
+    std::int32_t lru_head = -1;
+    std::int32_t lru_tail = -1;
 };
 
 } // namespace pl

@@ -75,6 +75,10 @@ struct Event {
     std::int64_t fallback_free_bytes = 0;
     std::int64_t candidates_begin = 0;  // evict: range in Ledger::candidates
     std::int64_t candidates_count = 0;
+    // Prefix sharing (written only when the workload has prefix_blocks, so other receipts keep their bytes).
+    bool prefix = false;
+    std::int64_t cached_tokens = 0; // admit, resume: tokens attached from the prefix cache (not prefilled)
+    std::int64_t shared_blocks = 0; // evict, swap_out_done, complete, censor: blocks let go that others still hold
 };
 
 struct Ledger {

@@ -114,8 +114,11 @@ std::string requestJson(const Workload& w, const RunResult& run, const RequestRe
     return o.str();
 }
 
-std::string totalsJson(const Totals& t) {
+std::string totalsJson(const Totals& t, bool prefixSharing) {
     ObjectWriter o;
+    if (prefixSharing) {
+        o.integer("cached_tokens", t.cached_tokens);
+    }
     o.integer("ticks", t.ticks);
     o.integer("request_ticks", t.request_ticks);
     o.integer("pressure_events", t.pressure_events);
@@ -217,7 +220,9 @@ std::string receiptBody(const Workload& w, const RunResult& run, const std::stri
     out += events.empty() ? "],\n" : "\n  ],\n";
     out += "  \"format\": " + ObjectWriter::quote(kReceiptFormat) + ",\n";
     out += "  \"input_hash\": " + ObjectWriter::quote(sha256Tagged(canonicalJson(workload))) + ",\n";
-    out += "  \"limitations\": " + stringArray(receiptLimitations(), "  ") + ",\n";
+    const bool prefixSharing = std::any_of(w.requests.begin(), w.requests.end(),
+                                           [](const RequestSpec& r) { return !r.prefix_blocks.empty(); });
+    out += "  \"limitations\": " + stringArray(receiptLimitations(prefixSharing), "  ") + ",\n";
     if (run.live_run) {
         out += "  \"live\": " + liveJson(w, run) + ",\n";
     }
@@ -229,7 +234,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const std::stri
         out += requestJson(w, run, run.records[i]);
     }
     out += run.records.empty() ? "],\n" : "\n  ],\n";
-    out += "  \"totals\": " + totalsJson(run.totals) + ",\n";
+    out += "  \"totals\": " + totalsJson(run.totals, prefixSharing) + ",\n";
     // The workload, one request per line; its canonical form is what input_hash covers.
     out += "  \"workload\": {";
     bool firstKey = true;
@@ -254,7 +259,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const std::stri
 
 } // namespace
 
-const std::vector<std::string>& receiptLimitations() {
+const std::vector<std::string>& receiptLimitations(bool prefixSharing) {
     static const std::vector<std::string> items = {
         "All ticks, rates and bytes are declared synthetic arithmetic (tick-model-1), not GPU timings: one tick is "
         "one engine step with the declared prefill_tokens_per_tick and transfer_bytes_per_tick.",
@@ -273,7 +278,23 @@ const std::vector<std::string>& receiptLimitations() {
         "Recompute replays the dropped context through the prefill budget; prefix caching is not modelled.",
         "Fairness flags observe; the scheduler never promotes a flagged request.",
     };
-    return items;
+    // A workload with prefix_blocks: the prefix-cache sentences replace "prefix caching is not modelled"
+    // (receipts of other workloads keep their bytes).
+    static const std::vector<std::string> sharing = [] {
+        std::vector<std::string> copy = items;
+        for (auto& item : copy) {
+            if (item.find("prefix caching is not modelled") != std::string::npos) {
+                item = "Recompute replays the dropped context through the prefill budget, less what the prefix cache "
+                       "still holds. Prefix sharing (prefix_blocks) is a reference-counted cache of full prompt "
+                       "blocks matched by id alone (equal ids are taken to hold equal KV); attaching a cached block "
+                       "costs no prefill and no time, and at least one token of every context is computed.";
+            }
+        }
+        copy.push_back("Only recompute benefits from the prefix cache: a swap copies the victim's whole logical "
+                        "view, shared blocks included, and swap-in copies it all back into fresh blocks.");
+        return copy;
+    }();
+    return prefixSharing ? sharing : items;
 }
 
 std::string eventCanonical(const Workload& w, const RunResult& run, const Event& e) {
@@ -290,6 +311,9 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
     case EventKind::Admit:
         o.integer("capacity_blocks", e.capacity_blocks);
         o.integer("occupied_blocks", e.occupied_blocks);
+        if (e.prefix) {
+            o.integer("cached_tokens", e.cached_tokens);
+        }
         break;
     case EventKind::FirstToken:
         o.integer("generated_tokens", e.generated_tokens);
@@ -310,6 +334,9 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
         o.integer("generated_tokens", e.generated_tokens);
         o.integer("context_tokens", e.context_tokens);
         o.integer("freed_blocks", e.freed_blocks);
+        if (e.prefix) {
+            o.integer("shared_blocks", e.shared_blocks);
+        }
         o.integer("replay_tokens", e.replay_tokens);
         o.integer("swap_out_bytes", e.swap_out_bytes);
         o.integer("swap_blocks", e.swap_blocks);
@@ -339,6 +366,9 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
         o.integer("freed_blocks", e.freed_blocks);
         o.integer("occupied_blocks", e.occupied_blocks);
         o.integer("host_bytes", e.host_bytes);
+        if (e.prefix) {
+            o.integer("shared_blocks", e.shared_blocks);
+        }
         break;
     case EventKind::Resume:
         o.string("mode", toString(e.mode));
@@ -348,6 +378,9 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
         o.integer("context_tokens", e.context_tokens);
         o.integer("occupied_blocks", e.occupied_blocks);
         o.integer("capacity_blocks", e.capacity_blocks);
+        if (e.prefix) {
+            o.integer("cached_tokens", e.cached_tokens);
+        }
         break;
     case EventKind::SwapInDone:
         o.string("mode", toString(e.mode));
@@ -362,10 +395,16 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
         o.integer("generated_tokens", e.generated_tokens);
         o.integer("freed_blocks", e.freed_blocks);
         o.integer("occupied_blocks", e.occupied_blocks);
+        if (e.prefix) {
+            o.integer("shared_blocks", e.shared_blocks);
+        }
         break;
     case EventKind::Censor:
         o.integer("generated_tokens", e.generated_tokens);
         o.integer("freed_blocks", e.freed_blocks);
+        if (e.prefix) {
+            o.integer("shared_blocks", e.shared_blocks);
+        }
         break;
     }
     return o.str();

@@ -18,8 +18,8 @@ struct ReceiptHashes {
     std::string event_hash;
 };
 
-// The model's limitations, listed in every receipt.
-const std::vector<std::string>& receiptLimitations();
+// The model's limitations, listed in every receipt (prefixSharing: the workload has prefix_blocks).
+const std::vector<std::string>& receiptLimitations(bool prefixSharing = false);
 
 // The receipt text (keys sorted, one event and one request per line, trailing newline).
 std::string receiptText(const Workload& workload, const RunResult& run);

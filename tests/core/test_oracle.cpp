@@ -178,9 +178,9 @@ void TestOracle::mutationsAreCaught_data() {
     row("swap-out blocks differ", [](json& r) { eventAt(r, 8)["freed_blocks"] = 4; },
         "swap_out_done returned 4 blocks but the evict at seq 7 swapped 1");
     row("replay short", [](json& r) { eventAt(r, 12)["replay_tokens"] = 17; },
-        "replay_done replayed 17 tokens but 18 were dropped at seq 7");
+        "replay_done replayed 17 tokens but its resume had 18 to replay (18 dropped at seq 7)");
     row("replay at resume", [](json& r) { eventAt(r, 10)["replay_tokens"] = 10; },
-        "replay_tokens 10 differs from the 18 tokens dropped at seq 7");
+        "replay_tokens 10 but 18 tokens were dropped at seq 7");
     row("replay total", [](json& r) { r["totals"]["replay_tokens"] = 26; }, "totals.replay_tokens is 26");
     row("hybrid arithmetic", [](json& r) { eventAt(r, 7)["swap_out_bytes"] = 4095; },
         "hybrid with swap_blocks 1 must swap 8 tokens");

@@ -3,6 +3,7 @@
 // receipts. A change here is a change of the tick model, never a side effect.
 #include "engine_fixtures.h"
 
+#include "hashing.h"
 #include "receipt.h"
 
 #include <QtTest>
@@ -20,9 +21,10 @@ struct Pin {
     const char* sample;
     Recovery mode;
     const char* eventHash;
+    const char* receiptHash; // SHA-256 of the whole receipt file as `run --out` writes it
 };
 
-// Computed from main at commit b5a3ee7 (before issue 6).
+// Computed with preemptlab-cli run --out from main at commit 27f315a (before issue 6).
 const Pin kPins[] = {
 #include "sample_hashes.inc"
 };
@@ -36,21 +38,25 @@ class TestSampleHashes : public QObject {
         QTest::addColumn<QString>("sample");
         QTest::addColumn<int>("mode");
         QTest::addColumn<QString>("expected");
+        QTest::addColumn<QString>("expectedReceipt");
         for (const auto& p : kPins) {
             QTest::addRow("%s/%s", p.sample, std::string(toString(p.mode)).c_str())
-                << QString(p.sample) << static_cast<int>(p.mode) << QString(p.eventHash);
+                << QString(p.sample) << static_cast<int>(p.mode) << QString(p.eventHash) << QString(p.receiptHash);
         }
     }
     void pinnedEventHashes() {
         QFETCH(QString, sample);
         QFETCH(int, mode);
         QFETCH(QString, expected);
+        QFETCH(QString, expectedReceipt);
         Workload w = loadSample(sample.toStdString());
         QVERIFY2(std::all_of(w.requests.begin(), w.requests.end(), [](const RequestSpec& r) { return r.prefix_blocks.empty(); }),
                  "pinned samples share no prefix");
         w.policy.recovery = static_cast<Recovery>(mode);
         const RunResult run = runWorkload(w);
         QCOMPARE(QString::fromStdString(receiptHashes(w, run).event_hash), expected);
+        // Every byte, not only the hashed parts (totals, records, limitations).
+        QCOMPARE(QString::fromStdString(sha256Tagged(receiptText(w, run))), expectedReceipt);
         // The lab's engine (series and block owners tracked) writes the same events.
         RunResult labRun;
         Engine lab(w, labRun.ledger, EngineOptions{true, true});

@@ -1,0 +1,242 @@
+// The oracle's checks per event kind (see oracle_impl.h and docs/receipt.md).
+#include "oracle_impl.h"
+
+namespace pl::oracle_detail {
+
+void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int64_t seq) {
+    const Config& c = workload_.config;
+    const Recovery mode = modeOf(e);
+    const std::int64_t prompt = intOf(e, "prompt_tokens");
+    const std::int64_t generated = intOf(e, "generated_tokens");
+    const std::int64_t context = intOf(e, "context_tokens");
+    const std::int64_t freed = intOf(e, "freed_blocks");
+    const std::int64_t shared = sharedOf(e, where);
+    const std::int64_t replay = intOf(e, "replay_tokens");
+    const std::int64_t swapBytes = intOf(e, "swap_out_bytes");
+    const std::int64_t swapBlocks = intOf(e, "swap_blocks");
+    const std::int64_t occupied = intOf(e, "occupied_blocks");
+    intOf(e, "queue_position");
+    intOf(e, "host_bytes");
+    if (!t.running) {
+        add(where + ": evicted while not running (" +
+            (t.evicted ? "already evicted at seq " + n(t.evictSeq) + " and not resumed" : std::string("never admitted")) + ")");
+    }
+    if (prompt != t.spec->prompt_tokens) {
+        add(where + ": prompt_tokens " + n(prompt) + " differs from the request's " + n(t.spec->prompt_tokens));
+    }
+    if (context < 0 || context > prompt + generated) {
+        add(where + ": context_tokens " + n(context) + " is outside 0..prompt_tokens + generated_tokens (" +
+            n(prompt + generated) + ")");
+    }
+    const std::int64_t residency = ceilOf(context, c.block_size_tokens);
+    if (freed + shared != residency) {
+        add(where + ": freed_blocks " + (prefix_ ? "+ shared_blocks " : "") + "is " + n(freed + shared) +
+            " but ceil(context_tokens " + n(context) + " / block_size_tokens " + n(c.block_size_tokens) + ") = " +
+            n(residency));
+    }
+    if (freed > occupied) {
+        add(where + ": freed_blocks " + n(freed) + " exceeds occupied_blocks " + n(occupied) + " before the eviction");
+    }
+    const std::int64_t kv = c.kv_bytes_per_token;
+    if (mode == Recovery::Recompute) {
+        if (replay != context || swapBytes != 0 || swapBlocks != 0) {
+            add(where + ": recompute must replay all context_tokens (" + n(context) + ") and swap nothing, but replay_tokens=" +
+                n(replay) + ", swap_out_bytes=" + n(swapBytes) + ", swap_blocks=" + n(swapBlocks));
+        }
+    } else if (mode == Recovery::Swap) {
+        if (replay != 0 || swapBytes != mul(context, kv) || swapBlocks != freed + shared) {
+            add(where + ": swap must move context_tokens x kv_bytes_per_token = " + n(mul(context, kv)) +
+                " bytes in its " + n(freed + shared) + " blocks (shared ones included) and replay nothing, but swap_out_bytes=" + n(swapBytes) +
+                ", swap_blocks=" + n(swapBlocks) + ", replay_tokens=" + n(replay));
+        }
+    } else { // hybrid
+        const std::int64_t swapTokens = mul(swapBlocks, c.block_size_tokens);
+        if (swapBlocks < 0 || swapTokens > context || swapBytes != mul(swapTokens, kv) || replay != context - swapTokens) {
+            add(where + ": hybrid with swap_blocks " + n(swapBlocks) + " must swap " + n(swapTokens) + " tokens (<= context_tokens " +
+                n(context) + ") = " + n(mul(swapTokens, kv)) + " bytes and replay " + n(context - swapTokens) +
+                ", but swap_out_bytes=" + n(swapBytes) + ", replay_tokens=" + n(replay));
+        }
+    }
+    const auto est = e.find("estimates");
+    if (est == e.end() || !est->is_object()) {
+        throw BadField{"has no 'estimates' object"};
+    }
+    const std::int64_t estRecompute = intOf(*est, "recompute_ticks");
+    const std::int64_t estSwap = intOf(*est, "swap_ticks");
+    const std::int64_t wantRecompute = ceilOf(context, c.prefill_tokens_per_tick);
+    const std::int64_t wantSwap = ceilOf(mul(2, mul(context, kv)), c.transfer_bytes_per_tick);
+    if (estRecompute != wantRecompute || estSwap != wantSwap) {
+        add(where + ": estimates are recompute " + n(estRecompute) + ", swap " + n(estSwap) + " ticks but the declared rates give " +
+            n(wantRecompute) + " and " + n(wantSwap));
+    }
+    Recovery asked = workload_.policy.recovery;
+    if (asked == Recovery::Adaptive) {
+        asked = estRecompute < estSwap   ? Recovery::Recompute
+                : estSwap < estRecompute ? Recovery::Swap
+                : workload_.policy.adaptive_tie == AdaptiveTie::Swap ? Recovery::Swap
+                                                                     : Recovery::Recompute;
+    }
+    const auto fallback = e.find("fallback");
+    if (fallback != e.end() && (!fallback->is_string() || fallback->get<std::string>().empty())) {
+        add(where + ": fallback must be a non-empty string");
+    } else if (mode != asked && fallback == e.end()) {
+        add(where + ": mode " + std::string(toString(mode)) + " differs from the policy's " + std::string(toString(asked)) +
+            " but no fallback says why");
+    }
+    const auto cands = e.find("candidates");
+    if (cands == e.end() || !cands->is_array()) {
+        throw BadField{"has no 'candidates' array"};
+    }
+    const std::string victim = strOf(e, "request");
+    const bool listed = std::any_of(cands->begin(), cands->end(), [&](const json& cand) {
+        return cand.is_object() && cand.contains("id") && cand["id"] == victim;
+    });
+    if (!listed) {
+        add(where + ": the victim " + victim + " is not among the " + n(static_cast<std::int64_t>(cands->size())) + " candidates");
+    }
+
+    ++t.evicts;
+    ++sums_.evictions;
+    sums_.freedBlocks += freed;
+    sums_.replayTokens += replay;
+    sums_.swapOutBytes += swapBytes;
+    t.running = false;
+    t.evicted = true;
+    t.lastMode = mode;
+    t.evictSeq = seq;
+    t.evictGenerated = generated;
+    t.evictSwapBytes = swapBytes;
+    t.evictSwapBlocks = mode == Recovery::Recompute ? 0 : swapBlocks;
+    t.evictReplay = replay;
+    t.swapOutPending = swapBytes > 0;
+    t.swapInPending = false;
+    t.replayPending = false;
+}
+
+void Oracle::onSwapOutDone(const json& e, const std::string& where, Track& t) {
+    const std::int64_t bytes = intOf(e, "swap_out_bytes");
+    const std::int64_t freed = intOf(e, "freed_blocks") + sharedOf(e, where);
+    if (!t.swapOutPending) {
+        add(where + ": swap_out_done without a swap-out in flight");
+        return;
+    }
+    if (bytes != t.evictSwapBytes) {
+        add(where + ": swap_out_done moved " + n(bytes) + " bytes but the evict at seq " + n(t.evictSeq) + " swapped out " +
+            n(t.evictSwapBytes));
+    }
+    if (freed != t.evictSwapBlocks) {
+        add(where + ": swap_out_done returned " + n(freed) + " blocks but the evict at seq " + n(t.evictSeq) + " swapped " +
+            n(t.evictSwapBlocks));
+    }
+    t.swapOutPending = false;
+}
+
+void Oracle::onResume(const json& e, const std::string& where, Track& t) {
+    if (!t.evicted) {
+        add(where + ": resume without a preceding eviction");
+        return;
+    }
+    const Recovery mode = modeOf(e);
+    const std::int64_t swapIn = intOf(e, "swap_in_bytes");
+    const std::int64_t replay = intOf(e, "replay_tokens");
+    const std::int64_t generated = intOf(e, "generated_tokens");
+    const std::int64_t context = intOf(e, "context_tokens");
+    const std::int64_t cached = prefix_ ? intOf(e, "cached_tokens") : 0;
+    if (t.swapOutPending) {
+        add(where + ": resumed before its swap-out (evict at seq " + n(t.evictSeq) + ") landed");
+    }
+    if (mode != t.lastMode) {
+        add(where + ": resumes in mode " + std::string(toString(mode)) + " but was evicted in " +
+            std::string(toString(t.lastMode)));
+    }
+    if (swapIn != t.evictSwapBytes) {
+        add(where + ": swap_in_bytes " + n(swapIn) + " differs from the " + n(t.evictSwapBytes) +
+            " bytes swapped out at seq " + n(t.evictSeq) + " (restored bytes must equal saved bytes)");
+    }
+    if (cached != 0 && mode != Recovery::Recompute) {
+        add(where + ": a " + std::string(toString(mode)) + " resume attached " + n(cached) +
+            " cached tokens (only recompute resumes use the prefix cache)");
+    }
+    checkCached(cached, t.spec->prompt_tokens + generated, where, t);
+    // Replay covers the dropped context from its start; blocks still in the prefix cache are not replayed.
+    const std::int64_t expectReplay = t.evictReplay - std::min(cached, t.evictReplay);
+    if (replay != expectReplay) {
+        add(where + ": replay_tokens " + n(replay) + " but " + n(t.evictReplay) + " tokens were dropped at seq " +
+            n(t.evictSeq) + (cached > 0 ? " and " + n(cached) + " are cached, leaving " + n(expectReplay) : std::string()));
+    }
+    if (mode == Recovery::Recompute && context != cached) {
+        add(where + ": a recompute resume starts from context_tokens " + n(cached) + " (its cached tokens), not " +
+            n(context));
+    }
+    sums_.cachedTokens += cached;
+    if (generated != t.evictGenerated) {
+        add(where + ": generated_tokens " + n(generated) + " differs from " + n(t.evictGenerated) +
+            " at its eviction (seq " + n(t.evictSeq) + ")");
+    }
+    t.evicted = false;
+    t.running = true;
+    t.swapInPending = swapIn > 0;
+    t.swapInBytes = swapIn;
+    t.replayPending = replay > 0;
+    t.resumeReplay = replay;
+}
+
+void Oracle::onSwapInDone(const json& e, const std::string& where, Track& t) {
+    const std::int64_t bytes = intOf(e, "swap_in_bytes");
+    if (!t.swapInPending) {
+        add(where + ": swap_in_done without a swap-in in flight");
+        return;
+    }
+    if (bytes != t.swapInBytes) {
+        add(where + ": swap_in_done restored " + n(bytes) + " bytes but " + n(t.swapInBytes) + " were to be copied back");
+    }
+    sums_.swapInBytes += bytes;
+    t.swapInPending = false;
+}
+
+void Oracle::onReplayDone(const json& e, const std::string& where, Track& t) {
+    const std::int64_t replay = intOf(e, "replay_tokens");
+    if (!t.replayPending) {
+        add(where + ": replay_done without a replay in progress");
+        return;
+    }
+    if (replay != t.resumeReplay) {
+        add(where + ": replay_done replayed " + n(replay) + " tokens but its resume had " + n(t.resumeReplay) +
+            " to replay (" + n(t.evictReplay) + " dropped at seq " + n(t.evictSeq) + ")");
+    }
+    t.replayPending = false;
+}
+
+void Oracle::onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
+                      std::int64_t tick) {
+    const std::int64_t generated = intOf(e, "generated_tokens");
+    const std::int64_t released = intOf(e, "freed_blocks") + sharedOf(e, where);
+    if (kind == "complete") {
+        const std::int64_t residency = ceilOf(t.spec->prompt_tokens + generated, workload_.config.block_size_tokens);
+        if (released != residency) {
+            add(where + ": let go of " + n(released) + " blocks (freed_blocks" + (prefix_ ? " + shared_blocks" : "") +
+                ") but its context of " + n(t.spec->prompt_tokens + generated) + " tokens held " + n(residency));
+        }
+        ++sums_.completed;
+        if (generated != t.spec->output_tokens) {
+            add(where + ": completed with " + n(generated) + " generated tokens, not output_tokens " + n(t.spec->output_tokens));
+        }
+        if (!t.running || t.swapInPending || t.replayPending) {
+            add(where + ": completed while " +
+                std::string(!t.running ? "not running" : t.swapInPending ? "its swap-in was in flight" : "its replay was unfinished"));
+        }
+        intOf(e, "occupied_blocks");
+        t.completionTick = tick;
+    } else {
+        ++sums_.censored;
+        if (generated >= t.spec->output_tokens) {
+            add(where + ": censored with all " + n(generated) + " output tokens generated (it should have completed)");
+        }
+    }
+    if (t.ending.empty()) {
+        t.ending = kind;
+        t.endingSeq = seq;
+    }
+}
+
+} // namespace pl::oracle_detail

@@ -1,0 +1,370 @@
+#pragma once
+// The conservation oracle's internals (oracle.h is its face): field readers, the per-request state machine
+// and the Oracle class, whose checks are spread over oracle.cpp (the event walk), oracle_events.cpp (one
+// function per event kind) and oracle_records.cpp (records and totals).
+
+#include "oracle.h"
+
+#include "model.h"
+#include "workload_io.h"
+
+#include <algorithm>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace pl::oracle_detail {
+
+using json = nlohmann::json;
+
+// A field the check needs is missing or has the wrong type; the event is reported and skipped.
+struct BadField {
+    std::string reason;
+};
+
+inline std::int64_t intOf(const json& object, std::string_view key) {
+    const auto it = object.find(key);
+    if (it == object.end()) {
+        throw BadField{"has no '" + std::string(key) + "'"};
+    }
+    if (it->is_number_unsigned() && it->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxSafeInteger)) {
+        return static_cast<std::int64_t>(it->get<std::uint64_t>());
+    }
+    if (it->is_number_integer() && !it->is_number_unsigned()) {
+        return it->get<std::int64_t>();
+    }
+    throw BadField{"has '" + std::string(key) + "' = " + it->dump() + ", not an integer within 2^53"};
+}
+
+inline std::string strOf(const json& object, std::string_view key) {
+    const auto it = object.find(key);
+    if (it == object.end() || !it->is_string()) {
+        throw BadField{"has no string '" + std::string(key) + "'"};
+    }
+    return it->get<std::string>();
+}
+
+inline std::int64_t mul(std::int64_t a, std::int64_t b) {
+    std::int64_t out = 0;
+    if (__builtin_mul_overflow(a, b, &out)) {
+        throw BadField{"holds values whose product overflows (" + std::to_string(a) + " x " + std::to_string(b) + ")"};
+    }
+    return out;
+}
+
+inline std::int64_t ceilOf(std::int64_t a, std::int64_t b) { return a <= 0 ? 0 : (a - 1) / b + 1; }
+
+inline std::string n(std::int64_t v) { return std::to_string(v); }
+
+// Per-request state while the events are replayed.
+struct Track {
+    const RequestSpec* spec = nullptr;
+    std::size_t events = 0;
+    bool arrived = false;
+    bool admitted = false;
+    bool running = false; // holds (or is getting) blocks: admitted or resumed, not evicted since
+    bool evicted = false; // waiting for a resume
+    std::int64_t generated = 0;
+    std::int64_t evicts = 0;
+    std::optional<std::int64_t> firstTokenTick;
+    std::optional<std::int64_t> completionTick;
+    std::string ending; // "complete" or "censor"
+    std::int64_t endingSeq = -1;
+    // The last eviction, for the resume and the copies that follow it.
+    Recovery lastMode = Recovery::Recompute;
+    std::int64_t evictSeq = -1;
+    std::int64_t evictGenerated = 0;
+    std::int64_t evictSwapBytes = 0;
+    std::int64_t evictSwapBlocks = 0;
+    std::int64_t evictReplay = 0;
+    std::int64_t resumeReplay = 0; // what the resume said is left to replay (prefix cache hits shorten it)
+    bool swapOutPending = false;
+    bool swapInPending = false;
+    std::int64_t swapInBytes = 0;
+    bool replayPending = false;
+};
+
+struct Sums {
+    std::int64_t evictions = 0, freedBlocks = 0, replayTokens = 0, swapOutBytes = 0, swapInBytes = 0;
+    std::int64_t completed = 0, censored = 0, pressure = 0, peakHostSeen = 0, lastNonCensorTick = -1;
+    std::int64_t cachedTokens = 0;
+};
+
+class Oracle {
+  public:
+    OracleReport run(const json& receipt) {
+        if (!receipt.is_object()) {
+            add("the receipt is not a JSON object");
+            return finish();
+        }
+        if (!loadWorkload(receipt)) {
+            return finish();
+        }
+        const auto events = receipt.find("events");
+        if (events == receipt.end() || !events->is_array()) {
+            add("the receipt has no 'events' array");
+            return finish();
+        }
+        for (std::size_t i = 0; i < events->size(); ++i) {
+            checkEvent((*events)[i], static_cast<std::int64_t>(i));
+        }
+        checkRecords(receipt);
+        checkTotals(receipt);
+        return finish();
+    }
+
+  private:
+    bool loadWorkload(const json& receipt) {
+        const auto w = receipt.find("workload");
+        const auto p = receipt.find("policy");
+        if (w == receipt.end() || !w->is_object() || p == receipt.end() || !p->is_object()) {
+            add("the receipt has no 'workload' or 'policy' object");
+            return false;
+        }
+        json doc = *w;
+        doc["policy"] = *p;
+        auto parsed = workloadFromJson(doc, "receipt");
+        if (auto* e = std::get_if<InputError>(&parsed)) {
+            add("the receipt's workload/policy is invalid: " + e->path + ": " + e->reason);
+            return false;
+        }
+        workload_ = std::get<Workload>(std::move(parsed));
+        for (const auto& r : workload_.requests) {
+            tracks_[r.id].spec = &r;
+            prefix_ = prefix_ || !r.prefix_blocks.empty();
+        }
+        return true;
+    }
+
+    void add(std::string sentence) {
+        ++violationCount_;
+        if (report_.violations.size() < kMaxOracleViolations) {
+            report_.violations.push_back(std::move(sentence));
+        }
+    }
+
+    OracleReport finish() {
+        if (violationCount_ > report_.violations.size()) {
+            report_.violations.push_back("... and " + n(static_cast<std::int64_t>(violationCount_ - report_.violations.size())) +
+                                         " more violations not listed");
+        }
+        report_.passed = violationCount_ == 0;
+        return std::move(report_);
+    }
+
+    void checkEvent(const json& e, std::int64_t index) {
+        std::string where = "event " + n(index);
+        try {
+            if (!e.is_object()) {
+                throw BadField{"is not an object"};
+            }
+            const std::int64_t seq = intOf(e, "seq");
+            const std::int64_t tick = intOf(e, "tick");
+            const std::string kind = strOf(e, "kind");
+            where = "event seq " + n(seq) + " (" + kind + ", tick " + n(tick) + ")";
+            if (seq != index) {
+                add(where + ": seq is " + n(seq) + " but it is event number " + n(index) + " (seq must count 0,1,2,...)");
+            }
+            if (tick < lastTick_ || tick < 0) {
+                add(where + ": tick " + n(tick) + " is earlier than the previous event's tick " + n(lastTick_));
+            }
+            lastTick_ = std::max(lastTick_, tick);
+            if (tick > workload_.config.max_ticks) {
+                add(where + ": tick " + n(tick) + " is beyond max_ticks " + n(workload_.config.max_ticks));
+            }
+            if (kind != "censor") {
+                sums_.lastNonCensorTick = std::max(sums_.lastNonCensorTick, tick);
+            }
+            if (kind == "pressure") {
+                checkCommon(e, where);
+                checkPressure(e, where);
+                return;
+            }
+            const std::string id = strOf(e, "request");
+            const auto it = tracks_.find(id);
+            if (it == tracks_.end()) {
+                add(where + ": names request " + id + ", which is not in the workload");
+                return;
+            }
+            where = "event seq " + n(seq) + " (" + kind + " of " + id + ", tick " + n(tick) + ")";
+            checkCommon(e, where);
+            Track& t = it->second;
+            if (!t.ending.empty()) {
+                add(where + ": " + id + " already ended with '" + t.ending + "' at seq " + n(t.endingSeq));
+            }
+            checkGenerated(e, where, t);
+            dispatch(kind, e, where, t, seq, tick);
+            ++t.events;
+        } catch (const BadField& bad) {
+            add(where + " " + bad.reason);
+        }
+    }
+
+    void dispatch(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
+                  std::int64_t tick) {
+        if (kind == "arrive") {
+            onArrive(where, t, tick);
+        } else if (kind == "admit") {
+            onAdmit(e, where, t);
+        } else if (kind == "first_token") {
+            onFirstToken(e, where, t, tick);
+        } else if (kind == "evict") {
+            onEvict(e, where, t, seq);
+        } else if (kind == "swap_out_done") {
+            onSwapOutDone(e, where, t);
+        } else if (kind == "resume") {
+            onResume(e, where, t);
+        } else if (kind == "swap_in_done") {
+            onSwapInDone(e, where, t);
+        } else if (kind == "replay_done") {
+            onReplayDone(e, where, t);
+        } else if (kind == "complete" || kind == "censor") {
+            onEnding(kind, e, where, t, seq, tick);
+        } else {
+            add(where + ": unknown event kind '" + kind + "'");
+        }
+    }
+
+    // Occupancy, capacity and host memory, wherever an event reports them.
+    void checkCommon(const json& e, const std::string& where) {
+        const Config& c = workload_.config;
+        if (e.contains("capacity_blocks") && intOf(e, "capacity_blocks") != c.capacity_blocks) {
+            add(where + ": capacity_blocks is " + n(intOf(e, "capacity_blocks")) + " but the workload's is " +
+                n(c.capacity_blocks));
+        }
+        if (e.contains("occupied_blocks")) {
+            const std::int64_t occupied = intOf(e, "occupied_blocks");
+            if (occupied < 0 || occupied > c.capacity_blocks) {
+                add(where + ": occupied_blocks " + n(occupied) + " is outside 0..capacity_blocks " + n(c.capacity_blocks));
+            }
+        }
+        if (e.contains("host_bytes")) {
+            const std::int64_t host = intOf(e, "host_bytes");
+            sums_.peakHostSeen = std::max(sums_.peakHostSeen, host);
+            if (host < 0 || host > c.host_capacity_bytes) {
+                add(where + ": host_bytes " + n(host) + " is outside 0..host_capacity_bytes " + n(c.host_capacity_bytes));
+            }
+        }
+    }
+
+    void checkGenerated(const json& e, const std::string& where, Track& t) {
+        if (!e.contains("generated_tokens")) {
+            return;
+        }
+        const std::int64_t g = intOf(e, "generated_tokens");
+        if (g < t.generated) {
+            add(where + ": generated_tokens fell from " + n(t.generated) + " to " + n(g) + " (generated output was lost)");
+        }
+        if (g > t.spec->output_tokens) {
+            add(where + ": generated_tokens " + n(g) + " exceeds the request's output_tokens " + n(t.spec->output_tokens));
+        }
+        t.generated = std::max(t.generated, g);
+    }
+
+    void checkPressure(const json& e, const std::string& where) {
+        ++sums_.pressure;
+        const std::string trigger = strOf(e, "trigger");
+        if (trigger != "allocation-failed" && trigger != "preempt-ahead") {
+            add(where + ": unknown trigger '" + trigger + "'");
+        }
+        const std::int64_t freeBlocks = intOf(e, "free_blocks");
+        const std::int64_t occupied = intOf(e, "occupied_blocks");
+        if (freeBlocks < 0 || freeBlocks > workload_.config.capacity_blocks - occupied) {
+            add(where + ": free_blocks " + n(freeBlocks) + " + occupied_blocks " + n(occupied) +
+                " exceed capacity_blocks " + n(workload_.config.capacity_blocks));
+        }
+        if (intOf(e, "need_blocks") < 1) {
+            add(where + ": need_blocks " + n(intOf(e, "need_blocks")) + " is not positive");
+        }
+    }
+
+    void onArrive(const std::string& where, Track& t, std::int64_t tick) {
+        if (t.events > 0 || t.arrived) {
+            add(where + ": arrive is not the request's first event");
+        }
+        if (tick != t.spec->arrival_tick) {
+            add(where + ": arrives at tick " + n(tick) + " but its arrival_tick is " + n(t.spec->arrival_tick));
+        }
+        t.arrived = true;
+    }
+
+    void onAdmit(const json& e, const std::string& where, Track& t) {
+        if (prefix_) {
+            const std::int64_t cached = intOf(e, "cached_tokens");
+            checkCached(cached, t.spec->prompt_tokens, where, t);
+            sums_.cachedTokens += cached;
+        }
+        if (!t.arrived || t.admitted) {
+            add(where + (t.admitted ? ": admitted a second time (later admissions are 'resume')" : ": admitted before it arrived"));
+        }
+        t.admitted = true;
+        t.running = true;
+    }
+
+    void onFirstToken(const json& e, const std::string& where, Track& t, std::int64_t tick) {
+        if (intOf(e, "generated_tokens") != 1) {
+            add(where + ": first_token has generated_tokens " + n(intOf(e, "generated_tokens")) + ", not 1");
+        }
+        if (t.firstTokenTick) {
+            add(where + ": a second first_token (the first was at tick " + n(*t.firstTokenTick) + ")");
+        } else {
+            t.firstTokenTick = tick;
+        }
+        if (!t.running) {
+            add(where + ": first token while the request was not running");
+        }
+    }
+
+    static Recovery modeOf(const json& e) {
+        const std::string mode = strOf(e, "mode");
+        const auto parsed = parseRecovery(mode);
+        if (!parsed || *parsed == Recovery::Adaptive) {
+            throw BadField{"has mode '" + mode + "' (a mode used must be recompute, swap or hybrid)"};
+        }
+        return *parsed;
+    }
+
+    void onEvict(const json& e, const std::string& where, Track& t, std::int64_t seq);
+    void onSwapOutDone(const json& e, const std::string& where, Track& t);
+    void onResume(const json& e, const std::string& where, Track& t);
+    void onSwapInDone(const json& e, const std::string& where, Track& t);
+    void onReplayDone(const json& e, const std::string& where, Track& t);
+    void onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
+                  std::int64_t tick);
+    void checkRecords(const json& receipt);
+    void checkRecord(const json& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen);
+    void checkTotals(const json& receipt);
+
+    // Prefix sharing (the workload has prefix_blocks): cached_tokens on an admit or resume is whole blocks
+    // of the request's declared prefix, and leaves at least one token of `context` to compute.
+    void checkCached(std::int64_t cached, std::int64_t context, const std::string& where, const Track& t) {
+        const std::int64_t bs = workload_.config.block_size_tokens;
+        const auto declared = static_cast<std::int64_t>(t.spec->prefix_blocks.size());
+        if (cached < 0 || cached % bs != 0 || cached / bs > declared || (cached > 0 && cached >= context)) {
+            add(where + ": cached_tokens " + n(cached) + " is not a whole number of its " + n(declared) +
+                " declared prefix blocks of " + n(bs) + " tokens below its context of " + n(context) + " tokens");
+        }
+    }
+    // shared_blocks of an event, which exists only in receipts of workloads with prefix_blocks.
+    std::int64_t sharedOf(const json& e, const std::string& where) {
+        if (!prefix_) {
+            return 0;
+        }
+        const std::int64_t shared = intOf(e, "shared_blocks");
+        if (shared < 0) {
+            add(where + ": shared_blocks " + n(shared) + " is negative");
+        }
+        return shared;
+    }
+
+    bool prefix_ = false;
+    Workload workload_;
+    std::unordered_map<std::string, Track> tracks_;
+    Sums sums_;
+    std::int64_t lastTick_ = 0;
+    OracleReport report_;
+    std::size_t violationCount_ = 0;
+};
+
+} // namespace pl::oracle_detail

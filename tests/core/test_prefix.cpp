@@ -1,0 +1,287 @@
+// Prefix sharing (issue 6): reference-counted prefix blocks, cache hits at admission and recompute resume,
+// evictions that free only what the victim alone holds, swaps of the whole logical view, the pool map's
+// refcount span, the oracle's new checks (with mutations), and the two shared-prefix samples against the
+// same workloads with prefix_blocks stripped.
+#include "engine_fixtures.h"
+
+#include "oracle.h"
+#include "receipt.h"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+
+using namespace pl;
+using namespace pltest;
+using nlohmann::json;
+
+namespace {
+
+RequestSpec prefixed(std::string id, Tick arrival, std::int64_t prompt, std::int64_t output, std::int64_t priority,
+                     std::vector<std::int64_t> ids) {
+    RequestSpec r = req(std::move(id), arrival, prompt, output, priority);
+    r.prefix_blocks = std::move(ids);
+    return r;
+}
+
+// a and b share four prefix blocks; c shares nothing and squeezes the pool until b (least urgent) is evicted.
+Workload small(Recovery mode) {
+    Config c;
+    c.block_size_tokens = 8;
+    c.capacity_blocks = 14;
+    c.kv_bytes_per_token = 64;
+    c.transfer_bytes_per_tick = 4096;
+    c.max_ticks = 500;
+    Policy p;
+    p.recovery = mode;
+    p.resume_guard = ResumeGuard::NextBlock;
+    return workload(c, p,
+                    {prefixed("a", 0, 33, 24, 0, {1, 2, 3, 4}), prefixed("b", 1, 35, 24, 1, {1, 2, 3, 4}),
+                     req("c", 2, 30, 30, 0)});
+}
+
+const Event* find(const RunResult& run, const Workload& w, EventKind kind, const std::string& id, int nth = 0) {
+    for (const auto& e : run.ledger.events) {
+        if (e.kind == kind && e.request >= 0 && w.requests[static_cast<std::size_t>(e.request)].id == id && nth-- == 0) {
+            return &e;
+        }
+    }
+    return nullptr;
+}
+
+Workload stripped(Workload w) {
+    for (auto& r : w.requests) {
+        r.prefix_blocks.clear();
+    }
+    return w;
+}
+
+std::int64_t sumOf(const RunResult& run, EventKind kind, std::int64_t Event::*field) {
+    std::int64_t s = 0;
+    for (const auto& e : run.ledger.events) {
+        s += e.kind == kind ? e.*field : 0;
+    }
+    return s;
+}
+
+json receiptOf(const Workload& w) { return json::parse(receiptText(w, runWorkload(w))); }
+
+json& eventAt(json& r, std::size_t seq) { return r["events"][seq]; }
+
+QString joined(const OracleReport& report) {
+    QStringList lines;
+    for (const auto& v : report.violations) {
+        lines << QString::fromStdString(v);
+    }
+    return lines.join('\n');
+}
+
+using Mutation = std::function<void(json&)>;
+
+} // namespace
+
+Q_DECLARE_METATYPE(Mutation)
+
+class TestPrefix : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void sharingAdmissionEvictionAndResume();
+    void refcountSpanAndFirstOwner();
+    void swapMovesTheLogicalView();
+    void labAndTickByTickRunsAgree_data();
+    void labAndTickByTickRunsAgree();
+    void samplesHitTheCacheAndReplayLess_data();
+    void samplesHitTheCacheAndReplayLess();
+    void oracleMutations_data();
+    void oracleMutations();
+};
+
+void TestPrefix::sharingAdmissionEvictionAndResume() {
+    const Workload w = small(Recovery::Recompute);
+    const RunResult run = runWorkload(w);
+    QVERIFY(checkReceipt(json::parse(receiptText(w, run))).passed);
+    // a prefills everything; b attaches a's four prefix blocks and allocates one block of its own.
+    const Event* admitA = find(run, w, EventKind::Admit, "a");
+    const Event* admitB = find(run, w, EventKind::Admit, "b");
+    QVERIFY(admitA && admitB);
+    QCOMPARE(admitA->cached_tokens, 0);
+    QCOMPARE(admitB->cached_tokens, 32);
+    QCOMPARE(admitA->occupied_blocks, 5);                  // ceil(34 / 8)
+    QCOMPARE(admitB->occupied_blocks, 5 + (5 - 4));        // 36 tokens = 5 blocks, 4 of them shared
+    // b is evicted while a still holds the shared blocks: only b's two own blocks return.
+    const Event* evictB = find(run, w, EventKind::Evict, "b");
+    QVERIFY(evictB);
+    QCOMPARE(evictB->context_tokens, 48);
+    QCOMPARE(evictB->freed_blocks, 2);
+    QCOMPARE(evictB->shared_blocks, 4);
+    QCOMPARE(evictB->replay_tokens, 48); // dropped: the whole context
+    // By its resume a has completed, but its freed prefix blocks kept their ids: b hits them, replays the rest.
+    const Event* resumeB = find(run, w, EventKind::Resume, "b");
+    const Event* replayB = find(run, w, EventKind::ReplayDone, "b");
+    QVERIFY(resumeB && replayB);
+    QVERIFY(find(run, w, EventKind::Complete, "a")->seq < resumeB->seq);
+    QCOMPARE(resumeB->cached_tokens, 32);
+    QCOMPARE(resumeB->context_tokens, 32);
+    QCOMPARE(resumeB->replay_tokens, 48 - 32);
+    QCOMPARE(replayB->replay_tokens, 16);
+    QCOMPARE(run.totals.cached_tokens, sumOf(run, EventKind::Admit, &Event::cached_tokens) +
+                                           sumOf(run, EventKind::Resume, &Event::cached_tokens));
+    // Without the ids nothing is shared: b prefills its whole prompt and replays its whole context.
+    const Workload plain = stripped(w);
+    const RunResult p = runWorkload(plain);
+    QCOMPARE(find(p, plain, EventKind::Admit, "b")->occupied_blocks, 5 + 5);
+    QVERIFY(sumOf(p, EventKind::Resume, &Event::replay_tokens) > sumOf(run, EventKind::Resume, &Event::replay_tokens));
+    QVERIFY(receiptText(plain, p).find("cached_tokens") == std::string::npos);
+}
+
+void TestPrefix::refcountSpanAndFirstOwner() {
+    const Workload w = small(Recovery::Recompute);
+    Ledger ledger;
+    Engine lab(w, ledger, EngineOptions{true, true});
+    lab.runToTick(1); // b admitted at tick 1
+    const auto refs = lab.blockRefCount();
+    const auto owners = lab.blockOwners();
+    QCOMPARE(refs.size(), static_cast<std::size_t>(14));
+    int shared = 0;
+    std::int64_t held = 0;
+    for (std::size_t b = 0; b < refs.size(); ++b) {
+        held += refs[b];
+        if (refs[b] == 2) {
+            ++shared;
+            QCOMPARE(owners[b], 0); // first owner: a (index 0)
+        }
+        QCOMPARE(refs[b] == 0, owners[b] == kFreeBlock);
+    }
+    QCOMPARE(shared, 4);
+    QCOMPARE(held, lab.requests()[0].blocks + lab.requests()[1].blocks);
+    QCOMPARE(lab.freeBlocks(), 14 - 6);
+    // The plain engine without the pool map still counts references (the prefix cache needs them).
+    Ledger l2;
+    Engine plain(w, l2);
+    plain.runToTick(1);
+    QCOMPARE(plain.blockRefCount().size(), static_cast<std::size_t>(14));
+    QVERIFY(plain.blockOwners().empty());
+}
+
+void TestPrefix::swapMovesTheLogicalView() {
+    const Workload w = small(Recovery::Swap);
+    const RunResult run = runWorkload(w);
+    const json r = json::parse(receiptText(w, run));
+    QVERIFY2(checkReceipt(r).passed, qPrintable(joined(checkReceipt(r))));
+    const Event* evictB = find(run, w, EventKind::Evict, "b");
+    QVERIFY(evictB);
+    QCOMPARE(evictB->shared_blocks, 4);
+    QCOMPARE(evictB->swap_blocks, evictB->freed_blocks + evictB->shared_blocks);
+    QCOMPARE(evictB->swap_out_bytes, evictB->context_tokens * w.config.kv_bytes_per_token); // shared ones too
+    const Event* landed = find(run, w, EventKind::SwapOutDone, "b");
+    QVERIFY(landed);
+    QCOMPARE(landed->freed_blocks + landed->shared_blocks, evictB->swap_blocks);
+    const Event* resumeB = find(run, w, EventKind::Resume, "b");
+    QVERIFY(resumeB);
+    QCOMPARE(resumeB->cached_tokens, 0); // swap-in copies everything back, cache or not
+    QCOMPARE(resumeB->swap_in_bytes, evictB->swap_out_bytes);
+}
+
+void TestPrefix::labAndTickByTickRunsAgree_data() {
+    QTest::addColumn<QString>("sample");
+    QTest::addColumn<int>("mode");
+    for (const char* s : {"generated-bursty-shared-prefix", "mooncake-conv-slice"}) {
+        for (auto m : {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid}) {
+            QTest::addRow("%s/%s", s, std::string(toString(m)).c_str()) << QString(s) << static_cast<int>(m);
+        }
+    }
+}
+
+// The CLI's engine (quiescent ticks skipped, no pool map) and the lab's (every tick, pool map, owners
+// reassigned when a first owner leaves) write the same events.
+void TestPrefix::labAndTickByTickRunsAgree() {
+    QFETCH(QString, sample);
+    QFETCH(int, mode);
+    Workload w = loadSample(sample.toStdString());
+    w.policy.recovery = static_cast<Recovery>(mode);
+    const RunResult fast = runWorkload(w);
+    RunResult labRun;
+    Engine lab(w, labRun.ledger, EngineOptions{true, true});
+    lab.runToEnd();
+    labRun.records = requestRecords(lab);
+    labRun.tenants = lab.tenants();
+    labRun.totals = lab.totals();
+    QCOMPARE(receiptHashes(w, labRun).event_hash, receiptHashes(w, fast).event_hash);
+    QVERIFY(fast.totals == labRun.totals);
+    const json r = json::parse(receiptText(w, fast));
+    QVERIFY2(checkReceipt(r).passed, qPrintable(joined(checkReceipt(r))));
+}
+
+void TestPrefix::samplesHitTheCacheAndReplayLess_data() {
+    QTest::addColumn<QString>("sample");
+    QTest::newRow("generated-bursty-shared-prefix") << "generated-bursty-shared-prefix";
+    QTest::newRow("mooncake-conv-slice") << "mooncake-conv-slice";
+}
+
+// Under recompute both samples evict; with their prefix ids, admissions and resumes hit the cache, so the
+// tokens actually replayed (the resumes' replay_tokens) are fewer than with the ids stripped.
+void TestPrefix::samplesHitTheCacheAndReplayLess() {
+    QFETCH(QString, sample);
+    Workload w = loadSample(sample.toStdString());
+    w.policy.recovery = Recovery::Recompute;
+    const RunResult run = runWorkload(w);
+    const Workload plain = stripped(w);
+    const RunResult p = runWorkload(plain);
+    QVERIFY(run.totals.evictions > 0 && p.totals.evictions > 0);
+    QVERIFY(run.totals.cached_tokens > 0);
+    QVERIFY(sumOf(run, EventKind::Resume, &Event::cached_tokens) > 0); // recompute resumes hit the cache
+    const std::int64_t replayed = sumOf(run, EventKind::Resume, &Event::replay_tokens);
+    const std::int64_t replayedPlain = sumOf(p, EventKind::Resume, &Event::replay_tokens);
+    qInfo("%s: replayed %lld tokens with prefix ids, %lld without; %lld cached tokens", qPrintable(sample),
+          static_cast<long long>(replayed), static_cast<long long>(replayedPlain),
+          static_cast<long long>(run.totals.cached_tokens));
+    QVERIFY(replayed < replayedPlain);
+    QCOMPARE(sumOf(p, EventKind::Resume, &Event::replay_tokens), p.totals.replay_tokens); // no cache: all of it
+    QVERIFY(run.totals.ticks < p.totals.ticks); // cached prompts skip prefill
+}
+
+void TestPrefix::oracleMutations_data() {
+    QTest::addColumn<Mutation>("mutate");
+    QTest::addColumn<QString>("expected");
+    // Seqs in small(Recompute): 4 admit b (cached 32), 10 evict b (freed 2, shared 4), 13 complete a,
+    // 16 resume b (cached 32, replay 16), 17 replay_done b.
+    auto row = [](const char* name, const Mutation& m, const char* expected) { QTest::newRow(name) << m << QString(expected); };
+    row("shared blocks wrong", [](json& r) { eventAt(r, 10)["shared_blocks"] = 3; },
+        "event seq 10 (evict of b, tick 14): freed_blocks + shared_blocks is 5 but ceil(context_tokens 48 / block_size_tokens 8) = 6");
+    row("shared counted as freed", [](json& r) { eventAt(r, 10)["freed_blocks"] = 6; },
+        "freed_blocks + shared_blocks is 10");
+    row("shared blocks missing", [](json& r) { eventAt(r, 10).erase("shared_blocks"); }, "has no 'shared_blocks'");
+    row("replay ignores the cache", [](json& r) { eventAt(r, 16)["replay_tokens"] = 48; },
+        "replay_tokens 48 but 48 tokens were dropped at seq 10 and 32 are cached, leaving 16");
+    row("replay_done ignores the cache", [](json& r) { eventAt(r, 17)["replay_tokens"] = 48; },
+        "replay_done replayed 48 tokens but its resume had 16 to replay");
+    row("cached not whole blocks", [](json& r) { eventAt(r, 4)["cached_tokens"] = 30; },
+        "cached_tokens 30 is not a whole number of its 4 declared prefix blocks");
+    row("cached beyond the prefix", [](json& r) { eventAt(r, 16)["cached_tokens"] = 40; },
+        "cached_tokens 40 is not a whole number of its 4 declared prefix blocks");
+    row("cached total", [](json& r) { r["totals"]["cached_tokens"] = 0; },
+        "totals.cached_tokens is 0 but the admit and resume events add up to 96");
+    row("resume context", [](json& r) { eventAt(r, 16)["context_tokens"] = 0; },
+        "a recompute resume starts from context_tokens 32 (its cached tokens), not 0");
+    row("complete releases too little", [](json& r) { eventAt(r, 13)["freed_blocks"] = 7; },
+        "let go of 7 blocks (freed_blocks + shared_blocks) but its context of 57 tokens held 8");
+}
+
+void TestPrefix::oracleMutations() {
+    QFETCH(Mutation, mutate);
+    QFETCH(QString, expected);
+    json r = receiptOf(small(Recovery::Recompute));
+    QVERIFY(checkReceipt(r).passed);
+    QCOMPARE(eventAt(r, 10)["kind"], "evict");
+    QCOMPARE(eventAt(r, 16)["kind"], "resume");
+    mutate(r);
+    const OracleReport report = checkReceipt(r);
+    QVERIFY(!report.passed);
+    QVERIFY2(joined(report).contains(expected), qPrintable("expected: " + expected + "\ngot:\n" + joined(report)));
+}
+
+QTEST_GUILESS_MAIN(TestPrefix)
+#include "test_prefix.moc"
