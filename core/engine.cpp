@@ -416,13 +416,17 @@ bool EngineImpl::skipQuiescentTicks() {
         return false;
     }
     if (!s_.waiting.empty()) {
-        if (e_.prefix_) {
-            return false; // decode allocations may take cached blocks and change what the head would attach
-        }
         std::int64_t needNow = 0;
         std::int64_t chunk = 0;
-        // Decode ticks only shrink the free pool, so a head that cannot be admitted now cannot be later.
-        if (admissionGate(s_.waiting.begin()->second, c_.prefill_tokens_per_tick, 0, needNow, chunk) <=
+        const auto head = s_.waiting.begin()->second;
+        std::int64_t hits = 0;
+        std::int64_t shared = 0;
+        if (e_.prefix_ && rq(head).phase != Phase::SwappedOut) {
+            hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
+        }
+        // Decode ticks only shrink the free pool, so a head that cannot be admitted now cannot be later (with
+        // prefix sharing: as long as they leave the prefix cache alone, see below).
+        if (admissionGate(head, c_.prefill_tokens_per_tick, hits * c_.block_size_tokens, needNow, chunk) - shared <=
             s_.free_blocks - p_.watermark_blocks) {
             return false;
         }
@@ -435,7 +439,10 @@ bool EngineImpl::skipQuiescentTicks() {
         }
         return need;
     };
-    while (d >= 2 && blocksNeeded(d) > s_.free_blocks) {
+    // Prefix sharing: only id-less free blocks may be taken, so no cached block is reused meanwhile and every
+    // lookup (the queue head's included) answers as it would tick by tick.
+    const std::int64_t usable = e_.prefix_ ? static_cast<std::int64_t>(s_.free_list.size()) : s_.free_blocks;
+    while (d >= 2 && blocksNeeded(d) > usable) {
         d /= 2;
     }
     if (d < 2) {

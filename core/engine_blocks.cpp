@@ -54,6 +54,7 @@ std::int32_t EngineImpl::popFreeBlock() {
     }
     const std::int32_t b = s_.lru_head; // free_blocks > 0 guarantees one
     lruUnlink(b);
+    s_.cache_version += 1;
     s_.prefix_cache.erase(s_.block_key[static_cast<std::size_t>(b)]);
     s_.block_key[static_cast<std::size_t>(b)] = -1;
     return b;
@@ -132,6 +133,7 @@ std::int64_t EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool from
         }
         if (s_.block_key[i] >= 0) {
             lruPushBack(b);
+            s_.cache_version += 1; // a cached block is no longer held by anyone
         } else {
             s_.free_list.push_back(b);
         }
@@ -157,7 +159,11 @@ std::int64_t EngineImpl::exclusiveBlocks(std::int32_t r, std::int64_t n) const {
 
 // How many of r's leading prefix blocks (at most `limit`) the cache holds; `shared` counts those another
 // request holds now (attaching them takes nothing from the free pool).
-std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared) const {
+std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared) {
+    if (s_.memo_request == r && s_.memo_version == s_.cache_version && s_.memo_limit == limit) {
+        shared = s_.memo_shared;
+        return s_.memo_hits;
+    }
     shared = 0;
     const auto& ids = spec(r).prefix_blocks;
     const std::int64_t n = std::min(static_cast<std::int64_t>(ids.size()), limit);
@@ -169,6 +175,11 @@ std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int
         }
         shared += s_.ref[static_cast<std::size_t>(it->second)] > 0 ? 1 : 0;
     }
+    s_.memo_request = r;
+    s_.memo_version = s_.cache_version;
+    s_.memo_limit = limit;
+    s_.memo_hits = h;
+    s_.memo_shared = shared;
     return h;
 }
 
@@ -185,6 +196,7 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
         const auto bi = static_cast<std::size_t>(b);
         if (s_.ref[bi]++ == 0) {
             lruUnlink(b);
+            s_.cache_version += 1;
             s_.free_blocks -= 1;
             if (e_.options_.track_block_owners) {
                 s_.owner[bi] = r;
@@ -210,6 +222,7 @@ void EngineImpl::registerPrefix(std::int32_t r) {
         }
         if (s_.prefix_cache.try_emplace(ids[i], b).second) {
             s_.block_key[static_cast<std::size_t>(b)] = ids[i];
+            s_.cache_version += 1;
         }
     }
 }

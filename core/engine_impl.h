@@ -69,7 +69,7 @@ class EngineImpl {
     void lruPushBack(std::int32_t b);
     std::int32_t otherHolder(std::int32_t b, std::int32_t leaving) const;
     std::int64_t exclusiveBlocks(std::int32_t r, std::int64_t n) const;
-    std::int64_t prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared) const;
+    std::int64_t prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared);
     void attachPrefix(std::int32_t r, std::int64_t h);
     void registerPrefix(std::int32_t r);
     bool evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need);

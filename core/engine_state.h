@@ -51,6 +51,15 @@ struct Engine::State {
     std::vector<std::int32_t> lru_next;
     std::int32_t lru_head = -1;
     std::int32_t lru_tail = -1;
+    // Bumped whenever a lookup could answer differently (an id registered or dropped, a cached block's holder
+    // count crossing zero); the last lookup is memoised against it, so a queue head that waits tick after
+    // tick costs one comparison, not a walk through its prefix.
+    std::uint64_t cache_version = 0;
+    std::int32_t memo_request = -1;
+    std::uint64_t memo_version = 0;
+    std::int64_t memo_limit = 0;
+    std::int64_t memo_hits = 0;
+    std::int64_t memo_shared = 0;
 };
 
 } // namespace pl
