@@ -12,6 +12,7 @@
 #include "workload_io.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -273,6 +274,11 @@ int cmdCompare(int argc, char** argv) {
         }
     }
     if (auto dir = args.value("receipts")) {
+        std::error_code ec;
+        std::filesystem::create_directories(*dir, ec);
+        if (ec) {
+            return badInput("cannot create receipts folder " + *dir + ": " + ec.message());
+        }
         for (const auto& c : cols) {
             const std::string path = *dir + "/" + std::string(toString(c.mode)) + ".receipt.json";
             if (auto err = writeFileAtomically(path, c.receipt)) {
