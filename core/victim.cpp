@@ -6,6 +6,23 @@
 
 namespace pl {
 
+VictimRanks VictimRanks::of(const Workload& workload) {
+    const auto& reqs = workload.requests;
+    VictimRanks r;
+    std::vector<std::int32_t> byId(reqs.size());
+    std::iota(byId.begin(), byId.end(), 0);
+    std::sort(byId.begin(), byId.end(), [&](std::int32_t a, std::int32_t b) {
+        return reqs[static_cast<std::size_t>(a)].id < reqs[static_cast<std::size_t>(b)].id;
+    });
+    r.id_rank.assign(reqs.size(), 0);
+    r.arrival_rank.resize(reqs.size());
+    std::iota(r.arrival_rank.begin(), r.arrival_rank.end(), 0);
+    for (std::size_t i = 0; i < byId.size(); ++i) {
+        r.id_rank[static_cast<std::size_t>(byId[i])] = static_cast<std::int32_t>(i);
+    }
+    return r;
+}
+
 VictimKey victimKey(const VictimContext& ctx, const Candidate& c, std::int64_t tenant_blocks) {
     // (arrival_tick, id) is encoded by arrival_rank, since requests are ranked in exactly that order.
     const std::int64_t arrivalThenId = ctx.arrival_rank[static_cast<std::size_t>(c.request)];

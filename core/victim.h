@@ -25,6 +25,15 @@ struct VictimContext {
 // among all candidates (only tenant-fair uses it).
 VictimKey victimKey(const VictimContext& ctx, const Candidate& c, std::int64_t tenant_blocks);
 
+// The ranks a VictimContext points into, for a normalised workload: ids in byte order, and (arrival_tick, id)
+// order, which is the workload's own index order. The engine and the lab's "why this victim" both use it.
+struct VictimRanks {
+    std::vector<std::int32_t> id_rank;
+    std::vector<std::int32_t> arrival_rank;
+    static VictimRanks of(const Workload& workload);
+    VictimContext context(VictimRule rule) const { return {rule, id_rank, arrival_rank}; }
+};
+
 // Index (into `candidates`) of the victim: the candidate with the greatest key. Candidates must be non-empty.
 std::size_t chooseVictim(const VictimContext& ctx, std::span<const Candidate> candidates);
 

@@ -4,7 +4,6 @@
 #include "victim.h"
 
 #include <algorithm>
-#include <numeric>
 
 namespace plui {
 
@@ -63,20 +62,9 @@ std::vector<RankedCandidate> rankedCandidates(const pl::Session& session, std::i
         tenantBlocks[t] += ledger.candidates[i].blocks;
     }
     if (begin + count > ledger.candidates.size()) return out;
-    // Core's ranking (the same rule and keys the engine used): ids ranked in byte order, arrival rank = index
-    // in the normalised workload.
-    const auto& reqs = session.workload().requests;
-    std::vector<std::int32_t> byId(reqs.size());
-    std::iota(byId.begin(), byId.end(), 0);
-    std::sort(byId.begin(), byId.end(), [&](std::int32_t a, std::int32_t b) {
-        return reqs[static_cast<std::size_t>(a)].id < reqs[static_cast<std::size_t>(b)].id;
-    });
-    std::vector<std::int32_t> idRank(reqs.size()), arrivalRank(reqs.size());
-    for (std::size_t i = 0; i < byId.size(); ++i) {
-        idRank[static_cast<std::size_t>(byId[i])] = static_cast<std::int32_t>(i);
-        arrivalRank[i] = static_cast<std::int32_t>(i);
-    }
-    const pl::VictimContext ctx{session.workload().policy.victim_rule, idRank, arrivalRank};
+    // Core's ranking: the same rule, keys and ranks the engine used.
+    const pl::VictimRanks ranks = pl::VictimRanks::of(session.workload());
+    const pl::VictimContext ctx = ranks.context(session.workload().policy.victim_rule);
     const std::span<const pl::Candidate> cands(ledger.candidates.data() + begin, count);
     for (std::size_t k : pl::rankCandidates(ctx, cands)) {
         const pl::Candidate& c = cands[k];
