@@ -11,6 +11,8 @@
 //      allocation fails a victim is evicted (possibly the requester itself);
 //   5. if nothing was evicted this tick, waiting requests are admitted or resumed in queue order while the
 //      resume guard and the watermark allow (head-of-line: the first refusal stops admission);
+//      with prefix sharing (some request has prefix_blocks) an admission or recompute resume first attaches
+//      the leading prefix blocks the cache holds (engine_blocks.cpp), and evictions free only unshared blocks;
 //   6. bookkeeping: request_ticks, the series, completion.
 // At max_ticks every unfinished request is censored.
 
