@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for n in 10000 100000; do
     echo "== generated workload, $n requests"
-    "$B/preemptlab-cli" bench --requests "$n" --repeat 5 --seek --write-workload "$tmp/w$n.json"
+    "$B/preemptlab-cli" bench --requests "$n" --rate 0.15 --max-ticks $((n * 20)) --repeat 5 --seek --write-workload "$tmp/w$n.json"
     /usr/bin/time -f "run (whole process): %e s wall, %M KiB peak RSS" \
         "$B/preemptlab-cli" run "$tmp/w$n.json" --out "$tmp/r$n.json" 2>&1 | tail -1
     echo "receipt file: $(stat -c %s "$tmp/r$n.json") bytes"
