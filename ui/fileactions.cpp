@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
+#include <QUndoStack>
 #include <QMenu>
 #include <QSettings>
 
@@ -60,6 +61,7 @@ void FileActions::buildMenu(QMenu* menu) {
     }
     if (list.isEmpty()) samples->addAction(tr("(no samples bundled)"))->setEnabled(false);
     auto* gen = menu->addAction(tr("&Generate Workload..."), this, [this]() {
+        if (!window_->confirmDiscardEdits()) return;
         GeneratorDialog dialog(window_);
         if (dialog.exec() != QDialog::Accepted) return;
         QString error;
@@ -70,7 +72,7 @@ void FileActions::buildMenu(QMenu* menu) {
     });
     gen->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
     imports_->addTo(menu);
-    auto* save = menu->addAction(tr("&Save Workload As..."), this, &FileActions::saveAs);
+    auto* save = menu->addAction(tr("&Save Workload As..."), this, [this]() { saveAs(); });
     save->setShortcut(QKeySequence::SaveAs);
     menu->addSeparator();
     auto* quit = menu->addAction(tr("&Quit"), window_, &QWidget::close);
@@ -110,18 +112,20 @@ void FileActions::openDialog() {
     if (!path.isEmpty()) window_->openPath(path);
 }
 
-void FileActions::saveAs() {
+bool FileActions::saveAs() {
     LabDocument* doc = window_->document();
-    if (!doc->hasWorkload()) return;
+    if (!doc->hasWorkload()) return false;
     const QString path = QFileDialog::getSaveFileName(window_, tr("Save workload"), QString(),
                                                       tr("Workloads (*.workload.json)"));
-    if (path.isEmpty()) return;
+    if (path.isEmpty()) return false;
     const std::string text = pl::fullWorkloadJson(doc->workload()).dump(2) + "\n";
     if (auto e = pl::writeFileAtomically(path.toStdString(), text)) {
         window_->reportError(tr("Save failed"), QString::fromStdString(*e));
-        return;
+        return false;
     }
+    doc->undoStack()->setClean();
     addRecent(path);
+    return true;
 }
 
 } // namespace plui

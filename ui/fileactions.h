@@ -28,11 +28,12 @@ class FileActions : public QObject {
     };
     static QList<Sample> bundledSamples();
     TraceImportActions* traceImports() const { return imports_; }
+    // Save Workload As: asks for a path, writes atomically, marks the edits saved. False if cancelled or failed.
+    bool saveAs();
 
   private:
     void rebuildRecentMenu();
     void openDialog();
-    void saveAs();
     MainWindow* window_;
     QMenu* recentMenu_ = nullptr;
     TraceImportActions* imports_;

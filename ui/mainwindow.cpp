@@ -173,7 +173,24 @@ QWidget* MainWindow::view(const QString& name) {
     return dock->widget();
 }
 
+bool MainWindow::confirmDiscardEdits() {
+    if (!doc_->hasWorkload() || doc_->undoStack()->isClean()) return true;
+    QMessageBox box(QMessageBox::Question, tr("Unsaved edits"),
+                    tr("The workload \"%1\" has edits that are not saved.")
+                        .arg(QString::fromStdString(doc_->workload().name)),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedEditsDialog"));
+    box.setInformativeText(tr("Save them before they are lost?"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save: return files_->saveAs();
+    case QMessageBox::Discard: return true;
+    default: return false;
+    }
+}
+
 bool MainWindow::openPath(const QString& path) {
+    if (!confirmDiscardEdits()) return false;
     QString error;
     const bool ok = path.startsWith(QLatin1Char(':')) ? doc_->loadResource(path, &error) : doc_->loadFile(path, &error);
     if (!ok) {
@@ -246,6 +263,10 @@ void MainWindow::proportionDocks() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!confirmDiscardEdits()) {
+        event->ignore();
+        return;
+    }
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

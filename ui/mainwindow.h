@@ -50,6 +50,9 @@ class MainWindow : public QMainWindow {
     QWidget* view(const QString& name);
     // Open a file or a resource path; a bad file gets a (non-modal) dialog naming file, field and reason.
     bool openPath(const QString& path);
+    // Unsaved edits (the undo stack is not clean): asks Save / Discard / Cancel in a modal box named
+    // "unsavedEditsDialog". True when the caller may go on (nothing to lose, saved, or discarded).
+    bool confirmDiscardEdits();
     QString lastError() const { return lastError_; }
     void applyStartupOptions(const LabOptions& options);
     void reportError(const QString& title, const QString& message);

@@ -1,0 +1,277 @@
+// The lab under hostile files and interrupted work (docs/reliability.md): corrupt, truncated, huge and
+// wrong-format files get a dialog naming the file and leave the open workload as it was; editing works after
+// a failed load; unsaved edits prompt before a close or an open loses them; a long run can be cancelled, and
+// closing the window in the middle of one is safe (the sanitizer build checks the "safe").
+#include "exporter.h"
+#include "labdocument.h"
+#include "mainwindow.h"
+#include "uitestutil.h"
+
+#include "receipt.h"
+#include "session.h"
+
+#include <QAbstractButton>
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QThreadPool>
+#include <QTimer>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+using plui::LabDocument;
+using plui::MainWindow;
+
+namespace {
+
+const QString kSeed = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json");
+const QString kSwapWins = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json");
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+void writeAll(const QString& path, const QByteArray& bytes) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    QCOMPARE(f.write(bytes), bytes.size());
+}
+
+std::unique_ptr<MainWindow> makeWindow(const QString& file) {
+    auto w = std::make_unique<MainWindow>();
+    w->document()->setRunMode(LabDocument::RunMode::Synchronous);
+    w->show();
+    if (!w->openPath(file)) qFatal("cannot open %s", qPrintable(file));
+    return w;
+}
+
+// Answers the next unsaved-edits box with `button`; counts the boxes it answered.
+struct PromptAnswerer {
+    int answered = 0;
+    QString lastName;
+    void answerNext(QMessageBox::StandardButton button) {
+        QTimer::singleShot(0, [this, button]() {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box) qFatal("no modal box appeared");
+            lastName = box->objectName();
+            ++answered;
+            box->button(button)->click();
+        });
+    }
+};
+
+} // namespace
+
+class TestLabReliability : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase();
+    void badFileKeepsTheOpenWorkload_data();
+    void badFileKeepsTheOpenWorkload();
+    void hugeFileIsRefusedQuickly();
+    void unsavedEditsPromptBeforeClose();
+    void unsavedEditsPromptBeforeOpen();
+    void noPromptWithoutEdits();
+    void cancellingALongRunKeepsTheShownRun();
+    void closingMidRunIsSafe();
+};
+
+void TestLabReliability::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
+    QApplication::setApplicationName(QStringLiteral("test_lab_reliability"));
+    QSettings().clear();
+}
+
+void TestLabReliability::badFileKeepsTheOpenWorkload_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("expected"); // a fragment of the message, besides the file name
+    const QByteArray sample = readAll(kSwapWins);
+    QVERIFY(sample.size() > 100);
+    QByteArray binary;
+    for (int i = 0; i < 4096; ++i) binary.append(static_cast<char>((i * 7919) & 0xff));
+    QTest::newRow("corrupt (binary)") << binary << "invalid JSON";
+    QTest::newRow("truncated") << sample.left(sample.size() / 2) << "invalid JSON";
+    QTest::newRow("empty") << QByteArray() << "line 1, column 1";
+    QTest::newRow("bit flip in a key") << QByteArray(sample).replace("\"prompt_tokens\"", "\"prompt_tokenz\"")
+                                       << "unknown key \"prompt_tokenz\"";
+    QTest::newRow("duplicate key") << QByteArray(sample).replace("\"name\":", "\"name\": \"a\", \"name\":")
+                                   << "duplicate key";
+    QTest::newRow("number beyond a double") << QByteArray(sample).replace("\"max_ticks\": ", "\"max_ticks\": 1e999")
+                                            << "invalid JSON";
+    const pl::Workload w = uitest::loadSample(kSeed);
+    QTest::newRow("a receipt, not a workload")
+        << QByteArray::fromStdString(pl::receiptText(w, pl::runWorkload(w))) << "/format";
+    QTest::newRow("an Azure trace CSV") << QByteArray("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 "
+                                                      "18:15:46.6805900,374,44\n")
+                                        << "invalid JSON";
+    QTest::newRow("deep nesting") << QByteArray(100000, '[') << "nesting deeper";
+}
+
+// The open workload, its run, its cursor and its undo history survive a failed open, and editing still works.
+void TestLabReliability::badFileKeepsTheOpenWorkload() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, expected);
+    auto w = makeWindow(kSeed);
+    LabDocument* doc = w->document();
+    QString error;
+    QVERIFY(doc->setSetting(QStringLiteral("recovery"), QStringLiteral("swap"), &error));
+    doc->seek(12);
+    const std::string before = plui::receiptTextOf(*doc);
+    const int undoCount = doc->undoStack()->count();
+    doc->undoStack()->setClean(); // saved: no prompt before the open
+    QTemporaryDir dir;
+    const QString bad = dir.filePath(QStringLiteral("bad.workload.json"));
+    writeAll(bad, bytes);
+    QVERIFY(!w->openPath(bad));
+    QVERIFY2(w->lastError().contains(bad) && w->lastError().contains(expected), qPrintable(w->lastError()));
+    auto* box = w->findChild<QMessageBox*>(QStringLiteral("errorDialog"));
+    QVERIFY(box != nullptr);
+    box->close();
+    QCOMPARE(plui::receiptTextOf(*doc), before);
+    QCOMPARE(doc->currentTick(), 12);
+    QCOMPARE(doc->undoStack()->count(), undoCount);
+    QCOMPARE(doc->workload().name, std::string("seed-example"));
+    // Editing after the failed load: the edit runs, and undo goes back through the earlier edit too.
+    QVERIFY2(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("20"), &error), qPrintable(error));
+    QCOMPARE(doc->session()->workload().config.capacity_blocks, std::int64_t{20});
+    doc->undoStack()->undo();
+    QCOMPARE(plui::receiptTextOf(*doc), before);
+    doc->undoStack()->undo();
+    QVERIFY(doc->workload().policy.recovery == pl::Recovery::Recompute);
+}
+
+// A file past the 2 GiB cap (sparse here) is refused from its size, before any byte is read.
+void TestLabReliability::hugeFileIsRefusedQuickly() {
+    auto w = makeWindow(kSeed);
+    QTemporaryDir dir;
+    const QString huge = dir.filePath(QStringLiteral("huge.workload.json"));
+    writeAll(huge, "{\"format\": \"preemptlab.workload.v1\", \"requests\": [");
+    const QByteArray native = QFile::encodeName(huge);
+    if (::truncate(native.constData(), off_t{3} << 30) != 0) QSKIP("no sparse files here");
+    QElapsedTimer timer;
+    timer.start();
+    QVERIFY(!w->openPath(huge));
+    QVERIFY(timer.elapsed() < 2000);
+    QVERIFY2(w->lastError().contains(QStringLiteral("3221225472 bytes, over the cap")), qPrintable(w->lastError()));
+    QCOMPARE(w->document()->workload().name, std::string("seed-example"));
+}
+
+void TestLabReliability::unsavedEditsPromptBeforeClose() {
+    auto w = makeWindow(kSeed);
+    LabDocument* doc = w->document();
+    QString error;
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("24"), &error));
+    PromptAnswerer prompt;
+    prompt.answerNext(QMessageBox::Cancel);
+    QVERIFY(!w->close());
+    QCOMPARE(prompt.answered, 1);
+    QCOMPARE(prompt.lastName, QStringLiteral("unsavedEditsDialog"));
+    QVERIFY(w->isVisible());
+    QCOMPARE(doc->workload().config.capacity_blocks, std::int64_t{24}); // the edit is still there
+    prompt.answerNext(QMessageBox::Discard);
+    QVERIFY(w->close());
+    QCOMPARE(prompt.answered, 2);
+    QVERIFY(!w->isVisible());
+}
+
+void TestLabReliability::unsavedEditsPromptBeforeOpen() {
+    auto w = makeWindow(kSeed);
+    LabDocument* doc = w->document();
+    QString error;
+    QVERIFY(doc->setSetting(QStringLiteral("recovery"), QStringLiteral("hybrid"), &error));
+    PromptAnswerer prompt;
+    prompt.answerNext(QMessageBox::Cancel);
+    QVERIFY(!w->openPath(kSwapWins));
+    QCOMPARE(prompt.answered, 1);
+    QCOMPARE(doc->workload().name, std::string("seed-example"));
+    QVERIFY(doc->workload().policy.recovery == pl::Recovery::Hybrid);
+    prompt.answerNext(QMessageBox::Discard);
+    QVERIFY(w->openPath(kSwapWins));
+    QCOMPARE(prompt.answered, 2);
+    QCOMPARE(doc->workload().name, std::string("swap-wins"));
+    QVERIFY(doc->undoStack()->isClean());
+}
+
+void TestLabReliability::noPromptWithoutEdits() {
+    auto w = makeWindow(kSeed);
+    LabDocument* doc = w->document();
+    QString error;
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("24"), &error));
+    doc->undoStack()->undo(); // back to the saved state: nothing to lose
+    QVERIFY(doc->undoStack()->isClean());
+    QVERIFY(QApplication::activeModalWidget() == nullptr);
+    QVERIFY(w->openPath(kSwapWins)); // would block in exec() if it prompted
+    QVERIFY(w->close());
+}
+
+// A run on a worker thread (large workload) can be cancelled at once. Cancelling an edit's re-run keeps the run
+// on screen and goes back to its workload; cancelling a new load drops the new workload (it never ran). Either
+// way the late result, when it lands, is dropped.
+void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
+    auto w = makeWindow(kSeed);
+    LabDocument* doc = w->document();
+    QString error;
+    QVERIFY2(doc->setWorkload(uitest::syntheticWorkload(512, 4000), QStringLiteral("big"), &error), qPrintable(error));
+    QVERIFY(!doc->busy()); // ran synchronously
+    const std::string before = plui::receiptTextOf(*doc);
+    doc->setRunMode(LabDocument::RunMode::Background);
+    QVERIFY2(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("600"), &error), qPrintable(error));
+    QVERIFY(doc->busy());
+    QElapsedTimer timer;
+    timer.start();
+    doc->cancelRun();
+    QVERIFY(timer.elapsed() < 500);
+    QCOMPARE(doc->workload().config.capacity_blocks, std::int64_t{512});
+    QCOMPARE(plui::receiptTextOf(*doc), before);
+    doc->waitForIdle();
+    QVERIFY(!doc->busy());
+    QCOMPARE(doc->session()->workload().config.capacity_blocks, std::int64_t{512});
+    QCOMPARE(plui::receiptTextOf(*doc), before);
+    // Undo then redo re-applies the cancelled edit, and it runs.
+    doc->undoStack()->undo();
+    doc->undoStack()->redo();
+    doc->waitForIdle();
+    QCOMPARE(doc->session()->workload().config.capacity_blocks, std::int64_t{600});
+
+    // A new load cancelled: no workload rather than a half-loaded one.
+    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000, 9), QStringLiteral("big2"), &error));
+    QVERIFY(doc->busy());
+    doc->cancelRun();
+    QVERIFY(!doc->hasWorkload());
+    QVERIFY(doc->session() == nullptr);
+    doc->waitForIdle();
+    QVERIFY(doc->session() == nullptr);
+    // And the lab goes on: open a file.
+    doc->setRunMode(LabDocument::RunMode::Synchronous);
+    QVERIFY(w->openPath(kSwapWins));
+    QCOMPARE(doc->session()->workload().name, std::string("swap-wins"));
+}
+
+// Closing (and destroying) the window while a run is on a worker thread: the run's result has nowhere to go
+// and is dropped; nothing touches the destroyed document (ASan would report it in the sanitizer build).
+void TestLabReliability::closingMidRunIsSafe() {
+    auto w = makeWindow(kSeed);
+    LabDocument* doc = w->document();
+    doc->setRunMode(LabDocument::RunMode::Background);
+    QString error;
+    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000), QStringLiteral("big"), &error));
+    QVERIFY(doc->busy());
+    QVERIFY(w->close()); // a freshly loaded workload has no unsaved edits
+    w.reset();
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(120'000));
+    QApplication::processEvents();
+    auto again = makeWindow(kSwapWins); // the lab still works
+    QCOMPARE(again->document()->workload().name, std::string("swap-wins"));
+}
+
+QTEST_MAIN(TestLabReliability)
+#include "test_lab_reliability.moc"
