@@ -6,6 +6,7 @@
 
 #include "ledger.h"
 #include "model.h"
+#include "victim.h"
 
 #include <cstdint>
 #include <memory>
@@ -169,8 +170,7 @@ class Engine {
     bool tracked_ = false; // block identities are kept (pool map or prefix cache)
     std::vector<TickStats> series_;
     std::vector<std::string> tenants_;      // byte order; RequestState::tenant indexes it
-    std::vector<std::int32_t> idRank_;      // per request: rank of its id in byte order
-    std::vector<std::int32_t> arrivalRank_; // per request: rank in (arrival_tick, id) order
+    VictimRanks ranks_;                     // id and (arrival, id) ranks the victim rules compare
     friend class EngineImpl;
 };
 

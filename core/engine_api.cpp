@@ -1,5 +1,6 @@
 // Engine's public face, run setup (init), emit/annotate, and the whole-run helpers (requestRecords, runWorkload).
 #include "engine_impl.h"
+#include "victim.h"
 
 #include <algorithm>
 #include <numeric>
@@ -77,17 +78,7 @@ void EngineImpl::init(Engine& e) {
         s.req[i].tenant = static_cast<std::int32_t>(
             std::lower_bound(tenants.begin(), tenants.end(), w.requests[i].tenant) - tenants.begin());
     }
-    std::vector<std::int32_t> byId(n);
-    std::iota(byId.begin(), byId.end(), 0);
-    std::sort(byId.begin(), byId.end(), [&](std::int32_t a, std::int32_t b) {
-        return w.requests[static_cast<std::size_t>(a)].id < w.requests[static_cast<std::size_t>(b)].id;
-    });
-    e.idRank_.assign(n, 0);
-    e.arrivalRank_.assign(n, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-        e.idRank_[static_cast<std::size_t>(byId[i])] = static_cast<std::int32_t>(i);
-        e.arrivalRank_[i] = static_cast<std::int32_t>(i); // the workload is normalised: index order is (arrival, id)
-    }
+    e.ranks_ = VictimRanks::of(w);
     e.prefix_ = std::any_of(w.requests.begin(), w.requests.end(),
                             [](const RequestSpec& r) { return !r.prefix_blocks.empty(); });
     e.tracked_ = e.prefix_ || e.options_.track_block_owners;

@@ -72,7 +72,7 @@ bool EngineImpl::evictOne(std::int32_t requester, PressureTrigger trigger, bool&
         ev.free_blocks = s_.free_blocks;
         ev.occupied_blocks = occupied();
     }
-    const VictimContext ctx{p_.victim_rule, e_.idRank_, e_.arrivalRank_};
+    const VictimContext ctx = e_.ranks_.context(p_.victim_rule);
     const std::size_t chosen = chooseVictim(ctx, std::span<const Candidate>(cands).subspan(begin, count));
     evict(cands[begin + chosen].request, begin, count);
     return true;
