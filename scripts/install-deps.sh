@@ -3,7 +3,7 @@
 # optional and not installed here: where /usr/local/cuda exists the build uses it (-DPREEMPTLAB_CUDA=AUTO).
 set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev
-          nlohmann-json3-dev libssl-dev)
+          nlohmann-json3-dev libssl-dev clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
