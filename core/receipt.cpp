@@ -189,29 +189,42 @@ std::string liveJson(const Workload& w, const RunResult& run) {
     return live.str();
 }
 
-// The receipt body without the "checks" member; `checks` is spliced in by receiptText.
-std::string receiptBody(const Workload& w, const RunResult& run, const std::string& checks) {
-    const nlohmann::json workload = workloadJson(w);
-    const nlohmann::json policy = policyJson(w.policy);
-    std::vector<std::string> events;
-    events.reserve(run.ledger.events.size());
+// Every event as its canonical JSON line, and event_hash over the array they form.
+struct CanonicalEvents {
+    std::vector<std::string> lines;
+    std::string hash;
+};
+
+CanonicalEvents canonicalEvents(const Workload& w, const RunResult& run) {
+    CanonicalEvents out;
+    out.lines.reserve(run.ledger.events.size());
     Sha256 eventHash;
     eventHash.update("[");
     for (std::size_t i = 0; i < run.ledger.events.size(); ++i) {
-        events.push_back(eventCanonical(w, run, run.ledger.events[i]));
+        out.lines.push_back(eventCanonical(w, run, run.ledger.events[i]));
         if (i > 0) {
             eventHash.update(",");
         }
-        eventHash.update(events.back());
+        eventHash.update(out.lines.back());
     }
     eventHash.update("]");
+    out.hash = eventHash.finishTagged();
+    return out;
+}
+
+// The receipt body; `checks` is spliced in by receiptText.
+std::string receiptBody(const Workload& w, const RunResult& run, const CanonicalEvents& canonical,
+                        const std::string& checks) {
+    const nlohmann::json workload = workloadJson(w);
+    const nlohmann::json policy = policyJson(w.policy);
+    const std::vector<std::string>& events = canonical.lines;
 
     std::string out;
     out.reserve(256 * (events.size() + w.requests.size()) + 4096);
     out += "{\n";
     out += "  \"checks\": " + checks + ",\n";
     out += "  \"engine\": " + engineJson() + ",\n";
-    out += "  \"event_hash\": " + ObjectWriter::quote(eventHash.finishTagged()) + ",\n";
+    out += "  \"event_hash\": " + ObjectWriter::quote(canonical.hash) + ",\n";
     out += "  \"events\": [";
     for (std::size_t i = 0; i < events.size(); ++i) {
         out += i == 0 ? "\n    " : ",\n    ";
@@ -412,7 +425,9 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
 
 std::string receiptText(const Workload& workload, const RunResult& run) {
     // Pass 1 without checks, so the oracle reads the receipt exactly as a reviewer would; pass 2 adds them.
-    const std::string draft = receiptBody(workload, run, "{}");
+    // The event lines and their hash are computed once and serve both passes.
+    const CanonicalEvents canonical = canonicalEvents(workload, run);
+    const std::string draft = receiptBody(workload, run, canonical, "{}");
     const OracleReport report = checkReceipt(nlohmann::json::parse(draft));
     ObjectWriter conservation;
     conservation.boolean("passed", report.passed);
@@ -420,23 +435,14 @@ std::string receiptText(const Workload& workload, const RunResult& run) {
     conservation.raw("violations", violations.dump());
     ObjectWriter checks;
     checks.raw("conservation", conservation.str());
-    return receiptBody(workload, run, checks.str());
+    return receiptBody(workload, run, canonical, checks.str());
 }
 
 ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run) {
     ReceiptHashes h;
     h.input_hash = sha256Tagged(canonicalJson(workloadJson(workload)));
     h.policy_hash = sha256Tagged(canonicalJson(policyJson(workload.policy)));
-    Sha256 eventHash;
-    eventHash.update("[");
-    for (std::size_t i = 0; i < run.ledger.events.size(); ++i) {
-        if (i > 0) {
-            eventHash.update(",");
-        }
-        eventHash.update(eventCanonical(workload, run, run.ledger.events[i]));
-    }
-    eventHash.update("]");
-    h.event_hash = eventHash.finishTagged();
+    h.event_hash = canonicalEvents(workload, run).hash;
     return h;
 }
 
