@@ -45,6 +45,8 @@ void TraceImportActions::chooseAndImport() {
 
 bool TraceImportActions::start(const TraceImportJob& job) {
     if (busy_) return false;
+    // The slice replaces the open workload, so unsaved edits get the same Save / Discard / Cancel as Open.
+    if (!window_->confirmDiscardEdits()) return false;
     busy_ = true;
     const std::uint64_t gen = ++generation_;
     // Busy indicator: an indeterminate bar (core reports no fraction); Cancel abandons the result.

@@ -26,7 +26,8 @@ class TraceImportActions : public QObject {
     explicit TraceImportActions(MainWindow* window);
     QAction* addTo(QMenu* menu);
 
-    // Starts an import on a worker thread; false if one is already running.
+    // Starts an import on a worker thread; false if one is already running or the user keeps unsaved edits
+    // (MainWindow::confirmDiscardEdits, as for Open).
     bool start(const TraceImportJob& job);
     bool busy() const { return busy_; }
     void waitForIdle();

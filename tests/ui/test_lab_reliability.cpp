@@ -3,8 +3,10 @@
 // a failed load; unsaved edits prompt before a close or an open loses them; a long run can be cancelled, and
 // closing the window in the middle of one is safe (the sanitizer build checks the "safe").
 #include "exporter.h"
+#include "fileactions.h"
 #include "labdocument.h"
 #include "mainwindow.h"
+#include "traceimportactions.h"
 #include "uitestutil.h"
 
 #include "receipt.h"
@@ -79,6 +81,7 @@ class TestLabReliability : public QObject {
     void hugeFileIsRefusedQuickly();
     void unsavedEditsPromptBeforeClose();
     void unsavedEditsPromptBeforeOpen();
+    void unsavedEditsPromptBeforeImport();
     void noPromptWithoutEdits();
     void cancellingALongRunKeepsTheShownRun();
     void closingMidRunIsSafe();
@@ -198,6 +201,36 @@ void TestLabReliability::unsavedEditsPromptBeforeOpen() {
     QVERIFY(w->openPath(kSwapWins));
     QCOMPARE(prompt.answered, 2);
     QCOMPARE(doc->workload().name, std::string("swap-wins"));
+    QVERIFY(doc->undoStack()->isClean());
+}
+
+// Import Trace replaces the open workload too, so it asks like Open: Cancel keeps the edits and imports nothing.
+void TestLabReliability::unsavedEditsPromptBeforeImport() {
+    auto w = makeWindow(kSeed);
+    LabDocument* doc = w->document();
+    QString error;
+    QVERIFY(doc->setSetting(QStringLiteral("recovery"), QStringLiteral("hybrid"), &error));
+    QTemporaryDir dir;
+    plui::TraceImportJob job;
+    job.path = dir.filePath(QStringLiteral("tiny.csv"));
+    job.format = pl::trace::TraceFormat::Azure;
+    writeAll(job.path, "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n");
+    plui::TraceImportActions* imports = w->fileActions()->traceImports();
+    PromptAnswerer prompt;
+    prompt.answerNext(QMessageBox::Cancel);
+    QVERIFY(!imports->start(job));
+    QCOMPARE(prompt.answered, 1);
+    QCOMPARE(prompt.lastName, QStringLiteral("unsavedEditsDialog"));
+    QVERIFY(!imports->busy());
+    QCOMPARE(doc->workload().name, std::string("seed-example"));
+    QVERIFY(doc->workload().policy.recovery == pl::Recovery::Hybrid);
+    prompt.answerNext(QMessageBox::Discard);
+    QVERIFY(imports->start(job));
+    QCOMPARE(prompt.answered, 2);
+    imports->waitForIdle();
+    QVERIFY2(w->lastError().isEmpty(), qPrintable(w->lastError()));
+    QVERIFY(doc->sourceName().contains(QStringLiteral("tiny.csv")));
+    QCOMPARE(doc->workload().requests.size(), std::size_t{1});
     QVERIFY(doc->undoStack()->isClean());
 }
 
