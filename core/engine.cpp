@@ -404,7 +404,7 @@ bool EngineImpl::skipQuiescentTicks() {
         s_.running.empty() || !s_.copies.empty()) {
         return false;
     }
-    Tick limit = c_.max_ticks;
+    Tick limit = std::min(c_.max_ticks, skipHorizon_);
     if (s_.next_arrival < w_.requests.size()) {
         limit = std::min(limit, w_.requests[s_.next_arrival].arrival_tick);
     }

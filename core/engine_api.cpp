@@ -132,6 +132,9 @@ void Engine::step() {
 
 void Engine::runToTick(Tick t) {
     EngineImpl impl(*this);
+    if (t < std::numeric_limits<Tick>::max()) {
+        impl.stopSkipsAt(t + 1);
+    }
     while (!s_->finished && s_->next_tick <= t) {
         impl.step();
     }

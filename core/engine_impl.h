@@ -12,6 +12,7 @@
 #include "victim.h"
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace pl {
@@ -26,6 +27,8 @@ class EngineImpl {
 
     static void init(Engine& e);
     void step();
+    // A quiescent skip never carries next_tick past `t` (runToTick stops exactly after its tick).
+    void stopSkipsAt(Tick t) { skipHorizon_ = t; }
 
   private:
     Engine& e_;
@@ -34,6 +37,7 @@ class EngineImpl {
     const Config& c_;
     const Policy& p_;
     Tick t_ = 0;
+    Tick skipHorizon_ = std::numeric_limits<Tick>::max();
     bool evictedThisTick_ = false;
     std::int64_t prefillBudget_ = 0;
     std::vector<Candidate> scratch_;

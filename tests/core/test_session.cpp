@@ -15,6 +15,7 @@ class TestSession : public QObject {
     void seekMatchesFreshRun();
     void pressureNavigation();
     void fullRunMatchesRunWorkload();
+    void runToTickStopsInsideQuiescentStretch();
 };
 
 namespace {
@@ -90,3 +91,27 @@ void TestSession::fullRunMatchesRunWorkload() {
 
 QTEST_GUILESS_MAIN(TestSession)
 #include "test_session.moc"
+
+// An engine that skips quiescent ticks (no pool map) must still stop exactly after the tick it was asked for;
+// a skip that ran past it once made the fuzzer's fresh engine disagree with the Session's cursor.
+void TestSession::runToTickStopsInsideQuiescentStretch() {
+    Workload w = loadSample("seed-example");
+    w.requests.resize(1);
+    w.requests[0].arrival_tick = 0;
+    w.requests[0].prompt_tokens = 15;
+    w.requests[0].output_tokens = w.requests[0].max_output_tokens = 40;
+    normaliseWorkload(w);
+    for (Tick t = -1; t < 45; ++t) {
+        Ledger la;
+        Ledger lb;
+        Engine skipping(w, la);
+        Engine ticking(w, lb, EngineOptions{false, true});
+        skipping.runToTick(t);
+        ticking.runToTick(t);
+        QCOMPARE(skipping.nextTick(), ticking.nextTick());
+        QCOMPARE(skipping.requests()[0].generated_tokens, ticking.requests()[0].generated_tokens);
+        QCOMPARE(skipping.requests()[0].blocks, ticking.requests()[0].blocks);
+        QCOMPARE(skipping.freeBlocks(), ticking.freeBlocks());
+        QCOMPARE(skipping.totals().request_ticks, ticking.totals().request_ticks);
+    }
+}

@@ -69,7 +69,7 @@ Workload makeWorkload(FuzzedDataProvider& in) {
     return w;
 }
 
-void sameState(const Engine& a, const Engine& b, Tick t) {
+void sameState(const Engine& a, const Engine& b, Tick t, const Workload& w) {
     const auto ra = a.requests();
     const auto rb = b.requests();
     for (std::size_t i = 0; i < ra.size(); ++i) {
@@ -77,11 +77,12 @@ void sameState(const Engine& a, const Engine& b, Tick t) {
             ra[i].computed_tokens != rb[i].computed_tokens || ra[i].blocks != rb[i].blocks ||
             ra[i].host_bytes != rb[i].host_bytes || ra[i].preemptions != rb[i].preemptions) {
             fuzz::bug("Session cursor differs from a fresh engine at tick " + std::to_string(t) + ", request " +
-                      std::to_string(i));
+                      std::to_string(i) + "\nworkload: " + fullWorkloadJson(w).dump());
         }
     }
     if (a.freeBlocks() != b.freeBlocks() || a.hostBytes() != b.hostBytes() || !(a.totals() == b.totals())) {
-        fuzz::bug("Session cursor pool differs from a fresh engine at tick " + std::to_string(t));
+        fuzz::bug("Session cursor pool differs from a fresh engine at tick " + std::to_string(t) +
+                  "\nworkload: " + fullWorkloadJson(w).dump());
     }
 }
 
@@ -113,6 +114,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     Ledger ledger;
     Engine fresh(session.workload(), ledger);
     fresh.runToTick(t);
-    sameState(session.cursor(), fresh, t);
+    sameState(session.cursor(), fresh, t, session.workload());
     return 0;
 }
