@@ -3,6 +3,10 @@
 # samples, and hand-written trace rows. Prints one summary line per target (executions, coverage, corpus) and
 # fails if any target reports a crash, a leak, a timeout or a sanitizer error.
 # usage: tests/fuzz/run-fuzzers.sh BUILD_DIR SECONDS [WORK_DIR]
+#   FUZZ_SEED=N (environment): libFuzzer's -seed; unset, each run explores differently.
+#   FUZZ_RUNS="fuzz_engine:2000 ..." (environment): at most that many executions of a target (-runs). SECONDS still
+#     caps the time. CI uses a fixed seed and fixed counts (scripts/fuzz-ci.sh); longer runs with random seeds
+#     are how bugs are hunted (docs/reliability.md).
 #   BUILD_DIR: a build configured with CC=clang CXX=clang++ -DPREEMPTLAB_FUZZ=ON (target fuzz_all built)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -35,6 +39,14 @@ seed() { # seed TARGET: fills $work/seeds/TARGET
     esac
 }
 
+runs_for() { # runs_for TARGET: the -runs option from FUZZ_RUNS, or nothing
+    local entry
+    for entry in ${FUZZ_RUNS:-}; do
+        [ "${entry%%:*}" = "$1" ] && echo "-runs=${entry#*:}"
+    done
+    return 0
+}
+
 status=0
 printf '%-14s %10s %8s %8s %8s %s\n' target execs exec/s cov ft result
 for t in fuzz_workload fuzz_receipt fuzz_trace fuzz_engine; do
@@ -43,8 +55,9 @@ for t in fuzz_workload fuzz_receipt fuzz_trace fuzz_engine; do
     mkdir -p "$corpus" "$work/artifacts/$t"
     log=$work/$t.log
     rc=0
+    # shellcheck disable=SC2046
     "$bin/$t" "$corpus" "$work/seeds/$t" -dict="$src/tests/fuzz/json.dict" -max_total_time="$seconds" \
-        -timeout=20 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+        ${FUZZ_SEED:+-seed="$FUZZ_SEED"} $(runs_for "$t") -timeout=20 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$work/artifacts/$t/" >"$log" 2>&1 || rc=$?
     execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
     speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo '?')
