@@ -393,6 +393,37 @@ std::int64_t EngineImpl::admissionGate(std::int32_t r, std::int64_t budget, std:
                : needNow;
 }
 
+// Prefix sharing, inside a quiescent stretch: decode takes the id-less free blocks first, then cached free blocks
+// from the least recently freed on, each taking its id out of the cache. Which ids leave is fixed by that order
+// alone, whichever request takes the block, so a skip evicts the same ids as ticking one by one. The one
+// lookup that could then answer differently is the queue head's (fewer hits can mean fewer blocks to admit it),
+// so a stretch may use cached blocks only up to the first one in the head's hit chain. Returns how many of the
+// first `wanted` cached free blocks (beyond the id-less ones) that allows.
+std::int64_t EngineImpl::reusableCachedBlocks(std::int32_t head, std::int64_t wanted) {
+    const std::int64_t steps = wanted - static_cast<std::int64_t>(s_.free_list.size());
+    std::vector<std::pair<std::int32_t, std::int64_t>> taken; // (block, position from the LRU head)
+    std::int64_t n = 0;
+    for (std::int32_t b = s_.lru_head; b >= 0 && n < steps; b = s_.lru_next[static_cast<std::size_t>(b)], ++n) {
+        taken.emplace_back(b, n);
+    }
+    if (head < 0 || taken.empty()) {
+        return n;
+    }
+    std::sort(taken.begin(), taken.end());
+    std::int64_t firstHit = n;
+    std::int64_t shared = 0;
+    const std::int64_t hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
+    const auto& ids = spec(head).prefix_blocks;
+    for (std::int64_t i = 0; i < hits; ++i) {
+        const std::int32_t b = s_.prefix_cache.find(ids[static_cast<std::size_t>(i)]);
+        const auto it = std::lower_bound(taken.begin(), taken.end(), std::pair<std::int32_t, std::int64_t>{b, 0});
+        if (it != taken.end() && it->first == b) {
+            firstHit = std::min(firstHit, it->second);
+        }
+    }
+    return firstHit;
+}
+
 // Quiescent ticks: nothing arrives, nothing is copying or prefilling, every running request decodes, and the
 // queue's head cannot be admitted. Such ticks only add one token to each running request and take blocks at
 // block edges; if the free pool covers every edge up to the tick before the next completion or arrival, no
@@ -417,20 +448,24 @@ bool EngineImpl::skipQuiescentTicks() {
     if (d < 2) {
         return false;
     }
+    std::int32_t head = -1; // the queue's head, when its admission depends on the prefix cache
     if (!s_.waiting.empty()) {
         std::int64_t needNow = 0;
         std::int64_t chunk = 0;
-        const auto head = s_.waiting.begin()->second;
+        head = s_.waiting.begin()->second;
         std::int64_t hits = 0;
         std::int64_t shared = 0;
         if (e_.prefix_ && rq(head).phase != Phase::SwappedOut) {
             hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
         }
         // Decode ticks only shrink the free pool, so a head that cannot be admitted now cannot be later (with
-        // prefix sharing: as long as they leave the prefix cache alone, see below).
+        // prefix sharing: as long as they leave its cached blocks alone, see below).
         if (admissionGate(head, c_.prefill_tokens_per_tick, hits * c_.block_size_tokens, needNow, chunk) - shared <=
             s_.free_blocks - p_.watermark_blocks) {
             return false;
+        }
+        if (hits == 0) {
+            head = -1;
         }
     }
     auto blocksNeeded = [&](std::int64_t ticks) {
@@ -441,9 +476,10 @@ bool EngineImpl::skipQuiescentTicks() {
         }
         return need;
     };
-    // Prefix sharing: only id-less free blocks may be taken, so no cached block is reused meanwhile and every
-    // lookup (the queue head's included) answers as it would tick by tick.
-    const std::int64_t usable = e_.prefix_ ? static_cast<std::int64_t>(s_.free_list.size()) : s_.free_blocks;
+    std::int64_t usable = s_.free_blocks;
+    if (e_.prefix_ && blocksNeeded(d) > static_cast<std::int64_t>(s_.free_list.size())) {
+        usable = static_cast<std::int64_t>(s_.free_list.size()) + reusableCachedBlocks(head, blocksNeeded(d));
+    }
     while (d >= 2 && blocksNeeded(d) > usable) {
         d /= 2;
     }

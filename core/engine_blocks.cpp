@@ -169,11 +169,11 @@ std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int
     const std::int64_t n = std::min(static_cast<std::int64_t>(ids.size()), limit);
     std::int64_t h = 0;
     for (; h < n; ++h) {
-        const auto it = s_.prefix_cache.find(ids[static_cast<std::size_t>(h)]);
-        if (it == s_.prefix_cache.end()) {
+        const std::int32_t b = s_.prefix_cache.find(ids[static_cast<std::size_t>(h)]);
+        if (b == PrefixIndex::kAbsent) {
             break;
         }
-        shared += s_.ref[static_cast<std::size_t>(it->second)] > 0 ? 1 : 0;
+        shared += s_.ref[static_cast<std::size_t>(b)] > 0 ? 1 : 0;
     }
     s_.memo_request = r;
     s_.memo_version = s_.cache_version;
@@ -192,7 +192,7 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
     const auto& ids = spec(r).prefix_blocks;
     auto& mine = s_.held[static_cast<std::size_t>(r)];
     for (std::int64_t i = 0; i < h; ++i) {
-        const std::int32_t b = s_.prefix_cache.at(ids[static_cast<std::size_t>(i)]);
+        const std::int32_t b = s_.prefix_cache.find(ids[static_cast<std::size_t>(i)]);
         const auto bi = static_cast<std::size_t>(b);
         if (s_.ref[bi]++ == 0) {
             lruUnlink(b);
@@ -220,7 +220,7 @@ void EngineImpl::registerPrefix(std::int32_t r) {
         if (s_.block_key[static_cast<std::size_t>(b)] >= 0) {
             continue; // attached from the cache
         }
-        if (s_.prefix_cache.try_emplace(ids[i], b).second) {
+        if (s_.prefix_cache.insert(ids[i], b)) {
             s_.block_key[static_cast<std::size_t>(b)] = ids[i];
             s_.cache_version += 1;
         }

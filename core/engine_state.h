@@ -3,11 +3,11 @@
 // is a snapshot; the ledger and the per-tick series live outside it and are truncated on restore.
 
 #include "engine.h"
+#include "prefix_index.h"
 
 #include <array>
 #include <cstdint>
 #include <set>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -45,7 +45,7 @@ struct Engine::State {
     std::vector<std::int32_t> ref;                    // holders per block
     // Prefix cache (prefix sharing only): id -> block, the id per block, and the free blocks that still carry
     // an id as a doubly linked list, least recently freed at the head.
-    std::unordered_map<std::int64_t, std::int32_t> prefix_cache;
+    PrefixIndex prefix_cache;
     std::vector<std::int64_t> block_key;
     std::vector<std::int32_t> lru_prev;
     std::vector<std::int32_t> lru_next;

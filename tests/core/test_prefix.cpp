@@ -5,6 +5,7 @@
 #include "engine_fixtures.h"
 
 #include "oracle.h"
+#include "prefix_index.h"
 #include "receipt.h"
 
 #include <QtTest>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 
 using namespace pl;
 using namespace pltest;
@@ -98,6 +100,8 @@ class TestPrefix : public QObject {
     void oracleMutations_data();
     void oracleMutations();
     void propertyRandomSharedWorkloads();
+    void sparseIdsAnswerLikeDenseOnes();
+    void prefixIndexMatchesAMap();
 };
 
 void TestPrefix::sharingAdmissionEvictionAndResume() {
@@ -359,6 +363,63 @@ void TestPrefix::propertyRandomSharedWorkloads() {
           static_cast<long long>(shared));
     QVERIFY(hits > 0);
     QVERIFY(shared > 0);
+}
+
+// Prefix ids are only names: renaming every id to a huge one (an injective map, so other hash slots and probe
+// runs) must not change a single event, under every recovery mode.
+void TestPrefix::sparseIdsAnswerLikeDenseOnes() {
+    for (const char* name : {"generated-bursty-shared-prefix", "mooncake-conv-slice"}) {
+        for (auto mode : {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid}) {
+            Workload dense = loadSample(name);
+            dense.policy.recovery = mode;
+            Workload sparse = dense;
+            for (auto& r : sparse.requests) {
+                for (auto& id : r.prefix_blocks) {
+                    id = id * 1'000'003 + 1'000'000'000'000'000;
+                }
+            }
+            const RunResult a = runWorkload(dense);
+            const RunResult b = runWorkload(sparse);
+            QVERIFY(a.totals.cached_tokens > 0);
+            QCOMPARE(receiptHashes(sparse, b).event_hash, receiptHashes(dense, a).event_hash);
+            QVERIFY(a.totals == b.totals);
+        }
+    }
+}
+
+// The open-addressing index against std::map over random inserts, erases and lookups that collide often (a few
+// hundred ids, many in the same probe runs), through several doublings.
+void TestPrefix::prefixIndexMatchesAMap() {
+    PrefixIndex index;
+    std::map<std::int64_t, std::int32_t> ref;
+    std::uint64_t state = 0x1d;
+    auto next = [&state](std::uint64_t n) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return (state >> 33) % n;
+    };
+    for (int op = 0; op < 200000; ++op) {
+        const auto id = static_cast<std::int64_t>(next(4) == 0 ? next(1ull << 62) : next(3000) * 1024);
+        switch (next(3)) {
+        case 0: {
+            const auto block = static_cast<std::int32_t>(next(1000));
+            QCOMPARE(index.insert(id, block), ref.try_emplace(id, block).second);
+            break;
+        }
+        case 1:
+            index.erase(id);
+            ref.erase(id);
+            break;
+        default:
+            break;
+        }
+        const auto it = ref.find(id);
+        QCOMPARE(index.find(id), it == ref.end() ? PrefixIndex::kAbsent : it->second);
+        QCOMPARE(index.size(), ref.size());
+    }
+    for (const auto& [id, block] : ref) {
+        QCOMPARE(index.find(id), block);
+    }
+    QVERIFY(ref.size() > 1000); // grew past its first 1024 slots
 }
 
 QTEST_GUILESS_MAIN(TestPrefix)
