@@ -141,6 +141,9 @@ class Engine {
     // Holders per block (a shared prefix block has several; blockOwners shows one of them). Empty unless the
     // pool map is tracked or the workload shares prefixes.
     std::span<const std::int32_t> blockRefCount() const;
+    // The prefix id each block is registered under in the prefix cache, or -1; a free block that keeps its id
+    // can still be hit (attached instead of prefilled) until it is reused. Empty unless blockRefCount is.
+    std::span<const std::int64_t> blockPrefixId() const;
     bool prefixSharing() const { return prefix_; } // some request has prefix_blocks (issue 6)
     const std::vector<TickStats>& series() const;
     const std::vector<std::string>& tenants() const;

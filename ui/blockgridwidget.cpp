@@ -59,6 +59,25 @@ void BlockGridWidget::setPool(std::span<const std::int32_t> owners, std::span<co
     update();
 }
 
+void BlockGridWidget::setSharing(std::span<const std::int32_t> holders, std::span<const std::int64_t> prefixIds) {
+    holders_.assign(holders.begin(), holders.end());
+    prefixIds_.assign(prefixIds.begin(), prefixIds.end());
+    imageDirty_ = true;
+    update();
+}
+
+int BlockGridWidget::holdersOf(int b) const {
+    if (b < 0 || b >= blockCount() || owners_[static_cast<std::size_t>(b)] < 0) return 0;
+    const auto bi = static_cast<std::size_t>(b);
+    return bi < holders_.size() ? std::max(1, holders_[bi]) : 1;
+}
+
+bool BlockGridWidget::isCachedFree(int b) const {
+    if (b < 0 || b >= blockCount()) return false;
+    const auto bi = static_cast<std::size_t>(b);
+    return owners_[bi] < 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0;
+}
+
 void BlockGridWidget::setSelectedRequest(int request) {
     if (request == selected_) return;
     selected_ = request;
@@ -150,6 +169,7 @@ void BlockGridWidget::resizeEvent(QResizeEvent* event) {
 QRgb BlockGridWidget::blockColor(std::size_t b) const {
     const int owner = owners_[b];
     QRgb c = requestRgb(owner);
+    if (owner < 0 && isCachedFree(static_cast<int>(b))) c = RequestPalette::cachedFreeColor().rgb();
     if (selected_ >= 0 && owner >= 0 && owner != selected_) c = blend(c, qRgb(255, 255, 255), 170);
     if (b < inFlight_.size() && inFlight_[b]) c = blend(c, RequestPalette::inFlightColor().rgb(), 110);
     if (b < victims_.size() && victims_[b]) c = blend(c, RequestPalette::victimColor().rgb(), 150);
@@ -241,6 +261,16 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 p.drawLine(cell.topLeft() + QPoint(m, m), cell.bottomRight() - QPoint(m, m));
                 p.drawLine(cell.topRight() + QPoint(-m, m), cell.bottomLeft() + QPoint(m, -m));
             }
+            if (holdersOf(b) >= 2) {
+                // Shared prefix block: a dark corner, so sharing reads without colour.
+                const int m = std::max(4, l.cell / 3);
+                const QPoint corner = cell.bottomLeft();
+                const QPoint tri[3] = {corner, corner - QPoint(0, m), corner + QPoint(m, 0)};
+                p.setPen(Qt::NoPen);
+                p.setBrush(RequestPalette::sharedMarkColor());
+                p.drawPolygon(tri, 3);
+                p.setBrush(Qt::NoBrush);
+            }
             if (owner >= 0 && owner == selected_) {
                 p.setPen(QPen(Qt::black, 2));
                 p.drawRect(cell.adjusted(0, 0, 0, 0));
@@ -288,12 +318,17 @@ bool BlockGridWidget::event(QEvent* e) {
         const int owner = owners_[bi];
         QString text = tr("block %1: ").arg(b);
         if (owner < 0) {
-            text += tr("free");
+            text += isCachedFree(b) ? tr("free, still caching prefix id %1 (a request with that prefix attaches it "
+                                         "instead of prefilling, until the block is reused)")
+                                          .arg(prefixIds_[bi])
+                                    : tr("free");
         } else {
             // The palette number too: small cells are labelled with it.
             text += owner < names_.size() ? tr("%1 (label %2)").arg(names_[owner], RequestPalette::label(owner))
                                           : RequestPalette::label(owner);
         }
+        if (holdersOf(b) >= 2) text += tr("\nshared prefix block: held by %1 requests").arg(holdersOf(b));
+        if (owner >= 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0) text += tr("\nprefix id %1").arg(prefixIds_[bi]);
         if (bi < inFlight_.size() && inFlight_[bi]) text += tr(" (copy in flight)");
         if (bi < victims_.size() && victims_[bi]) text += tr(" (victim this tick)");
         if (layout().blocksPerPixel > 1) text += tr("\n%1 blocks per pixel: zoom in").arg(layout().blocksPerPixel);

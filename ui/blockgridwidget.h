@@ -27,6 +27,11 @@ class BlockGridWidget : public QWidget {
     // blocks of this tick's victims. Spans are copied.
     void setPool(std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
                  std::span<const std::uint8_t> victims);
+    // Prefix sharing (empty spans without it): holders per block (a block with 2 or more gets a corner mark)
+    // and the prefix id each block carries or -1 (a free block with an id is drawn in the cached colour).
+    void setSharing(std::span<const std::int32_t> holders, std::span<const std::int64_t> prefixIds);
+    int holdersOf(int b) const; // 0 for free blocks, 1 without sharing
+    bool isCachedFree(int b) const;
     void setRequestNames(QStringList names) {
         names_ = std::move(names);
         update();
@@ -74,6 +79,8 @@ class BlockGridWidget : public QWidget {
     std::vector<std::int32_t> owners_;
     std::vector<std::uint8_t> inFlight_;
     std::vector<std::uint8_t> victims_;
+    std::vector<std::int32_t> holders_;
+    std::vector<std::int64_t> prefixIds_;
     QStringList names_;
     int selected_ = -1;
     int cellSize_ = 0;

@@ -51,6 +51,8 @@ PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(do
         tr("<span style='color:#9ca3af'>&#9633;</span> free &nbsp; "
            "<span style='color:#1d4ed8'>&#9633;</span> dashed frame: copy in flight &nbsp; "
            "<span style='color:#dc2626'>&#9746;</span> victim this tick &nbsp; "
+           "<span style='color:#e8e0c0'>&#9632;</span> free, prefix still cached &nbsp; "
+           "&#9699; shared prefix block &nbsp; "
            "colour + pattern + label: owning request"),
         this);
     legend->setWordWrap(true);
@@ -77,6 +79,7 @@ void PoolView::refresh() {
     const pl::Session* s = doc_->session();
     if (!s) {
         grid_->setPool({}, {}, {});
+        grid_->setSharing({}, {});
         host_->setUsage(0, doc_->hasWorkload() ? doc_->workload().config.host_capacity_bytes : 0);
         figures_->setText(doc_->busy() ? tr("running...") : tr("no workload"));
         return;
@@ -89,6 +92,11 @@ void PoolView::refresh() {
         grid_->setRequestNames(names);
     }
     grid_->setPool(e.blockOwners(), e.blockInFlight(), doc_->victimBlockMask());
+    if (e.prefixSharing()) {
+        grid_->setSharing(e.blockRefCount(), e.blockPrefixId());
+    } else {
+        grid_->setSharing({}, {});
+    }
     host_->setUsage(e.hostBytes(), s->workload().config.host_capacity_bytes);
     const std::int64_t cap = s->workload().config.capacity_blocks;
     const std::int64_t used = cap - e.freeBlocks();
@@ -97,6 +105,17 @@ void PoolView::refresh() {
     QString text = tr("tick %1 of %2: %3 of %4 blocks used (%5%), %6 in flight, %7 waiting")
                        .arg(s->currentTick()).arg(s->lastTick()).arg(used).arg(cap)
                        .arg(cap > 0 ? used * 100 / cap : 0).arg(inFlight).arg(e.waitingCount());
+    if (e.prefixSharing()) {
+        std::int64_t shared = 0;
+        std::int64_t cached = 0;
+        const auto refs = e.blockRefCount();
+        const auto ids = e.blockPrefixId();
+        for (std::size_t b = 0; b < refs.size(); ++b) {
+            shared += refs[b] >= 2 ? 1 : 0;
+            cached += refs[b] == 0 && ids[b] >= 0 ? 1 : 0;
+        }
+        text += tr("; %1 shared, %2 free but cached").arg(shared).arg(cached);
+    }
     const auto& victims = doc_->victimsAtCursor();
     if (!victims.empty()) {
         QStringList ids;

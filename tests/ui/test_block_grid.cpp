@@ -114,6 +114,38 @@ class TestBlockGrid : public QObject {
         QVERIFY(g.minimumHeight() >= (100000 / (640 / 12)) * 12);
     }
 
+    // Prefix sharing: a block held by two requests gets a dark corner, a free block that still caches a prefix
+    // id gets the cached colour (at any zoom: it is in the image, not the detail pass), and both say so in
+    // holdersOf/isCachedFree; without sharing data nothing changes.
+    void sharedAndCachedBlocksAreMarked() {
+        BlockGridWidget g;
+        g.resize(400, 300);
+        std::vector<std::int32_t> owners{0, 0, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+        g.setPool(owners, {}, {});
+        const int c = g.effectiveCellSize();
+        const QPoint cornerOf0 = centreOf(g, 0) + QPoint(-c / 2 + 2, c / 2 - 3);
+        const QPoint cornerOf1 = centreOf(g, 1) + QPoint(-c / 2 + 2, c / 2 - 3);
+        const QPoint inside3 = centreOf(g, 3) - QPoint(c / 4, 0);
+        const QImage plain = g.grab().toImage();
+        QCOMPARE(QColor(plain.pixel(inside3)).rgb(), RequestPalette::freeColor().rgb());
+        std::vector<std::int32_t> holders{2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        std::vector<std::int64_t> ids(16, -1);
+        ids[0] = 41;
+        ids[3] = 42;
+        g.setSharing(holders, ids);
+        QCOMPARE(g.holdersOf(0), 2);
+        QCOMPARE(g.holdersOf(1), 1);
+        QCOMPARE(g.holdersOf(3), 0);
+        QVERIFY(g.isCachedFree(3));
+        QVERIFY(!g.isCachedFree(4));
+        const QImage marked = g.grab().toImage();
+        QCOMPARE(QColor(marked.pixel(inside3)).rgb(), RequestPalette::cachedFreeColor().rgb());
+        QCOMPARE(QColor(marked.pixel(cornerOf0)).rgb(), RequestPalette::sharedMarkColor().rgb());
+        QCOMPARE(marked.pixel(cornerOf1), plain.pixel(cornerOf1)); // held by one request: unmarked
+        g.setCellSize(1);                                          // no detail pass: the colour stays
+        QCOMPARE(QColor(g.grab().toImage().pixel(3, 0)).rgb(), RequestPalette::cachedFreeColor().rgb());
+    }
+
     void moreBlocksThanPixelsAggregates() {
         BlockGridWidget g;
         g.resize(100, 100);
