@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 namespace pl::gpu {
@@ -213,108 +217,220 @@ nlohmann::json toJson(const Calibration& c) {
 
 namespace {
 
+// Strict reading: every member of a known object is checked, unknown members are refused (a misspelt key is
+// an error, never ignored), and the first problem is reported as "JSON pointer: reason".
 struct Reader {
     std::optional<std::string> error;
-    template <typename T>
-    void get(const nlohmann::json& obj, const std::string& path, const char* key, T& out) {
-        if (error) {
-            return;
+
+    void fail(const std::string& path, const std::string& reason) {
+        if (!error) {
+            error = path + ": " + reason;
         }
-        if (!obj.is_object() || !obj.contains(key)) {
-            error = path + "/" + key + ": missing";
-            return;
-        }
-        const auto& v = obj.at(key);
-        if constexpr (std::is_same_v<T, std::string>) {
-            if (!v.is_string()) {
-                error = path + "/" + key + ": must be a string";
-                return;
-            }
-        } else if constexpr (std::is_integral_v<T>) {
-            if (!v.is_number_integer()) {
-                error = path + "/" + key + ": must be an integer";
-                return;
-            }
-        } else {
-            if (!v.is_number()) {
-                error = path + "/" + key + ": must be a number";
-                return;
-            }
-        }
-        out = v.get<T>();
     }
-    const nlohmann::json* array(const nlohmann::json& obj, const std::string& path, const char* key) {
+    bool object(const nlohmann::json& v, const std::string& path, std::initializer_list<const char*> keys) {
+        if (error) {
+            return false;
+        }
+        if (!v.is_object()) {
+            fail(path.empty() ? "/" : path, "must be an object");
+            return false;
+        }
+        for (const auto& [key, value] : v.items()) {
+            if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {
+                fail(path + "/" + key, "unknown member");
+                return false;
+            }
+        }
+        return true;
+    }
+    const nlohmann::json* member(const nlohmann::json& obj, const std::string& path, const char* key) {
         if (error) {
             return nullptr;
         }
-        if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_array()) {
-            error = path + "/" + key + ": must be an array";
+        if (!obj.contains(key)) {
+            fail(path + "/" + key, "missing");
             return nullptr;
         }
         return &obj.at(key);
     }
+    void text(const nlohmann::json& obj, const std::string& path, const char* key, std::string& out,
+              std::initializer_list<const char*> allowed = {}) {
+        const auto* v = member(obj, path, key);
+        if (!v) {
+            return;
+        }
+        if (!v->is_string()) {
+            return fail(path + "/" + key, "must be a string");
+        }
+        out = v->get<std::string>();
+        if (allowed.size() > 0 &&
+            std::find_if(allowed.begin(), allowed.end(), [&](const char* a) { return out == a; }) == allowed.end()) {
+            std::string list;
+            for (const char* a : allowed) {
+                list += (list.empty() ? "" : ", ") + std::string(a);
+            }
+            fail(path + "/" + key, "must be one of " + list + ", got \"" + out + "\"");
+        }
+    }
+    template <typename T>
+    void integer(const nlohmann::json& obj, const std::string& path, const char* key, T& out, std::int64_t min) {
+        const auto* v = member(obj, path, key);
+        if (!v) {
+            return;
+        }
+        if (!v->is_number_integer()) {
+            return fail(path + "/" + key, "must be an integer");
+        }
+        const auto max = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+        const bool inRange = v->is_number_unsigned() ? v->get<std::uint64_t>() <= max &&
+                                                           v->get<std::uint64_t>() >= static_cast<std::uint64_t>(min)
+                                                     : v->get<std::int64_t>() >= min;
+        if (!inRange) {
+            return fail(path + "/" + key, "must be an integer from " + std::to_string(min) + " to " +
+                                              std::to_string(max) + ", got " + v->dump());
+        }
+        out = v->get<T>();
+    }
+    // A finite number; `positive`: above 0, else at least 0.
+    void number(const nlohmann::json& obj, const std::string& path, const char* key, double& out, bool positive) {
+        const auto* v = member(obj, path, key);
+        if (!v) {
+            return;
+        }
+        if (!v->is_number()) {
+            return fail(path + "/" + key, "must be a number");
+        }
+        const double d = v->get<double>();
+        if (!std::isfinite(d) || (positive ? d <= 0.0 : d < 0.0)) {
+            return fail(path + "/" + key, std::string("must be a finite number ") + (positive ? "above 0" : "of at least 0") +
+                                              ", got " + v->dump());
+        }
+        out = d;
+    }
+    const nlohmann::json* array(const nlohmann::json& obj, const std::string& path, const char* key) {
+        const auto* v = member(obj, path, key);
+        if (v && !v->is_array()) {
+            fail(path + "/" + key, "must be an array");
+            return nullptr;
+        }
+        return v;
+    }
 };
+
+void readSwap(Reader& r, const nlohmann::json& v, const std::string& p, SwapSample& s) {
+    if (!r.object(v, p, {"method", "direction", "block_size", "blocks", "bytes", "copies", "us"})) {
+        return;
+    }
+    r.text(v, p, "method", s.method, {"per-block", "batched", "gather", "reference"});
+    r.text(v, p, "direction", s.direction, {"d2h", "h2d"});
+    r.integer(v, p, "block_size", s.block_size, 0);
+    r.integer(v, p, "blocks", s.blocks, 0);
+    r.integer(v, p, "bytes", s.bytes, 1);
+    r.integer(v, p, "copies", s.copies, 0);
+    r.number(v, p, "us", s.us, true);
+    if (!r.error && s.method != "reference" && s.block_size < 1) {
+        r.fail(p + "/block_size", "must be at least 1 for a " + s.method + " swap (0 only for the reference copy)");
+    }
+}
+
+void readPrefill(Reader& r, const nlohmann::json& v, const std::string& p, PrefillSample& s) {
+    if (!r.object(v, p, {"tokens", "us", "flops", "tflops"})) {
+        return;
+    }
+    r.integer(v, p, "tokens", s.tokens, 1);
+    r.number(v, p, "us", s.us, true);
+    r.number(v, p, "flops", s.flops, false);
+    double tflops = 0.0; // derived from us and flops when written; only its type is checked
+    if (v.contains("tflops")) {
+        r.number(v, p, "tflops", tflops, false);
+    }
+}
 
 } // namespace
 
 std::optional<std::string> fromJson(const nlohmann::json& j, Calibration& out) {
     Calibration c;
     Reader r;
+    if (!r.object(j, "", {"format", "device", "model", "measurements", "fits"})) {
+        return r.error;
+    }
     std::string format;
-    r.get(j, "", "format", format);
+    r.text(j, "", "format", format);
     if (!r.error && format != kCalibrationFormat) {
         return "/format: expected \"" + std::string(kCalibrationFormat) + "\", got \"" + format + "\"";
     }
-    if (!r.error && (!j.contains("device") || !j.contains("model") || !j.contains("measurements") ||
-                     !j.contains("fits"))) {
-        return "/: needs device, model, measurements and fits";
+    if (const auto* d = r.member(j, "", "device");
+        d && r.object(*d, "/device", {"name", "compute_capability", "driver_version", "runtime_version",
+                                      "peak_bf16_tflops_datasheet"})) {
+        r.text(*d, "/device", "name", c.device_name);
+        r.text(*d, "/device", "compute_capability", c.compute_capability);
+        r.integer(*d, "/device", "driver_version", c.driver_version, 0);
+        r.integer(*d, "/device", "runtime_version", c.runtime_version, 0);
+        r.number(*d, "/device", "peak_bf16_tflops_datasheet", c.peak_bf16_tflops, false);
+    }
+    if (const auto* m = r.member(j, "", "model"); m && r.object(*m, "/model", {"name", "kv_bytes_per_token", "kv_dtype"})) {
+        r.text(*m, "/model", "name", c.model);
+        r.integer(*m, "/model", "kv_bytes_per_token", c.kv_bytes_per_token, 1);
+        r.text(*m, "/model", "kv_dtype", c.kv_dtype, {"bf16", "fp8"});
+    }
+    if (const auto* meas = r.member(j, "", "measurements");
+        meas && r.object(*meas, "/measurements", {"swap", "prefill", "gemm_tflops"})) {
+        r.number(*meas, "/measurements", "gemm_tflops", c.gemm_tflops, false);
+        if (const auto* a = r.array(*meas, "/measurements", "swap")) {
+            for (std::size_t i = 0; i < a->size() && !r.error; ++i) {
+                SwapSample s;
+                readSwap(r, (*a)[i], "/measurements/swap/" + std::to_string(i), s);
+                c.swaps.push_back(s);
+            }
+        }
+        if (const auto* a = r.array(*meas, "/measurements", "prefill")) {
+            for (std::size_t i = 0; i < a->size() && !r.error; ++i) {
+                PrefillSample s;
+                readPrefill(r, (*a)[i], "/measurements/prefill/" + std::to_string(i), s);
+                c.prefills.push_back(s);
+            }
+        }
+    }
+    // The fits are recomputed from the raw measurements, so a hand-edited fit cannot disagree with them; only
+    // the shape of the member is checked.
+    if (const auto* f = r.member(j, "", "fits"); f && r.object(*f, "/fits", {"swap", "prefill"})) {
+        r.array(*f, "/fits", "swap");
     }
     if (r.error) {
         return r.error;
     }
-    const auto& d = j.at("device");
-    r.get(d, "/device", "name", c.device_name);
-    r.get(d, "/device", "compute_capability", c.compute_capability);
-    r.get(d, "/device", "driver_version", c.driver_version);
-    r.get(d, "/device", "runtime_version", c.runtime_version);
-    r.get(d, "/device", "peak_bf16_tflops_datasheet", c.peak_bf16_tflops);
-    const auto& m = j.at("model");
-    r.get(m, "/model", "name", c.model);
-    r.get(m, "/model", "kv_bytes_per_token", c.kv_bytes_per_token);
-    r.get(m, "/model", "kv_dtype", c.kv_dtype);
-    const auto& meas = j.at("measurements");
-    r.get(meas, "/measurements", "gemm_tflops", c.gemm_tflops);
-    if (const auto* a = r.array(meas, "/measurements", "swap")) {
-        for (std::size_t i = 0; i < a->size(); ++i) {
-            const std::string p = "/measurements/swap/" + std::to_string(i);
-            SwapSample s;
-            r.get((*a)[i], p, "method", s.method);
-            r.get((*a)[i], p, "direction", s.direction);
-            r.get((*a)[i], p, "block_size", s.block_size);
-            r.get((*a)[i], p, "blocks", s.blocks);
-            r.get((*a)[i], p, "bytes", s.bytes);
-            r.get((*a)[i], p, "copies", s.copies);
-            r.get((*a)[i], p, "us", s.us);
-            c.swaps.push_back(s);
-        }
-    }
-    if (const auto* a = r.array(meas, "/measurements", "prefill")) {
-        for (std::size_t i = 0; i < a->size(); ++i) {
-            const std::string p = "/measurements/prefill/" + std::to_string(i);
-            PrefillSample s;
-            r.get((*a)[i], p, "tokens", s.tokens);
-            r.get((*a)[i], p, "us", s.us);
-            r.get((*a)[i], p, "flops", s.flops);
-            c.prefills.push_back(s);
-        }
-    }
-    if (r.error) {
-        return r.error;
-    }
-    // The fits are recomputed from the raw measurements, so a hand-edited fit cannot disagree with them.
     fitCalibration(c);
     out = std::move(c);
     return std::nullopt;
+}
+
+std::variant<Calibration, std::string> loadCalibrationFile(const std::string& path) {
+    constexpr std::uintmax_t kMaxBytes = std::uintmax_t{64} << 20;
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) {
+        return path + ": cannot read: " + ec.message();
+    }
+    if (size > kMaxBytes) {
+        return path + ": " + std::to_string(size) + " bytes is larger than a calibration can be (64 MiB)";
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return path + ": cannot open for reading";
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        return path + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what();
+    }
+    Calibration c;
+    if (auto e = fromJson(j, c)) {
+        return path + ": " + *e;
+    }
+    return c;
 }
 
 } // namespace pl::gpu

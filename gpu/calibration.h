@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace pl::gpu {
@@ -84,8 +85,12 @@ double efficiencyVsReference(const Calibration& c, const std::string& method, co
                              std::int64_t blockSize);
 
 nlohmann::json toJson(const Calibration& c);
-// Reads a calibration.json; on error returns the JSON path and reason ("/fits/swap/2/bandwidth_gbps: ...").
+// Reads a calibration.json strictly (unknown members, wrong types, unknown methods or directions, non-positive
+// sizes and times are refused); on error returns the JSON pointer and the reason
+// ("/measurements/swap/2/us: must be a finite number above 0, got -1"). The fits are recomputed.
 std::optional<std::string> fromJson(const nlohmann::json& j, Calibration& out);
+// Reads and checks FILE; on error "FILE: /json/pointer: reason" (or "FILE: not valid JSON at byte N: ...").
+std::variant<Calibration, std::string> loadCalibrationFile(const std::string& path);
 
 // The dense BF16 tensor-core figure from the vendor's datasheet for known devices (by name), else 0.
 double datasheetBf16Tflops(const std::string& deviceName);

@@ -1,4 +1,5 @@
 // validate, run, verify, compare: the contract's commands (docs/contracts.md, "Command line").
+#include "calibration_flags.h"
 #include "commands.h"
 #include "workload_flags.h"
 
@@ -26,6 +27,8 @@ namespace {
 ArgSpec workloadSpec(std::set<std::string> extra, std::set<std::string> switches = {}) {
     ArgSpec spec;
     spec.valued = workloadFlagNames();
+    const auto calibration = calibrationFlagNames();
+    spec.valued.insert(calibration.begin(), calibration.end());
     spec.valued.insert(extra.begin(), extra.end());
     spec.switches = std::move(switches);
     return spec;
@@ -34,13 +37,14 @@ ArgSpec workloadSpec(std::set<std::string> extra, std::set<std::string> switches
 int cmdValidate(int argc, char** argv) {
     Args args;
     if (auto err = parseArgs(argc, argv, 1, workloadSpec({}), args)) {
-        return badInput(*err + "\nusage: preemptlab-cli validate WORKLOAD [--<key> V ...]");
+        return badInput(*err + "\nusage: preemptlab-cli validate WORKLOAD [--<key> V ...] [--calibration FILE --tick-ms MS]");
     }
     if (args.positional.size() != 1) {
         return badInput("usage: preemptlab-cli validate WORKLOAD");
     }
     auto w = loadWithOverrides(args.positional[0], args);
-    if (!w) {
+    std::optional<gpu::Calibration> calibration;
+    if (!w || !applyCalibrationFlags(args, args.positional[0], *w, calibration)) {
         return kExitBadInput;
     }
     std::printf("%s: valid %s workload '%s': %zu requests, %lld blocks of %lld tokens, policy %s/%s/%s\n",
@@ -102,21 +106,32 @@ bool reportLive(const RunResult& run) {
 int cmdRun(int argc, char** argv) {
     Args args;
     if (auto err = parseArgs(argc, argv, 1, workloadSpec({"out"}, {"live"}), args)) {
-        return badInput(*err + "\nusage: preemptlab-cli run WORKLOAD [--<key> V ...] [--out RECEIPT]");
+        return badInput(*err + "\nusage: preemptlab-cli run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] "
+                               "[--calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]]");
     }
     if (args.positional.size() != 1) {
-        return badInput("usage: preemptlab-cli run WORKLOAD [--<key> V ...] [--out RECEIPT]");
+        return badInput("usage: preemptlab-cli run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] "
+                        "[--calibration FILE --tick-ms MS]");
     }
     auto w = loadWithOverrides(args.positional[0], args);
-    if (!w) {
+    std::optional<gpu::Calibration> calibration;
+    if (!w || !applyCalibrationFlags(args, args.positional[0], *w, calibration)) {
         return kExitBadInput;
     }
     // --live: the same simulation, with every eviction and resume also carried out on the device; the
-    // measurements go to the receipt's unhashed "live" member (docs/live-mode.md).
+    // measurements go to the receipt's unhashed "live" member (docs/live-mode.md). With --calibration the
+    // backend also fills each measurement's modelled_us from the fits, for the method it swaps with.
     std::unique_ptr<LiveBackend> backend;
     if (args.has("live")) {
+        gpu::LiveOptions options;
+        options.calibration = calibration;
+        if (auto m = args.value("swap-method")) {
+            options.method = *m == "per-block" ? gpu::SwapMethod::PerBlock
+                             : *m == "batched" ? gpu::SwapMethod::Batched
+                                               : gpu::SwapMethod::Gather; // the name was checked above
+        }
         std::string why;
-        backend = gpu::makeLiveBackend(*w, &why);
+        backend = gpu::makeLiveBackend(*w, options, &why);
         if (!backend) {
             std::fprintf(stderr, "preemptlab-cli: run --live: no usable CUDA device: %s\n", why.c_str());
             return kExitNoDevice;
@@ -197,10 +212,12 @@ int cmdCompare(int argc, char** argv) {
     if (auto err = parseArgs(argc, argv, 1, workloadSpec({"out", "receipts"}), args);
         err || args.positional.size() != 1) {
         return badInput((err ? *err + "\n" : std::string()) +
-                        "usage: preemptlab-cli compare WORKLOAD [--<key> V ...] [--out FILE.json] [--receipts DIR]");
+                        "usage: preemptlab-cli compare WORKLOAD [--<key> V ...] [--out FILE.json] [--receipts DIR] "
+                        "[--calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]]");
     }
     auto base = loadWithOverrides(args.positional[0], args);
-    if (!base) {
+    std::optional<gpu::Calibration> calibration;
+    if (!base || !applyCalibrationFlags(args, args.positional[0], *base, calibration)) {
         return kExitBadInput;
     }
     const Recovery modes[] = {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid};
@@ -318,13 +335,14 @@ int cmdCompare(int argc, char** argv) {
 void registerCoreCommands(std::vector<Command>& table) {
     table.push_back({"validate", "validate WORKLOAD [--<key> V ...]", "check a workload file; exit 2 names the problem",
                      cmdValidate});
-    table.push_back({"run", "run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live]",
+    table.push_back({"run", "run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] [--calibration FILE --tick-ms MS]",
                      "run one policy and write its receipt (stdout without --out); --live also runs evictions and "
-                     "resumes on the CUDA device (exit 3 without one)",
+                     "resumes on the CUDA device (exit 3 without one); --calibration derives the transfer and "
+                     "prefill rates from a calibration.json",
                      cmdRun});
     table.push_back({"verify", "verify RECEIPT", "replay a receipt; 0 identical, 1 names the first difference",
                      cmdVerify});
-    table.push_back({"compare", "compare WORKLOAD [--out FILE.json] [--receipts DIR]",
+    table.push_back({"compare", "compare WORKLOAD [--out FILE.json] [--receipts DIR] [--calibration FILE --tick-ms MS]",
                      "recompute, swap, adaptive and hybrid side by side", cmdCompare});
 }
 
