@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include "engine_state.h"
+#include "live_backend.h"
 
 #include <algorithm>
 
@@ -15,12 +16,15 @@ namespace {
 constexpr std::size_t kMaxSnapshots = 128;
 }
 
-Session::Session(Workload workload) : workload_(std::move(workload)) {
+Session::Session(Workload workload) : Session(std::move(workload), nullptr) {}
+
+Session::Session(Workload workload, LiveBackend* backend) : workload_(std::move(workload)) {
     // One full run that records the series and takes snapshots as it goes; snapshots are thinned (every other
     // one dropped, interval doubled) whenever there are too many, so memory stays bounded and a seek replays at
     // most `interval_` ticks.
     {
         Engine full(workload_, full_.ledger, EngineOptions{true, true});
+        full.setLiveBackend(backend);
         snapshots_.push_back({full.state(), 0});
         while (!full.finished()) {
             full.step();
@@ -36,6 +40,12 @@ Session::Session(Workload workload) : workload_(std::move(workload)) {
                     interval_ *= 2;
                 }
             }
+        }
+        if (backend != nullptr) {
+            full_.live_run = true;
+            full_.live_device = backend->deviceName();
+            full_.live = full.liveAnnotations();
+            full_.live_error = backend->lastError();
         }
         full_.records = requestRecords(full);
         full_.tenants = full.tenants();

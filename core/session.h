@@ -1,7 +1,7 @@
 #pragma once
 // Session: what the lab drives. It runs the workload once to the end (the full ledger, series and records
 // that the timeline, ledger table and plots draw) and keeps a cursor engine positioned at any tick for the
-// pool view. Seeking back restores the nearest snapshot at or before the target and replays forward; the
+// pool view (and, for a live session, drives the device in that same run). Seeking back restores the nearest snapshot at or before the target and replays forward; the
 // snapshot spacing bounds the replay (docs/tick-model.md, "Seeking").
 
 #include "engine.h"
@@ -12,9 +12,15 @@
 
 namespace pl {
 
+class LiveBackend;
+
 class Session {
   public:
     explicit Session(Workload workload);
+    // A live session: the one full run also drives `backend` (the engine's evictions and resumes run on the
+    // device), and result() carries its measurements (RunResult::live). The backend is used only inside the
+    // constructor; the cursor engine never touches it.
+    Session(Workload workload, LiveBackend* backend);
     ~Session();
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;

@@ -9,6 +9,7 @@
 #   memcheck.txt                    compute-sanitizer --tool memcheck on the selftest (when installed)
 #   calibration.json calibrate.log  calibrate (swap bandwidth per method/block size/copy size, prefill, fits)
 #   live-run.txt                    run --live on a sample (needs the lead's wiring of makeLiveBackend)
+#   live-calibrated-run.txt         run --live --calibration calibration.json --tick-ms 10 (rates and modelled us)
 #   summary.txt                     one line per step with its exit code
 # Exit status: 0 when every step passed, 1 otherwise.
 set -u
@@ -61,9 +62,15 @@ fi
 
 step calibrate 600 "$OUTDIR/calibrate.log" "$CLI" calibrate --out "$OUTDIR/calibration.json"
 
-SAMPLE=$(ls "$SRC"/samples/swap-wins.workload.json "$SRC"/samples/*.json 2>/dev/null | head -n 1)
+SAMPLE=$(ls "$SRC"/samples/swap-wins.workload.json "$SRC"/samples/*.workload.json 2>/dev/null | head -n 1)
 if [ -n "$SAMPLE" ]; then
     step run-live 300 "$OUTDIR/live-run.txt" "$CLI" run "$SAMPLE" --recovery swap --live --out "$OUTDIR/live-receipt.json"
+    # The measured calibration in use: derived rates (printed), adaptive choosing with them, and each live
+    # annotation's modelled_us from the fits beside its measured_us.
+    if [ -s "$OUTDIR/calibration.json" ]; then
+        step run-live-calibrated 300 "$OUTDIR/live-calibrated-run.txt" "$CLI" run "$SAMPLE" --recovery adaptive \
+            --live --calibration "$OUTDIR/calibration.json" --tick-ms 10 --out "$OUTDIR/live-calibrated-receipt.json"
+    fi
 fi
 
 cat "$SUMMARY"

@@ -1,5 +1,7 @@
 #include "breakevenview.h"
 
+#include "calibrated_rates.h"
+#include "calibration.h"
 #include "cost/cost_model.h"
 #include "cost/cost_report.h"
 
@@ -13,8 +15,10 @@
 #include <QSlider>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace plui {
 
@@ -88,7 +92,51 @@ struct BreakevenView::Impl {
     QCPItemText* crossoverLabel = nullptr;
     QCPItemStraightLine* contextLine = nullptr;
     bool applying = false;
+    // Measured (a calibration is loaded): graphs 2 and 3 of the main plot, the break-even mark, two plots.
+    std::optional<pl::gpu::Calibration> calibration;
+    QCPItemStraightLine* measuredLine = nullptr;
+    QCPItemText* measuredLabel = nullptr;
+    double measuredAt = -1.0;
+    QWidget* measuredRow = nullptr;
+    QCustomPlot* swapPlot = nullptr;
+    QCustomPlot* prefillPlot = nullptr;
 };
+
+namespace {
+
+const QColor kMethodColours[] = {QColor(0x25, 0x63, 0xeb), QColor(0x16, 0xa3, 0x4a), QColor(0x93, 0x33, 0xea)};
+
+QCustomPlot* makeSmallPlot(QWidget* parent, const QString& name, const QString& x, const QString& y) {
+    auto* p = new QCustomPlot(parent);
+    p->setObjectName(name);
+    p->setMinimumSize(200, 150);
+    for (QCPAxis* a : {p->xAxis, p->yAxis}) {
+        a->setScaleType(QCPAxis::stLogarithmic);
+        a->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    }
+    p->xAxis->setLabel(x);
+    p->yAxis->setLabel(y);
+    p->legend->setVisible(true);
+    QFont small = p->legend->font();
+    small.setPointSize(7);
+    p->legend->setFont(small);
+    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    return p;
+}
+
+// The block size whose fits are drawn: the explorer's if measured, else 16, else the first measured.
+std::int64_t measuredBlockSize(const pl::gpu::Calibration& c, std::int64_t wanted) {
+    std::int64_t first = -1;
+    bool has16 = false;
+    for (const auto& f : c.swap_fits) {
+        if (f.block_size == wanted) return wanted;
+        has16 = has16 || f.block_size == 16;
+        if (first < 0) first = f.block_size;
+    }
+    return has16 ? 16 : first;
+}
+
+} // namespace
 
 BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()) {
     auto* outer = new QHBoxLayout(this);
@@ -137,6 +185,10 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     verdict_->setObjectName(QStringLiteral("breakevenVerdict"));
     verdict_->setWordWrap(true);
     form->addRow(verdict_);
+    measured_ = new QLabel(controls);
+    measured_->setObjectName(QStringLiteral("breakevenMeasured"));
+    measured_->setWordWrap(true);
+    form->addRow(measured_);
     report_ = new QLabel(controls);
     report_->setWordWrap(true);
     report_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -177,7 +229,34 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     d->crossoverLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     d->contextLine = new QCPItemStraightLine(d->plot);
     d->contextLine->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1, Qt::DashLine));
-    outer->addWidget(d->plot, 3);
+    d->measuredLine = new QCPItemStraightLine(d->plot);
+    d->measuredLine->setPen(QPen(QColor(0x0f, 0x76, 0x6e), 1.6, Qt::DashDotLine));
+    d->measuredLabel = new QCPItemText(d->plot);
+    d->measuredLabel->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+    d->measuredLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    d->measuredLabel->setColor(QColor(0x0f, 0x76, 0x6e));
+    auto* mswap = d->plot->addGraph();
+    mswap->setName(tr("measured swap"));
+    mswap->setPen(QPen(QColor(0x93, 0x33, 0xea), 3.0, Qt::SolidLine)); // measured: thick, on its measured range
+    auto* mrec = d->plot->addGraph();
+    mrec->setName(tr("measured recompute"));
+    mrec->setPen(QPen(QColor(0xf9, 0x73, 0x16), 3.0, Qt::DotLine));
+    auto* column = new QWidget(this);
+    auto* columnLayout = new QVBoxLayout(column);
+    columnLayout->setContentsMargins(0, 0, 0, 0);
+    columnLayout->addWidget(d->plot, 3);
+    d->measuredRow = new QWidget(column);
+    auto* row = new QHBoxLayout(d->measuredRow);
+    row->setContentsMargins(0, 0, 0, 0);
+    d->swapPlot = makeSmallPlot(d->measuredRow, QStringLiteral("breakevenSwapPlot"), tr("bytes per swap (log)"),
+                                tr("\u00b5s (log)"));
+    d->prefillPlot = makeSmallPlot(d->measuredRow, QStringLiteral("breakevenPrefillPlot"),
+                                   tr("prefill tokens (log)"), tr("\u00b5s (log)"));
+    row->addWidget(d->swapPlot);
+    row->addWidget(d->prefillPlot);
+    columnLayout->addWidget(d->measuredRow, 2);
+    outer->addWidget(column, 3);
+    setCalibration(nullptr);
 
     connect(preset_, &QComboBox::currentIndexChanged, this, &BreakevenView::applyPreset);
     for (QComboBox* c : {model_, gpu_, layout_}) {
@@ -198,6 +277,21 @@ QSlider* BreakevenView::slider(const QString& name) const {
 }
 
 QString BreakevenView::verdictText() const { return verdict_->text(); }
+
+QCustomPlot* BreakevenView::swapPlot() const { return d->swapPlot; }
+
+QCustomPlot* BreakevenView::prefillPlot() const { return d->prefillPlot; }
+
+double BreakevenView::measuredBreakeven() const { return d->measuredAt; }
+
+QString BreakevenView::measuredText() const { return measured_->text(); }
+
+void BreakevenView::setCalibration(const pl::gpu::Calibration* calibration) {
+    d->calibration.reset();
+    if (calibration) d->calibration = *calibration;
+    d->measuredRow->setVisible(calibration != nullptr);
+    recompute();
+}
 
 void BreakevenView::applyPreset(int index) {
     if (index < 0 || index >= static_cast<int>(std::size(kPresets))) return;
@@ -249,6 +343,7 @@ void BreakevenView::recompute() {
     for (double y : ys) ymax = std::max(ymax, y);
     for (double y : yr) ymax = std::max(ymax, y);
     d->plot->yAxis->setRange(0, ymax * 1.08);
+    drawMeasured(ymax);
     const double ctx = static_cast<double>(in.context);
     d->contextLine->point1->setCoords(ctx, 0);
     d->contextLine->point2->setCoords(ctx, 1);
@@ -275,6 +370,150 @@ void BreakevenView::recompute() {
                           .arg(out.recompute_us_per_token, 0, 'f', 2)
                           .arg(out.effective_link_gbps, 0, 'f', 1));
     report_->setText(qs(pl::cost::costReportText(in, out)));
+}
+
+void BreakevenView::drawMeasured(double ymax) {
+    QCPGraph* mswap = d->plot->graph(2);
+    QCPGraph* mrec = d->plot->graph(3);
+    d->measuredAt = -1.0;
+    d->swapPlot->clearGraphs();
+    d->prefillPlot->clearGraphs();
+    const bool on = d->calibration.has_value();
+    for (QCPGraph* g : {mswap, mrec}) {
+        g->data()->clear();
+        g->setVisible(on);
+        on ? (void)g->addToLegend() : (void)g->removeFromLegend();
+    }
+    d->measuredLine->setVisible(false);
+    d->measuredLabel->setVisible(false);
+    measured_->setVisible(on);
+    if (!on) return;
+    const pl::gpu::Calibration& c = *d->calibration;
+    const auto wanted = static_cast<std::int64_t>(toValue(kSliders[3], d->sliders[QStringLiteral("block")]->value()));
+    const std::int64_t bs = measuredBlockSize(c, wanted);
+    const std::string method = pl::gpu::swapFitsOf(c, "gather", bs) ? "gather"
+                               : c.swap_fits.empty()                ? std::string()
+                                                                    : c.swap_fits.front().method;
+    // Per-token curves on the measured ranges only (no extrapolation is drawn): swap over the copy sizes, the
+    // replay over the prefill lengths; the calibration's own model sets the bytes per token.
+    const double kv = static_cast<double>(c.kv_bytes_per_token);
+    double bytesLo = 0, bytesHi = 0, tokLo = 0, tokHi = 0;
+    for (const auto& s : c.swaps) {
+        if (s.method != method || s.block_size != bs) continue;
+        bytesLo = bytesLo == 0 ? static_cast<double>(s.bytes) : std::min(bytesLo, static_cast<double>(s.bytes));
+        bytesHi = std::max(bytesHi, static_cast<double>(s.bytes));
+    }
+    for (const auto& p : c.prefills) {
+        tokLo = tokLo == 0 ? static_cast<double>(p.tokens) : std::min(tokLo, static_cast<double>(p.tokens));
+        tokHi = std::max(tokHi, static_cast<double>(p.tokens));
+    }
+    QVector<double> xs, ys, xr, yr;
+    for (int i = 0; i <= 48; ++i) {
+        const double f = i / 48.0;
+        if (bytesHi > 0) {
+            const double L = bytesLo / kv * std::pow(bytesHi / bytesLo, f);
+            if (auto v = pl::gpu::measuredSwapUsPerToken(c, method, bs, c.kv_bytes_per_token, L)) {
+                xs << L;
+                ys << *v;
+            }
+        }
+        if (tokHi > 0) {
+            const double L = tokLo * std::pow(tokHi / tokLo, f);
+            if (auto v = pl::gpu::measuredRecomputeUsPerToken(c, L)) {
+                xr << L;
+                yr << *v;
+            }
+        }
+    }
+    mswap->setName(tr("measured swap (%1, %2-token blocks)").arg(qs(method)).arg(bs));
+    mswap->setData(xs, ys, true);
+    mrec->setData(xr, yr, true);
+    for (double y : ys) ymax = std::max(ymax, y);
+    for (double y : yr) ymax = std::max(ymax, y);
+    d->plot->yAxis->setRange(0, ymax * 1.08);
+    const auto roots = pl::gpu::measuredBreakevenContexts(c, method, bs, c.kv_bytes_per_token);
+    QString where = tr("no crossover: one of them is cheaper at every length");
+    if (!roots.empty()) {
+        d->measuredAt = roots.front();
+        d->measuredLine->setVisible(true);
+        d->measuredLine->point1->setCoords(d->measuredAt, 0);
+        d->measuredLine->point2->setCoords(d->measuredAt, 1);
+        d->measuredLabel->setVisible(true);
+        d->measuredLabel->position->setCoords(d->measuredAt * 1.05, 0.7);
+        d->measuredLabel->setText(tr("measured\n%1 tokens").arg(QLocale().toString(std::llround(d->measuredAt))));
+        QStringList at;
+        for (double r : roots) at << QLocale().toString(std::llround(r));
+        where = tr("measured break-even at %1 tokens").arg(at.join(QStringLiteral(", ")));
+    }
+    measured_->setText(tr("<b>Calibration:</b> %1, %2 (%3 B/token); %4 swaps at %5-token blocks vs prefill: %6 "
+                          "(the thick curves, over the measured ranges only).")
+                           .arg(qs(c.device_name).toHtmlEscaped(), qs(c.model)).arg(c.kv_bytes_per_token)
+                           .arg(qs(method)).arg(bs).arg(where));
+
+    // Swap microseconds against bytes, every method at this block size: points measured, lines fitted.
+    int colour = 0;
+    for (const char* m : {"per-block", "batched", "gather"}) {
+        const auto fits = pl::gpu::swapFitsOf(c, m, bs);
+        for (const char* dir : {"d2h", "h2d"}) {
+            QVector<double> px, py;
+            for (const auto& s : c.swaps) {
+                if (s.method == m && s.direction == dir && s.block_size == bs) {
+                    px << static_cast<double>(s.bytes);
+                    py << s.us;
+                }
+            }
+            if (px.isEmpty()) continue;
+            auto* g = d->swapPlot->addGraph();
+            g->setName(QStringLiteral("%1 %2").arg(QLatin1String(m), QLatin1String(dir)));
+            QPen pen(kMethodColours[colour % 3], 1.2, std::string(dir) == "h2d" ? Qt::DashLine : Qt::SolidLine);
+            g->setPen(pen);
+            g->setScatterStyle(QCPScatterStyle(std::string(dir) == "h2d" ? QCPScatterStyle::ssSquare
+                                                                         : QCPScatterStyle::ssCircle, 5));
+            if (fits) {
+                // The fitted line through the measured points' range.
+                const auto& f = std::string(dir) == "d2h" ? fits->first : fits->second;
+                QVector<double> fx = px, fy;
+                std::sort(fx.begin(), fx.end());
+                for (double b : fx) fy << f.fixed_us + b / (f.bandwidth_gbps * 1e3);
+                g->setData(fx, fy, true);
+                g->setLineStyle(QCPGraph::lsLine);
+            }
+            auto* pts = d->swapPlot->addGraph();
+            pts->removeFromLegend();
+            pts->setLineStyle(QCPGraph::lsNone);
+            pts->setScatterStyle(g->scatterStyle());
+            pts->setPen(QPen(kMethodColours[colour % 3]));
+            pts->setData(px, py);
+        }
+        ++colour;
+    }
+    d->swapPlot->rescaleAxes();
+    auto* prefillFit = d->prefillPlot->addGraph();
+    prefillFit->setName(tr("prefill fit"));
+    prefillFit->setPen(QPen(QColor(0xf9, 0x73, 0x16), 1.4));
+    auto* prefillPts = d->prefillPlot->addGraph();
+    prefillPts->setName(tr("measured"));
+    prefillPts->setLineStyle(QCPGraph::lsNone);
+    prefillPts->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, 5));
+    QVector<double> tx, ty, fx, fy;
+    for (const auto& p : c.prefills) {
+        tx << static_cast<double>(p.tokens);
+        ty << p.us;
+    }
+    if (c.prefill_fit && tokHi > 0) {
+        for (int i = 0; i <= 32; ++i) {
+            const double T = tokLo * std::pow(tokHi / tokLo, i / 32.0);
+            fx << T;
+            fy << c.prefill_fit->c0 + c.prefill_fit->c1 * T + c.prefill_fit->c2 * T * T;
+        }
+    }
+    prefillFit->setData(fx, fy, true);
+    prefillPts->setData(tx, ty);
+    d->prefillPlot->rescaleAxes();
+    for (QCustomPlot* p : {d->swapPlot, d->prefillPlot}) {
+        for (QCPAxis* a : {p->xAxis, p->yAxis}) a->scaleRange(1.25, a->range().center());
+        p->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 } // namespace plui

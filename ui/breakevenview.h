@@ -2,7 +2,9 @@
 // BreakevenView: the break-even explorer on core's cost model (core/cost, seed 004). Selectors and sliders
 // for model, GPU, achieved link bandwidth, MFU, per-copy cost, copy layout, block size, TP and context; the
 // per-token swap and recompute curves over context with the crossover marked, and core's explanation text.
-// Presets reproduce the seed's worked numbers.
+// Presets reproduce the seed's worked numbers. With a calibration (setCalibration) it also draws the device's
+// measured curves: per-token swap round trip and replay on the main plot with the measured break-even marked
+// beside the model's, swap microseconds against bytes per method, and prefill microseconds against tokens.
 
 #include <QWidget>
 
@@ -12,6 +14,10 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QSlider;
+
+namespace pl::gpu {
+struct Calibration;
+}
 
 namespace plui {
 
@@ -26,9 +32,17 @@ class BreakevenView : public QWidget {
     // The verdict line currently shown (tests).
     QString verdictText() const;
     void applyPreset(int index);
+    // The calibration to draw (copied), or nullptr to hide the measured curves.
+    void setCalibration(const pl::gpu::Calibration* calibration);
+    QCustomPlot* swapPlot() const;
+    QCustomPlot* prefillPlot() const;
+    // The measured break-even line's context (tokens), or -1 when none is drawn; and the text beside it.
+    double measuredBreakeven() const;
+    QString measuredText() const;
 
   private:
     void recompute();
+    void drawMeasured(double ymax);
     struct Impl;
     std::unique_ptr<Impl> d;
     QComboBox* preset_;
@@ -37,6 +51,7 @@ class BreakevenView : public QWidget {
     QComboBox* layout_;
     QLabel* verdict_;
     QLabel* report_;
+    QLabel* measured_;
 };
 
 } // namespace plui

@@ -3,6 +3,7 @@
 #include "editcommands.h"
 #include "labrun.h"
 
+#include "calibrated_rates.h"
 #include "session.h"
 #include "workload_io.h"
 
@@ -96,7 +97,7 @@ void LabDocument::startRun(bool keepTick) {
     if (!background) {
         LabRun s;
         try {
-            s = computeLabRun(*workload_, live_);
+            s = computeLabRun(*workload_, live_, calibration());
         } catch (const std::exception& ex) {
             emit runFailed(sourceName_ + QStringLiteral(": the run failed: ") + QString::fromUtf8(ex.what()));
             return;
@@ -127,13 +128,52 @@ void LabDocument::startRun(bool keepTick) {
         emit changed(LabChangeKind::Busy);
     });
     pl::Workload copy = *workload_;
-    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_]() { return computeLabRun(w, live); }));
+    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, cal = calibration_]() {
+        return computeLabRun(w, live, cal ? &*cal : nullptr);
+    }));
 }
 
 void LabDocument::setLiveMode(bool on) {
     if (on == live_) return;
     live_ = on;
     if (workload_) startRun(true);
+}
+
+void LabDocument::setCalibration(std::optional<pl::gpu::Calibration> calibration, const QString& path) {
+    calibration_ = std::move(calibration);
+    calibrationPath_ = calibration_ ? path : QString();
+    emit changed(LabChangeKind::Calibration);
+    if (live_ && workload_) startRun(true); // the backend's modelled figures change
+}
+
+bool LabDocument::applyCalibration(double tickMs, QString* report, QString* error) {
+    if (!workload_ || !calibration_) {
+        if (error) *error = workload_ ? QStringLiteral("no calibration is loaded") : QStringLiteral("no workload is open");
+        return false;
+    }
+    pl::gpu::RatesRequest q;
+    q.block_size_tokens = workload_->config.block_size_tokens;
+    q.kv_bytes_per_token = workload_->config.kv_bytes_per_token;
+    q.context_tokens = pl::gpu::meanRequestContext(*workload_);
+    q.tick_us = tickMs * 1e3;
+    const auto derived = pl::gpu::deriveRates(*calibration_, q);
+    if (const auto* e = std::get_if<pl::gpu::RatesError>(&derived)) {
+        if (error) *error = calibrationPath_ + QStringLiteral(": ") + qs(e->field) + QStringLiteral(": ") + qs(e->reason);
+        return false;
+    }
+    const auto& r = std::get<pl::gpu::CalibratedRates>(derived);
+    pl::Workload after = *workload_;
+    after.config.transfer_bytes_per_tick = r.transfer_bytes_per_tick;
+    after.config.prefill_tokens_per_tick = r.prefill_tokens_per_tick;
+    if (auto e = pl::validateWorkload(after)) {
+        if (error) *error = qs(e->message());
+        return false;
+    }
+    if (report) *report = qs(pl::gpu::describeRates(*calibration_, q, r));
+    if (after.config == workload_->config) return true; // nothing to undo
+    undo_->push(new ChangeWorkload(this, *workload_, std::move(after),
+                                   QStringLiteral("Apply calibration (%1 ms ticks)").arg(tickMs)));
+    return true;
 }
 
 void LabDocument::installSession(LabRun run, std::int64_t tick) {

@@ -9,6 +9,7 @@
 
 #include "labchange.h"
 
+#include "calibration.h"
 #include "model.h"
 
 #include <QObject>
@@ -62,6 +63,18 @@ class LabDocument : public QObject {
     void setLiveMode(bool on);
     bool liveMode() const { return live_; }
     const pl::RunResult* liveRun() const { return liveRun_.get(); }
+    // Calibration (File > Load Calibration...): the calibration.json in use, or none. The live backend gets it
+    // (the ledger's "modelled us"), the break-even explorer draws its curves. Setting it announces
+    // LabChangeKind::Calibration and, in live mode, re-runs.
+    void setCalibration(std::optional<pl::gpu::Calibration> calibration, const QString& path);
+    const pl::gpu::Calibration* calibration() const { return calibration_ ? &*calibration_ : nullptr; }
+    const QString& calibrationPath() const { return calibrationPath_; }
+    // Derive the open workload's transfer_bytes_per_tick and prefill_tokens_per_tick from the calibration at
+    // ticks of `tickMs` (gpu/calibrated_rates.h, the workload's mean context, gather swaps: the same as the
+    // CLI's --calibration FILE --tick-ms MS) as one undoable edit. `report` gets what was derived and from
+    // which fit. False with `error` (field and reason) when it cannot be derived; the workload is unchanged.
+    bool applyCalibration(double tickMs, QString* report, QString* error);
+
     // Abandon the background run in progress: the previous run (if any) stays on screen with its workload
     // (a new workload that never ran is dropped).
     void cancelRun();
@@ -105,6 +118,8 @@ class LabDocument : public QObject {
     std::shared_ptr<pl::Session> session_;
     std::shared_ptr<const pl::RunResult> liveRun_;
     bool live_ = false;
+    std::optional<pl::gpu::Calibration> calibration_;
+    QString calibrationPath_;
     QUndoStack* undo_;
     RunMode runMode_ = RunMode::Auto;
     int selected_ = -1;

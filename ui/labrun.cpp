@@ -6,28 +6,41 @@
 
 namespace plui {
 
-LabRun computeLabRun(const pl::Workload& workload, bool live) {
-    LabRun run;
-    run.session = std::make_shared<pl::Session>(workload);
-    if (!live) return run;
+LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration) {
+    if (!live) {
+        LabRun run;
+        run.session = std::make_shared<pl::Session>(workload);
+        return run;
+    }
+    pl::gpu::LiveOptions options;
+    if (calibration) options.calibration = *calibration;
     std::string error;
-    auto backend = pl::gpu::makeLiveBackend(workload, &error);
+    auto backend = pl::gpu::makeLiveBackend(workload, options, &error);
     if (!backend) {
+        LabRun run;
+        run.session = std::make_shared<pl::Session>(workload);
         run.liveError = QStringLiteral("live mode: ") + QString::fromStdString(error);
         return run;
     }
-    auto result = std::make_shared<pl::RunResult>(pl::runWorkload(workload, backend.get()));
-    if (!result->live_error.empty()) {
+    return computeLabRun(workload, backend.get());
+}
+
+LabRun computeLabRun(const pl::Workload& workload, pl::LiveBackend* backend) {
+    LabRun run;
+    run.session = std::make_shared<pl::Session>(workload, backend);
+    const pl::RunResult& result = run.session->result();
+    if (!result.live_error.empty()) {
         run.liveError = QStringLiteral("live mode on %1: %2")
-                            .arg(QString::fromStdString(result->live_device), QString::fromStdString(result->live_error));
+                            .arg(QString::fromStdString(result.live_device), QString::fromStdString(result.live_error));
     }
-    for (const auto& a : result->live) {
+    for (const auto& a : result.live) {
         if (!a.ok && run.liveError.isEmpty()) {
             run.liveError = QStringLiteral("live mode: the %1 of event %2 failed: %3")
                                 .arg(QString::fromStdString(a.kind)).arg(a.seq).arg(QString::fromStdString(a.error));
         }
     }
-    run.live = std::move(result);
+    // The measurements are the session's own run: share its lifetime instead of running the workload again.
+    run.live = std::shared_ptr<const pl::RunResult>(run.session, &result);
     return run;
 }
 

@@ -1,30 +1,37 @@
 #pragma once
 // LabRun: what one run of the lab produces, computed off the GUI thread when the workload is large. The
-// simulated pl::Session always; in live mode also a second run of the same workload driving a real device
-// through pl::gpu::makeLiveBackend, whose RunResult::live annotations (measured and modelled microseconds per
-// device call, keyed by event seq) the victim ledger shows. The simulation is deterministic, so both runs
-// have the same events and seqs; measurements never feed back into it.
+// simulated pl::Session always; in live mode the Session's one full run also drives a real device through
+// pl::gpu::makeLiveBackend, so the workload runs once and `live` is that same run's RunResult, whose
+// RunResult::live annotations (measured and modelled microseconds per device call, keyed by event seq) the
+// victim ledger shows. Measurements never feed back into the simulation.
 
 #include <QString>
 
 #include <memory>
 
 namespace pl {
+class LiveBackend;
 class Session;
 struct RunResult;
 struct Workload;
+namespace gpu {
+struct Calibration;
+}
 } // namespace pl
 
 namespace plui {
 
 struct LabRun {
     std::shared_ptr<pl::Session> session;
-    std::shared_ptr<const pl::RunResult> live; // live mode with a usable device only
+    std::shared_ptr<const pl::RunResult> live; // the session's own result, in live mode with a backend only
     QString liveError;                         // live mode asked for, but no backend or a device call failed
 };
 
-// Throws what pl::Session throws; live-mode failures land in liveError instead.
-LabRun computeLabRun(const pl::Workload& workload, bool live);
+// Throws what pl::Session throws; live-mode failures land in liveError instead. `calibration` (may be null)
+// goes to the live backend, which then fills each measurement's modelled microseconds.
+LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration = nullptr);
+// The same with a given backend (tests drive it with a scripted one): one run, attached to the backend.
+LabRun computeLabRun(const pl::Workload& workload, pl::LiveBackend* backend);
 
 // Whether live mode can be switched on, and if not why (pl::gpu::probeDevice's text, "built without CUDA"
 // in a build without CUDA). On success `deviceName` names the device.

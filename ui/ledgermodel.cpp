@@ -68,6 +68,9 @@ void LedgerModel::fillLive(const pl::RunResult& live, const std::vector<pl::Even
         c.ok = c.ok && a.ok;
         c.measured_us += a.measured_us;
         c.modelled_us += a.modelled_us;
+        c.bytes_moved += a.bytes_moved;
+        c.tokens_computed += a.tokens_computed;
+        if (!a.ok) c.errors += (c.errors.isEmpty() ? QString() : QStringLiteral("; ")) + QString::fromStdString(a.error);
         if (!c.detail.isEmpty()) c.detail += QLatin1Char('\n');
         c.detail += tr("%1, %2 tokens: %3 us measured, %4 us modelled%5")
                         .arg(QString::fromStdString(a.kind)).arg(a.tokens).arg(a.measured_us, 0, 'f', 1)
@@ -182,7 +185,8 @@ std::string LedgerModel::csv() const {
     };
     QString out = QStringLiteral(
         "tick,victim,mode,fallback,freed_blocks,replay_tokens,swap_out_bytes,swap_in_bytes,est_recompute_ticks,"
-        "est_swap_ticks,queue_position\n");
+        "est_swap_ticks,queue_position%1\n")
+                      .arg(live_.empty() ? QString() : QStringLiteral(",measured_us,bytes_moved,tokens_computed,modelled_us,device_error"));
     if (!session_) return out.toStdString();
     const auto& events = session_->result().ledger.events;
     for (int row = 0; row < rowCount(); ++row) {
@@ -198,6 +202,14 @@ std::string LedgerModel::csv() const {
                           cellText(row, EstRecompute),
                           cellText(row, EstSwap),
                           cellText(row, QueuePos)};
+        if (!live_.empty()) {
+            const LiveCell& c = live_[static_cast<std::size_t>(row)];
+            const bool model = c.any && c.modelled_us != 0.0;
+            cells << (c.any ? QString::number(c.measured_us, 'f', 3) : QString())
+                  << (c.any ? QString::number(c.bytes_moved) : QString())
+                  << (c.any ? QString::number(c.tokens_computed) : QString())
+                  << (model ? QString::number(c.modelled_us, 'f', 3) : QString()) << quote(c.errors);
+        }
         out += cells.join(QLatin1Char(',')) + QLatin1Char('\n');
     }
     return out.toStdString();

@@ -3,7 +3,8 @@
 // freed blocks, replay tokens, bytes out and back, both estimates (the lower one bold, the loser grey and
 // struck out) and the queue position it re-entered at; in live mode, the device time measured for the
 // eviction's calls beside the cost model's (RunResult::live, "-" when not live). Also writes the rows as CSV
-// (the simulated columns only: measurements are not replayable and belong to the receipt's "live").
+// (the simulated columns; a live run's CSV appends
+// measured_us, bytes_moved, tokens_computed, modelled_us and device_error per eviction).
 
 #include <QAbstractTableModel>
 #include <QString>
@@ -38,7 +39,9 @@ class LedgerModel : public QAbstractTableModel {
     std::int64_t eventIndex(int row) const;
     int rowForEvent(std::int64_t eventIndex) const;
     int firstRowAtOrAfter(std::int64_t tick) const;
-    // RFC 4180 CSV of every row, with a header line.
+    // RFC 4180 CSV of every row, with a header line. The simulated columns never change; in a live run five
+    // columns follow (sums over the eviction's device calls, as in the table; empty where there was no call,
+    // modelled_us empty without a calibration).
     std::string csv() const;
 
   private:
@@ -51,6 +54,9 @@ class LedgerModel : public QAbstractTableModel {
     struct LiveCell {
         double measured_us = 0.0;
         double modelled_us = 0.0;
+        std::int64_t bytes_moved = 0;
+        std::int64_t tokens_computed = 0;
+        QString errors; // the failed calls' error texts, "; "-separated
         QString detail; // one line per device call, for the tooltip
         bool ok = true;
         bool any = false;

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "breakevenview.h"
+#include "calibrationactions.h"
 #include "compareview.h"
 #include "exportactions.h"
 #include "fileactions.h"
@@ -81,7 +82,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
 
     files_ = new FileActions(this);
     exports_ = new ExportActions(this);
-    files_->buildMenu(menuBar()->addMenu(tr("&File")));
+    auto* fileMenu = menuBar()->addMenu(tr("&File"));
+    files_->buildMenu(fileMenu);
+    // Load/Apply Calibration go above File's closing separator and Quit.
+    connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
+        if (what & LabChangeKind::Calibration) breakeven_->setCalibration(doc_->calibration());
+    });
+    calibration_ = new CalibrationActions(this);
+    const auto fileActions = fileMenu->actions();
+    calibration_->addTo(fileMenu, fileActions.size() >= 2 ? fileActions[fileActions.size() - 2] : nullptr);
     auto* edit = menuBar()->addMenu(tr("&Edit"));
     auto* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);

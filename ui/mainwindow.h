@@ -11,6 +11,7 @@ class QPushButton;
 namespace plui {
 
 class BreakevenView;
+class CalibrationActions;
 class CompareView;
 class ExportActions;
 class FileActions;
@@ -45,6 +46,7 @@ class MainWindow : public QMainWindow {
     TransportBar* transport() const { return transport_; }
     FileActions* fileActions() const { return files_; }
     ExportActions* exportActions() const { return exports_; }
+    CalibrationActions* calibrationActions() const { return calibration_; }
 
     // A view by its --view name ("window" is the whole window); its dock is shown and raised. nullptr if unknown.
     QWidget* view(const QString& name);
@@ -85,6 +87,7 @@ class MainWindow : public QMainWindow {
     TransportBar* transport_;
     FileActions* files_;
     ExportActions* exports_;
+    CalibrationActions* calibration_ = nullptr;
     QString lastError_;
 };
 

@@ -2,24 +2,34 @@
 // says why, in gpu/'s words. The victim ledger's "measured us" and "modelled us" columns show "-" outside
 // live runs, and the figures of a live run (here from a scripted backend, as in tests/core/test_live_run)
 // per eviction, summed over the eviction's device calls.
+#include "breakevenview.h"
+#include "calibrationactions.h"
 #include "labdocument.h"
+#include "labrun.h"
 #include "ledgermodel.h"
 #include "ledgerview.h"
 #include "mainwindow.h"
 #include "uitestutil.h"
 
+#include "calibrated_rates.h"
 #include "device_api.h"
 #include "engine.h"
 #include "live_backend.h"
 #include "session.h"
 
+#include <qcustomplot.h>
+
 #include <QAction>
+#include <QTemporaryDir>
+#include <QUndoStack>
 #include <QApplication>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
 
+#include <array>
+#include <cmath>
 #include <map>
 
 using namespace plui;
@@ -28,11 +38,14 @@ namespace {
 
 const QString kSwapWins = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json");
 const QString kWave = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/burst-recompute-wave.workload.json");
+const QString kSeed = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json");
+const QString kCalibration = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/synthetic.calibration.json");
 
 // Measures nothing: returns figures derived from the request so each eviction's cell is predictable.
 class ScriptedBackend : public pl::LiveBackend {
   public:
     std::int32_t failRequest = -1;
+    mutable int calls = 0; // measured calls, to see how often the device was driven
     std::string deviceName() const override { return "Scripted GPU"; }
     void onContextGrown(std::int32_t, std::int64_t) override {}
     pl::LiveMeasurement swapOut(std::int32_t r, std::int64_t t) override { return measure(r, t, 1.0); }
@@ -45,6 +58,9 @@ class ScriptedBackend : public pl::LiveBackend {
         pl::LiveMeasurement m;
         m.measured_us = static_cast<double>(t) * perToken + 0.5;
         m.modelled_us = static_cast<double>(t) * perToken;
+        m.bytes_moved = perToken == 2.0 ? 0 : t * 100;
+        m.tokens_computed = perToken == 2.0 ? t : 0;
+        ++calls;
         if (r == failRequest) {
             m.ok = false;
             m.error = "cudaErrorLaunchFailure";
@@ -179,6 +195,156 @@ class TestLiveMode : public QObject {
         const int measured = column(m, "measured us");
         QCOMPARE(m.data(m.index(0, measured), Qt::DisplayRole).toString(), QStringLiteral("failed"));
         QVERIFY(m.data(m.index(0, measured), Qt::ToolTipRole).toString().contains(QStringLiteral("cudaErrorLaunchFailure")));
+    }
+
+    void liveRunIsTheSessionsOneRun() {
+        // The lab used to run the workload twice in live mode (a Session for the views, then runWorkload with
+        // the backend). Now the Session's own run drives the backend: one run, and its result is the live one.
+        const pl::Workload w = uitest::loadSample(kWave);
+        ScriptedBackend backend;
+        const LabRun run = computeLabRun(w, &backend);
+        QVERIFY(run.session && run.live);
+        QCOMPARE(run.live.get(), &run.session->result());
+        QVERIFY(run.live->live_run);
+        QCOMPARE(run.live->live_device, std::string("Scripted GPU"));
+        QCOMPARE(backend.calls, static_cast<int>(run.live->live.size()));
+        // The same measurements as the CLI's run with the same backend, call for call.
+        ScriptedBackend again;
+        const pl::RunResult cli = pl::runWorkload(w, &again);
+        QCOMPARE(run.live->live.size(), cli.live.size());
+        for (std::size_t i = 0; i < cli.live.size(); ++i) {
+            QCOMPARE(run.live->live[i].seq, cli.live[i].seq);
+            QCOMPARE(run.live->live[i].kind, cli.live[i].kind);
+            QCOMPARE(run.live->live[i].measured_us, cli.live[i].measured_us);
+        }
+        QCOMPARE(run.session->result().ledger.events.size(), cli.ledger.events.size());
+        QVERIFY(run.liveError.isEmpty());
+    }
+
+    void ledgerCsvAddsMeasuredColumnsInLiveRuns() {
+        const pl::Workload w = uitest::loadSample(kWave);
+        const pl::Session session(w);
+        LedgerModel plain;
+        plain.setSession(&session);
+        const QStringList simulated = QString::fromStdString(plain.csv()).split(QLatin1Char('\n'));
+        QCOMPARE(simulated.front(), QStringLiteral("tick,victim,mode,fallback,freed_blocks,replay_tokens,swap_out_bytes,"
+                                                   "swap_in_bytes,est_recompute_ticks,est_swap_ticks,queue_position"));
+        ScriptedBackend backend;
+        const pl::RunResult live = pl::runWorkload(w, &backend);
+        LedgerModel m;
+        m.setSession(&session, &live);
+        const QStringList lines = QString::fromStdString(m.csv()).split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), simulated.size());
+        QCOMPARE(lines.front(), simulated.front() + QStringLiteral(",measured_us,bytes_moved,tokens_computed,"
+                                                                   "modelled_us,device_error"));
+        std::map<std::int64_t, std::array<double, 4>> bySeq; // measured, bytes, tokens, modelled
+        for (const auto& a : live.live) {
+            if (a.kind == "swap_in") continue;
+            auto& v = bySeq[a.seq];
+            v[0] += a.measured_us;
+            v[1] += static_cast<double>(a.bytes_moved);
+            v[2] += static_cast<double>(a.tokens_computed);
+            v[3] += a.modelled_us;
+        }
+        int checked = 0;
+        for (int row = 0; row < m.rowCount(); ++row) {
+            const QString& line = lines[row + 1];
+            QVERIFY(line.startsWith(simulated[row + 1] + QLatin1Char(','))); // the simulated columns unchanged
+            const QStringList extra = line.mid(simulated[row + 1].size() + 1).split(QLatin1Char(','));
+            QCOMPARE(extra.size(), 5);
+            const auto& e = session.result().ledger.events[static_cast<std::size_t>(m.eventIndex(row))];
+            const auto it = bySeq.find(e.seq);
+            if (it == bySeq.end()) {
+                QCOMPARE(extra.join(QLatin1Char(',')), QStringLiteral(",,,,"));
+                continue;
+            }
+            ++checked;
+            QCOMPARE(extra[0], QString::number(it->second[0], 'f', 3));
+            QCOMPARE(extra[1], QString::number(static_cast<qint64>(it->second[1])));
+            QCOMPARE(extra[2], QString::number(static_cast<qint64>(it->second[2])));
+            QCOMPARE(extra[3], QString::number(it->second[3], 'f', 3));
+            QCOMPARE(extra[4], QString());
+        }
+        QVERIFY(checked > 0);
+    }
+
+    void loadCalibrationAppliesUndoablyAndIsRemembered() {
+        QSettings().clear();
+        // By the CLI's arithmetic (docs/live-mode.md), seed-example at 10 ms ticks with its mean context of 65
+        // tokens on the synthetic calibration's gather fits at 8-token blocks: 51,397,683 B and 227 tokens.
+        {
+            MainWindow w;
+            w.document()->setRunMode(LabDocument::RunMode::Synchronous);
+            auto* calibration = w.calibrationActions();
+            QVERIFY(calibration != nullptr);
+            QVERIFY(w.findChild<QAction*>(QStringLiteral("loadCalibrationAction")) != nullptr);
+            QVERIFY(w.openPath(kSeed));
+            const pl::Config before = w.document()->workload().config;
+            QVERIFY(!calibration->applyAction()->isEnabled());
+            QString error;
+            QVERIFY2(calibration->loadCalibration(kCalibration, &error), qPrintable(error));
+            QVERIFY(calibration->applyAction()->isEnabled());
+            QVERIFY(w.document()->calibration() != nullptr);
+            QVERIFY2(calibration->applyToWorkload(10.0, &error), qPrintable(error));
+            QCOMPARE(w.document()->workload().config.transfer_bytes_per_tick, std::int64_t{51397683});
+            QCOMPARE(w.document()->workload().config.prefill_tokens_per_tick, std::int64_t{227});
+            QVERIFY(calibration->lastReport().contains(QStringLiteral("transfer_bytes_per_tick = 51397683")));
+            QVERIFY(w.document()->session()->workload().config == w.document()->workload().config); // re-ran
+            w.document()->undoStack()->undo();
+            QVERIFY(w.document()->workload().config == before);
+            w.document()->undoStack()->redo();
+            QCOMPARE(w.document()->workload().config.prefill_tokens_per_tick, std::int64_t{227});
+            // A bad file is refused with file, pointer and reason; the loaded calibration stays.
+            QTemporaryDir dir;
+            const QString bad = dir.filePath(QStringLiteral("bad.json"));
+            QFile f(bad);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"({"format": "preemptlab.calibration.v1", "device": 3})");
+            f.close();
+            QVERIFY(!calibration->loadCalibration(bad, &error));
+            QCOMPARE(error, bad + QStringLiteral(": /device: must be an object"));
+            QCOMPARE(w.document()->calibrationPath(), kCalibration);
+            // The explorer draws the measured curves.
+            QVERIFY(w.breakeven()->swapPlot()->graphCount() > 0);
+            QVERIFY(w.breakeven()->measuredText().contains(QStringLiteral("SYNTHETIC - not a measurement")));
+            QVERIFY(w.breakeven()->plot()->graph(2)->dataCount() > 0);
+            QVERIFY(w.breakeven()->plot()->graph(3)->dataCount() > 0);
+        }
+        MainWindow restarted; // the file comes back at the next start
+        QVERIFY(restarted.document()->calibration() != nullptr);
+        QCOMPARE(restarted.document()->calibrationPath(), kCalibration);
+        QCOMPARE(restarted.calibrationActions()->rememberedTickMs(), 10.0);
+    }
+
+    void explorerMarksTheMeasuredBreakeven() {
+        // Gather out 4 us + bytes / 50 GB/s, in 6.5 us + bytes / 25 GB/s, 20,000 B per token, prefill
+        // 130 + 0.5 T + 1e-4 T^2 us: the per-token curves meet at 175.09 and 6,824.9 tokens (by hand in
+        // tests/gpu/test_gpu_host.cpp).
+        pl::gpu::Calibration c;
+        c.device_name = "SYNTHETIC (test)";
+        c.model = "test";
+        c.kv_bytes_per_token = 20000;
+        for (std::int64_t blocks : {1, 4, 16, 64}) {
+            const std::int64_t bytes = blocks * 16 * 20000;
+            c.swaps.push_back({"gather", "d2h", 16, blocks, bytes, 0, 4.0 + static_cast<double>(bytes) / 50000.0});
+            c.swaps.push_back({"gather", "h2d", 16, blocks, bytes, 0, 6.5 + static_cast<double>(bytes) / 25000.0});
+        }
+        for (std::int64_t t : {128, 512, 2048, 8192}) {
+            const double T = static_cast<double>(t);
+            c.prefills.push_back({t, 130.0 + 0.5 * T + 1e-4 * T * T, 0.0});
+        }
+        pl::gpu::fitCalibration(c);
+        BreakevenView view;
+        QCOMPARE(view.measuredBreakeven(), -1.0);
+        QVERIFY(!view.measuredText().contains(QStringLiteral("SYNTHETIC")));
+        view.setCalibration(&c);
+        QVERIFY(std::fabs(view.measuredBreakeven() - 175.0939863) < 1e-3);
+        QVERIFY2(view.measuredText().contains(QStringLiteral("175")) && view.measuredText().contains(QLocale().toString(6825)),
+                 qPrintable(view.measuredText()));
+        QCOMPARE(view.prefillPlot()->graph(1)->dataCount(), 4); // the four measured lengths
+        view.setCalibration(nullptr);
+        QCOMPARE(view.measuredBreakeven(), -1.0);
+        QCOMPARE(view.plot()->graph(2)->dataCount(), 0);
     }
 };
 
