@@ -282,15 +282,20 @@ void EngineImpl::complete(std::int32_t r) {
     s_.running_dirty = true;
     st.completion_tick = t_;
     s_.totals.completed += 1;
-    s_.unfinished -= 1;
-    Event& ev = emit(EventKind::Complete, r);
-    ev.generated_tokens = st.generated_tokens;
-    ev.freed_blocks = freed;
-    ev.shared_blocks = blocks - freed;
-    ev.occupied_blocks = occupied();
+    emitFinal(EventKind::Complete, r, blocks, freed);
     if (e_.backend_ != nullptr) {
         e_.backend_->onFinished(r);
     }
+}
+
+// The last event of a request (complete or censor), once it let go of `blocks`, `freed` of them to the pool.
+void EngineImpl::emitFinal(EventKind kind, std::int32_t r, std::int64_t blocks, std::int64_t freed) {
+    s_.unfinished -= 1;
+    Event& ev = emit(kind, r);
+    ev.generated_tokens = rq(r).generated_tokens;
+    ev.freed_blocks = freed;
+    ev.shared_blocks = blocks - freed;
+    ev.occupied_blocks = occupied();
 }
 
 void EngineImpl::admit() {
@@ -532,12 +537,7 @@ void EngineImpl::censorAll() {
         st.host_bytes = 0;
         st.phase = Phase::Censored;
         s_.totals.censored += 1;
-        s_.unfinished -= 1;
-        Event& ev = emit(EventKind::Censor, r);
-        ev.generated_tokens = st.generated_tokens;
-        ev.freed_blocks = freed;
-        ev.shared_blocks = blocks - freed;
-        ev.occupied_blocks = occupied();
+        emitFinal(EventKind::Censor, r, blocks, freed);
     }
     s_.waiting.clear();
     s_.running.clear();

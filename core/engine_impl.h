@@ -60,6 +60,7 @@ class EngineImpl {
     std::int64_t admissionGate(std::int32_t r, std::int64_t budget, std::int64_t cached, std::int64_t& needNow,
                                std::int64_t& chunk) const;
     bool skipQuiescentTicks();
+    void emitFinal(EventKind kind, std::int32_t r, std::int64_t blocks, std::int64_t freed);
     std::int64_t reusableCachedBlocks(std::int32_t head, std::int64_t wanted);
     void censorAll();
 

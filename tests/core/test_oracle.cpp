@@ -2,6 +2,7 @@
 // restore bytes, wrong freed blocks, over-capacity occupancy, a missing completion, ...) is caught with a
 // sentence naming the event or request. Malformed receipts give violations, never a crash.
 #include "oracle.h"
+#include "oracle_fixtures.h"
 
 #include <QtTest>
 
@@ -104,19 +105,11 @@ void eraseEvent(json& r, int seq) {
     }
 }
 
-QString joined(const pl::OracleReport& report) {
-    QStringList lines;
-    for (const auto& v : report.violations) {
-        lines << QString::fromStdString(v);
-    }
-    return lines.join('\n');
-}
-
-using Mutation = std::function<void(json&)>;
-
 } // namespace
 
-Q_DECLARE_METATYPE(Mutation)
+using pltest::joined;
+using pltest::Mutation;
+
 
 class TestOracle : public QObject {
     Q_OBJECT

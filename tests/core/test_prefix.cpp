@@ -5,6 +5,7 @@
 #include "engine_fixtures.h"
 
 #include "oracle.h"
+#include "oracle_fixtures.h"
 #include "prefix_index.h"
 #include "receipt.h"
 
@@ -72,19 +73,7 @@ json receiptOf(const Workload& w) { return json::parse(receiptText(w, runWorkloa
 
 json& eventAt(json& r, std::size_t seq) { return r["events"][seq]; }
 
-QString joined(const OracleReport& report) {
-    QStringList lines;
-    for (const auto& v : report.violations) {
-        lines << QString::fromStdString(v);
-    }
-    return lines.join('\n');
-}
-
-using Mutation = std::function<void(json&)>;
-
 } // namespace
-
-Q_DECLARE_METATYPE(Mutation)
 
 class TestPrefix : public QObject {
     Q_OBJECT
