@@ -8,6 +8,7 @@
 #include <QtTest>
 
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -41,6 +42,15 @@ inline pl::Workload loadSample(const std::string& name) {
     auto r = pl::loadWorkloadFile(path);
     if (auto* e = std::get_if<pl::InputError>(&r)) {
         qFatal("cannot load sample %s: %s", path.c_str(), e->message().c_str());
+    }
+    return std::get<pl::Workload>(std::move(r));
+}
+
+// A workload from JSON text in a test (normalised, as a file would be); a bad one stops the suite.
+inline pl::Workload workloadFromJsonText(std::string_view text) {
+    auto r = pl::parseWorkload(text, "<test>");
+    if (auto* e = std::get_if<pl::InputError>(&r)) {
+        qFatal("bad test workload: %s", e->message().c_str());
     }
     return std::get<pl::Workload>(std::move(r));
 }
