@@ -16,9 +16,10 @@ namespace {
 constexpr std::size_t kMaxSnapshots = 128;
 }
 
-Session::Session(Workload workload) : Session(std::move(workload), nullptr) {}
+Session::Session(Workload workload, const RunControl& control) : Session(std::move(workload), nullptr, control) {}
 
-Session::Session(Workload workload, LiveBackend* backend) : workload_(std::move(workload)) {
+Session::Session(Workload workload, LiveBackend* backend, const RunControl& control)
+    : workload_(std::move(workload)) {
     // One full run that records the series and takes snapshots as it goes; snapshots are thinned (every other
     // one dropped, interval doubled) whenever there are too many, so memory stays bounded and a seek replays at
     // most `interval_` ticks.
@@ -26,9 +27,11 @@ Session::Session(Workload workload, LiveBackend* backend) : workload_(std::move(
         Engine full(workload_, full_.ledger, EngineOptions{true, true});
         full.setLiveBackend(backend);
         snapshots_.push_back({full.state(), 0});
+        RunCheck check(control);
         while (!full.finished()) {
             full.step();
             const Tick next = full.nextTick();
+            check.afterStep(next);
             if (!full.finished() && next >= snapshots_.back().state.next_tick + interval_) {
                 snapshots_.push_back({full.state(), full_.ledger.events.size()});
                 if (snapshots_.size() > kMaxSnapshots) {

@@ -6,6 +6,7 @@
 
 #include "engine.h"
 #include "model.h"
+#include "run_control.h"
 
 #include <memory>
 #include <vector>
@@ -16,11 +17,12 @@ class LiveBackend;
 
 class Session {
   public:
-    explicit Session(Workload workload);
+    // Runs the workload to the end; `control` can stop that run early (RunCancelled is thrown then).
+    explicit Session(Workload workload, const RunControl& control = {});
     // A live session: the one full run also drives `backend` (the engine's evictions and resumes run on the
     // device), and result() carries its measurements (RunResult::live). The backend is used only inside the
     // constructor; the cursor engine never touches it.
-    Session(Workload workload, LiveBackend* backend);
+    Session(Workload workload, LiveBackend* backend, const RunControl& control = {});
     ~Session();
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;

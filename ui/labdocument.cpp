@@ -4,12 +4,14 @@
 #include "labrun.h"
 
 #include "calibrated_rates.h"
+#include "run_control.h"
 #include "session.h"
 #include "workload_io.h"
 
 #include <QCoreApplication>
 #include <QFile>
 #include <QFutureWatcher>
+#include <QUnhandledException>
 #include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -26,13 +28,37 @@ bool isLarge(const pl::Workload& w) {
     return w.requests.size() > 2000 || w.config.capacity_blocks > 20000;
 }
 
+enum class RunEnd { Done, Stopped, Failed };
+
+// The background run's result, or how it ended. QtConcurrent hands over an exception that is not a QException
+// wrapped in QUnhandledException; the original is rethrown so that a stop is told apart from a failure and
+// a failure keeps its message.
+RunEnd takeResult(const QFutureWatcher<LabRun>& watcher, LabRun* run, QString* failure) {
+    try {
+        try {
+            *run = watcher.result();
+        } catch (const QUnhandledException& wrapped) {
+            if (wrapped.exception()) std::rethrow_exception(wrapped.exception());
+            throw;
+        }
+        return RunEnd::Done;
+    } catch (const pl::RunCancelled&) {
+        return RunEnd::Stopped;
+    } catch (const std::exception& ex) {
+        *failure = QString::fromUtf8(ex.what());
+        return RunEnd::Failed;
+    }
+}
+
 } // namespace
 
 LabDocument::LabDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {}
 
 LabDocument::~LabDocument() {
-    // A background run holds no pointer to the document; its result is simply dropped.
+    // A background run holds no pointer to the document (only its own copy of the workload and its stop flag):
+    // it stops at its next check and its result is dropped.
     ++generation_;
+    stopBackgroundRun();
 }
 
 bool LabDocument::loadFile(const QString& path, QString* error) {
@@ -92,6 +118,7 @@ void LabDocument::startRun(bool keepTick) {
     const std::int64_t tick = keepTick ? (session_ ? session_->currentTick() : wantedTick_) : -1;
     wantedTick_ = tick;
     const std::uint64_t gen = ++generation_;
+    stopBackgroundRun(); // superseded: its result would be dropped, so stop computing it
     const bool background =
         runMode_ == RunMode::Background || (runMode_ == RunMode::Auto && isLarge(*workload_));
     if (!background) {
@@ -113,10 +140,8 @@ void LabDocument::startRun(bool keepTick) {
         --running_;
         LabRun s;
         QString failure;
-        try {
-            s = watcher->result();
-        } catch (const std::exception& ex) {
-            failure = QString::fromUtf8(ex.what());
+        if (takeResult(*watcher, &s, &failure) == RunEnd::Stopped) {
+            ++stoppedRuns_; // only a superseded or cancelled run is stopped, so gen != generation_ below
         }
         if (gen == generation_) {
             if (s.session) {
@@ -128,8 +153,9 @@ void LabDocument::startRun(bool keepTick) {
         emit changed(LabChangeKind::Busy);
     });
     pl::Workload copy = *workload_;
-    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, cal = calibration_]() {
-        return computeLabRun(w, live, cal ? &*cal : nullptr);
+    stop_ = std::make_shared<std::atomic<bool>>(false);
+    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, cal = calibration_, stop = stop_]() {
+        return computeLabRun(w, live, cal ? &*cal : nullptr, stop.get());
     }));
 }
 
@@ -191,9 +217,15 @@ void LabDocument::waitForIdle() {
     }
 }
 
+void LabDocument::stopBackgroundRun() {
+    if (stop_) stop_->store(true);
+    stop_.reset();
+}
+
 void LabDocument::cancelRun() {
     if (running_ == 0) return;
     ++generation_; // the finishing run sees a stale generation and is dropped
+    stopBackgroundRun();
     if (session_) {
         // Back to the workload that is on screen (undo then re-applies the edit, running it again).
         workload_ = session_->workload();

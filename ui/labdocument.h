@@ -4,8 +4,9 @@
 // through it and is announced once, as a LabChange (labchange.h).
 //
 // Runs: small workloads run synchronously; large ones run on a worker thread (QtConcurrent) while the old
-// session stays visible, and a newer edit supersedes an unfinished run (its result is dropped). A run always
-// keeps the cursor tick (clamped to the new run's length).
+// session stays visible, and a newer edit supersedes an unfinished run (its result is dropped). Cancelling,
+// superseding or destroying the document also stops the worker's engine (pl::RunControl), so an abandoned run
+// does not keep a core busy to its end. A run always keeps the cursor tick (clamped to the new run's length).
 
 #include "labchange.h"
 
@@ -15,6 +16,7 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -76,8 +78,10 @@ class LabDocument : public QObject {
     bool applyCalibration(double tickMs, QString* report, QString* error);
 
     // Abandon the background run in progress: the previous run (if any) stays on screen with its workload
-    // (a new workload that never ran is dropped).
+    // (a new workload that never ran is dropped), and the worker's engine stops at its next check.
     void cancelRun();
+    // Background runs that ended early because they were cancelled or superseded (pl::RunCancelled).
+    int stoppedRuns() const { return stoppedRuns_; }
 
     // Cursor (needs a session). Ticks are clamped to [-1, lastTick].
     std::int64_t currentTick() const;
@@ -110,6 +114,7 @@ class LabDocument : public QObject {
 
   private:
     void startRun(bool keepTick);
+    void stopBackgroundRun();
     void installSession(LabRun run, std::int64_t tick);
     void updateVictims();
 
@@ -126,6 +131,8 @@ class LabDocument : public QObject {
     int loadCount_ = 0;
     int running_ = 0;
     std::uint64_t generation_ = 0;
+    std::shared_ptr<std::atomic<bool>> stop_; // the stop flag of the newest background run
+    int stoppedRuns_ = 0;
     std::int64_t wantedTick_ = -1;
     std::vector<std::int32_t> victimsAtCursor_;
     std::vector<std::uint8_t> victimBlockMask_;

@@ -2,14 +2,24 @@
 
 #include "device_api.h"
 #include "live_backend.h"
+#include "run_control.h"
 #include "session.h"
 
 namespace plui {
 
-LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration) {
+namespace {
+pl::RunControl stoppedBy(const std::atomic<bool>* stop) {
+    pl::RunControl control;
+    control.cancel = stop;
+    return control;
+}
+} // namespace
+
+LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration,
+                     const std::atomic<bool>* stop) {
     if (!live) {
         LabRun run;
-        run.session = std::make_shared<pl::Session>(workload);
+        run.session = std::make_shared<pl::Session>(workload, stoppedBy(stop));
         return run;
     }
     pl::gpu::LiveOptions options;
@@ -18,16 +28,16 @@ LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Cal
     auto backend = pl::gpu::makeLiveBackend(workload, options, &error);
     if (!backend) {
         LabRun run;
-        run.session = std::make_shared<pl::Session>(workload);
+        run.session = std::make_shared<pl::Session>(workload, stoppedBy(stop));
         run.liveError = QStringLiteral("live mode: ") + QString::fromStdString(error);
         return run;
     }
-    return computeLabRun(workload, backend.get());
+    return computeLabRun(workload, backend.get(), stop);
 }
 
-LabRun computeLabRun(const pl::Workload& workload, pl::LiveBackend* backend) {
+LabRun computeLabRun(const pl::Workload& workload, pl::LiveBackend* backend, const std::atomic<bool>* stop) {
     LabRun run;
-    run.session = std::make_shared<pl::Session>(workload, backend);
+    run.session = std::make_shared<pl::Session>(workload, backend, stoppedBy(stop));
     const pl::RunResult& result = run.session->result();
     if (!result.live_error.empty()) {
         run.liveError = QStringLiteral("live mode on %1: %2")

@@ -7,6 +7,7 @@
 
 #include <QString>
 
+#include <atomic>
 #include <memory>
 
 namespace pl {
@@ -28,10 +29,12 @@ struct LabRun {
 };
 
 // Throws what pl::Session throws; live-mode failures land in liveError instead. `calibration` (may be null)
-// goes to the live backend, which then fills each measurement's modelled microseconds.
-LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration = nullptr);
+// goes to the live backend, which then fills each measurement's modelled microseconds. Setting `stop` (from any
+// thread) ends the run early with pl::RunCancelled (core/run_control.h).
+LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration = nullptr,
+                     const std::atomic<bool>* stop = nullptr);
 // The same with a given backend (tests drive it with a scripted one): one run, attached to the backend.
-LabRun computeLabRun(const pl::Workload& workload, pl::LiveBackend* backend);
+LabRun computeLabRun(const pl::Workload& workload, pl::LiveBackend* backend, const std::atomic<bool>* stop = nullptr);
 
 // Whether live mode can be switched on, and if not why (pl::gpu::probeDevice's text, "built without CUDA"
 // in a build without CUDA). On success `deviceName` names the device.

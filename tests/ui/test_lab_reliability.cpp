@@ -247,15 +247,25 @@ void TestLabReliability::noPromptWithoutEdits() {
 }
 
 // A run on a worker thread (large workload) can be cancelled at once. Cancelling an edit's re-run keeps the run
-// on screen and goes back to its workload; cancelling a new load drops the new workload (it never ran). Either
-// way the late result, when it lands, is dropped.
+// on screen (workload, receipt, cursor and the drawn views) and goes back to its workload; cancelling a new load
+// drops the new workload (it never ran). Either way the worker's engine is stopped (pl::RunCancelled, counted
+// by stoppedRuns) rather than left to run to the end, and nothing of it lands. A superseded run is stopped too.
 void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     auto w = makeWindow(kSeed);
+    w->resize(1200, 800);
     LabDocument* doc = w->document();
     QString error;
     QVERIFY2(doc->setWorkload(uitest::syntheticWorkload(512, 4000), QStringLiteral("big"), &error), qPrintable(error));
     QVERIFY(!doc->busy()); // ran synchronously
+    doc->seek(doc->lastTick() / 2);
+    const std::int64_t tick = doc->currentTick();
     const std::string before = plui::receiptTextOf(*doc);
+    const auto drawn = [&w]() {
+        QApplication::processEvents(); // views redraw from queued updates
+        return std::make_pair(w->view(QStringLiteral("pool"))->grab().toImage(),
+                              w->view(QStringLiteral("timeline"))->grab().toImage());
+    };
+    const auto viewsBefore = drawn();
     doc->setRunMode(LabDocument::RunMode::Background);
     QVERIFY2(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("600"), &error), qPrintable(error));
     QVERIFY(doc->busy());
@@ -267,13 +277,24 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     QCOMPARE(plui::receiptTextOf(*doc), before);
     doc->waitForIdle();
     QVERIFY(!doc->busy());
+    QCOMPARE(doc->stoppedRuns(), 1);
     QCOMPARE(doc->session()->workload().config.capacity_blocks, std::int64_t{512});
     QCOMPARE(plui::receiptTextOf(*doc), before);
-    // Undo then redo re-applies the cancelled edit, and it runs.
+    QCOMPARE(doc->currentTick(), tick);
+    QVERIFY(drawn() == viewsBefore);
+    // Undo then redo re-applies the cancelled edit, and it runs; the undo's run, superseded by the redo's, is
+    // stopped.
     doc->undoStack()->undo();
     doc->undoStack()->redo();
     doc->waitForIdle();
     QCOMPARE(doc->session()->workload().config.capacity_blocks, std::int64_t{600});
+    QCOMPARE(doc->stoppedRuns(), 2);
+    // The same for two edits in a row: the older run is stopped, the newer one lands.
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("700"), &error));
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("800"), &error));
+    doc->waitForIdle();
+    QCOMPARE(doc->stoppedRuns(), 3);
+    QCOMPARE(doc->session()->workload().config.capacity_blocks, std::int64_t{800});
 
     // A new load cancelled: no workload rather than a half-loaded one.
     QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000, 9), QStringLiteral("big2"), &error));
@@ -283,6 +304,7 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     QVERIFY(doc->session() == nullptr);
     doc->waitForIdle();
     QVERIFY(doc->session() == nullptr);
+    QCOMPARE(doc->stoppedRuns(), 4);
     // And the lab goes on: open a file.
     doc->setRunMode(LabDocument::RunMode::Synchronous);
     QVERIFY(w->openPath(kSwapWins));
@@ -299,8 +321,11 @@ void TestLabReliability::closingMidRunIsSafe() {
     QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000), QStringLiteral("big"), &error));
     QVERIFY(doc->busy());
     QVERIFY(w->close()); // a freshly loaded workload has no unsaved edits
-    w.reset();
+    w.reset(); // the document's destructor stops the worker's engine (its next check)
+    QElapsedTimer timer;
+    timer.start();
     QVERIFY(QThreadPool::globalInstance()->waitForDone(120'000));
+    qInfo("the worker ended %lld ms after the window was destroyed", static_cast<long long>(timer.elapsed()));
     QApplication::processEvents();
     auto again = makeWindow(kSwapWins); // the lab still works
     QCOMPARE(again->document()->workload().name, std::string("swap-wins"));

@@ -1,0 +1,139 @@
+// RunControl: the cooperative stop of the lab's long run (Session's full run). A run stops at the first check
+// after its flag is set and says where; a watched run that is not stopped is the same run, byte for byte, as an
+// unwatched one. No timing: the flag is set from the progress callback at a known tick.
+#include "engine_fixtures.h"
+
+#include "receipt.h"
+#include "run_control.h"
+#include "session.h"
+#include "trace/generator.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <functional>
+#include <vector>
+
+using namespace pl;
+
+class TestRunControl : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase();
+    void sessionStopsAtTheCheckThatSawTheFlag();
+    void aFlagSetBeforehandStopsAtTheFirstCheck();
+    void watchedRunsAreTheSameRun();
+
+  private:
+    Workload long_;
+    Tick ticks_ = 0;
+};
+
+namespace {
+
+// Enough requests under enough pressure for a few thousand engine steps.
+Workload longWorkload() {
+    trace::GeneratorParams p;
+    p.seed = 11;
+    p.count = 600;
+    p.name = "long";
+    p.config.capacity_blocks = 96;
+    p.config.block_size_tokens = 16;
+    p.rate_per_tick = 0.25;
+    p.prompt_median = 128;
+    p.output_median = 64;
+    p.prompt_max = 512;
+    p.output_max = 256;
+    p.config.max_ticks = 200000;
+    auto r = trace::generateWorkload(p);
+    if (auto* e = std::get_if<InputError>(&r)) {
+        qFatal("%s", e->message().c_str());
+    }
+    return std::get<Workload>(std::move(r));
+}
+
+// A control whose progress callback records every check and sets the flag at the first one at or past `at`.
+struct StopAt {
+    std::atomic<bool> flag{false};
+    std::vector<Tick> checks;
+    RunControl control(Tick at) {
+        RunControl c;
+        c.cancel = &flag;
+        c.progress = [this, at](Tick next) {
+            checks.push_back(next);
+            if (next >= at) {
+                flag = true;
+            }
+        };
+        return c;
+    }
+};
+
+// Runs `run` expecting RunCancelled; returns its next tick (-1 when the run was not stopped).
+Tick cancelledAt(const std::function<void()>& run) {
+    try {
+        run();
+    } catch (const RunCancelled& e) {
+        return e.nextTick();
+    }
+    return -1;
+}
+
+} // namespace
+
+void TestRunControl::initTestCase() {
+    long_ = longWorkload();
+    ticks_ = runWorkload(long_).totals.ticks;
+    QVERIFY2(ticks_ > 40 * RunCheck::kStepsPerCheck, qPrintable(QString::number(ticks_)));
+}
+
+// The run stops at the very check whose callback set the flag: the one before it was short of the tick asked
+// for, so the engine ran at most one check interval (kStepsPerCheck steps) past it, far from the end.
+void TestRunControl::sessionStopsAtTheCheckThatSawTheFlag() {
+    const Tick k = ticks_ / 3;
+    StopAt stop;
+    const RunControl control = stop.control(k);
+    const Tick at = cancelledAt([&]() { Session s(long_, control); });
+    QVERIFY2(at >= 0, "the Session ran to the end");
+    QVERIFY(stop.checks.size() >= 2);
+    QCOMPARE(at, stop.checks.back());
+    QVERIFY(at >= k);
+    QVERIFY(stop.checks[stop.checks.size() - 2] < k);
+    QVERIFY(at < ticks_ / 2);
+}
+
+// Set before the run starts (the lab's Cancel racing the worker): exactly one check interval of steps runs.
+void TestRunControl::aFlagSetBeforehandStopsAtTheFirstCheck() {
+    std::atomic<bool> flag{true};
+    RunControl control;
+    control.cancel = &flag;
+    Ledger ledger;
+    Engine engine(long_, ledger, EngineOptions{true, true}); // as the Session's full run
+    for (int i = 0; i < RunCheck::kStepsPerCheck; ++i) {
+        engine.step();
+    }
+    QCOMPARE(cancelledAt([&]() { Session s(long_, control); }), engine.nextTick());
+}
+
+// Watched but never stopped: the same receipt bytes as an unwatched run, and the checks move forward one
+// interval at a time.
+void TestRunControl::watchedRunsAreTheSameRun() {
+    std::atomic<bool> flag{false};
+    std::vector<Tick> checks;
+    RunControl control;
+    control.cancel = &flag;
+    control.progress = [&checks](Tick next) { checks.push_back(next); };
+    const std::string plain = receiptText(long_, runWorkload(long_));
+    const Session watched(long_, control);
+    const Session unwatched(long_);
+    QCOMPARE(receiptText(long_, watched.result()), plain);
+    QCOMPARE(receiptText(long_, unwatched.result()), plain);
+    // The Session steps every tick: one check per kStepsPerCheck ticks, at the interval's end.
+    QCOMPARE(static_cast<Tick>(checks.size()), ticks_ / RunCheck::kStepsPerCheck);
+    QCOMPARE(checks.front(), Tick{RunCheck::kStepsPerCheck});
+    QVERIFY(std::adjacent_find(checks.begin(), checks.end(), [](Tick a, Tick b) { return b <= a; }) == checks.end());
+}
+
+QTEST_GUILESS_MAIN(TestRunControl)
+#include "test_run_control.moc"
