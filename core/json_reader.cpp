@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace pl {
@@ -16,7 +17,7 @@ using json = nlohmann::json;
 class StrictDomBuilder {
   public:
     StrictDomBuilder(std::string_view text, const std::string& file, const std::vector<JsonArrayCap>& caps)
-        : text_(text), file_(file), caps_(caps) {}
+        : text_(text), file_(file), caps_(caps), totals_(caps.size(), 0) {}
 
     bool null() { return place(json(nullptr)); }
     bool boolean(bool v) { return place(json(v)); }
@@ -56,6 +57,7 @@ class StrictDomBuilder {
         json* node;
         std::string path;
         const JsonArrayCap* cap = nullptr; // the element cap on this array, if any
+        std::size_t* total = nullptr;      // the cap's count over all its arrays (across_arrays caps)
     };
 
     std::string currentPath() const {
@@ -73,10 +75,7 @@ class StrictDomBuilder {
             return &root_;
         }
         json& parent = *stack_.back().node;
-        if (const JsonArrayCap* cap = stack_.back().cap; cap && parent.size() >= cap->max_elements) {
-            fail(stack_.back().path, "at least " + std::to_string(cap->max_elements + 1) + " " + cap->what +
-                                         " exceed the cap of " + std::to_string(cap->max_elements) +
-                                         "; reading stopped at element " + std::to_string(cap->max_elements));
+        if (!roomForOneMore(stack_.back())) {
             return nullptr;
         }
         if (parent.is_object()) {
@@ -86,6 +85,25 @@ class StrictDomBuilder {
         }
         parent.push_back(std::move(v));
         return &parent.back();
+    }
+
+    // Counts the element about to be added to the array `f` against its cap; false (and the error) over it.
+    bool roomForOneMore(const Frame& f) {
+        if (f.cap == nullptr) {
+            return true;
+        }
+        const std::size_t size = f.node->size();
+        const std::size_t count = f.total != nullptr ? *f.total : size;
+        if (count < f.cap->max_elements) {
+            if (f.total != nullptr) {
+                ++*f.total;
+            }
+            return true;
+        }
+        const std::string where = f.total != nullptr ? " in the document" : "";
+        return fail(f.path, "at least " + std::to_string(f.cap->max_elements + 1) + " " + f.cap->what + where +
+                                " exceed the cap of " + std::to_string(f.cap->max_elements) +
+                                "; reading stopped at element " + std::to_string(size));
     }
 
     bool place(json v) { return insert(std::move(v)) != nullptr; }
@@ -100,14 +118,32 @@ class StrictDomBuilder {
         if (node == nullptr) {
             return false;
         }
-        const JsonArrayCap* cap = nullptr;
+        Frame frame{node, std::move(path)};
         if (isArray) {
-            for (const JsonArrayCap& c : caps_) {
-                cap = c.pointer == path ? &c : cap;
+            for (std::size_t i = 0; i < caps_.size(); ++i) {
+                if (pointerMatches(caps_[i].pointer, frame.path)) {
+                    frame.cap = &caps_[i];
+                    frame.total = caps_[i].across_arrays ? &totals_[i] : nullptr;
+                }
             }
         }
-        stack_.push_back(Frame{node, std::move(path), cap});
+        stack_.push_back(std::move(frame));
         return true;
+    }
+
+    // `path` matches `pattern` segment by segment; a "*" segment of the pattern matches any one segment.
+    static bool pointerMatches(std::string_view pattern, std::string_view path) {
+        while (!pattern.empty() && !path.empty()) {
+            const std::size_t p = pattern.find('/', 1);
+            const std::size_t q = path.find('/', 1);
+            const std::string_view ps = pattern.substr(0, p);
+            if (ps != "/*" && ps != path.substr(0, q)) {
+                return false;
+            }
+            pattern = p == std::string_view::npos ? std::string_view() : pattern.substr(p);
+            path = q == std::string_view::npos ? std::string_view() : path.substr(q);
+        }
+        return pattern.empty() && path.empty();
     }
 
     bool close() {
@@ -133,6 +169,7 @@ class StrictDomBuilder {
     std::string_view text_;
     const std::string& file_;
     const std::vector<JsonArrayCap>& caps_;
+    std::vector<std::size_t> totals_; // per cap: elements read so far in all its arrays (across_arrays caps)
     json root_;
     std::vector<Frame> stack_;
     std::string pendingKey_;

@@ -19,10 +19,13 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 // A cap on the element count of the array at one JSON pointer (e.g. "/requests"), enforced while reading: the
 // parse stops at the first element over the cap, so a document claiming 10^9 requests is refused after reading
 // only `max_elements` of them, in bounded memory and time. `what` names the elements in the message.
+// A "*" segment in `pointer` matches any one key or index ("/requests/*/prefix_blocks"); with `across_arrays`
+// the cap counts the elements of every matching array together (a whole document's prefix block ids).
 struct JsonArrayCap {
     std::string pointer;
     std::size_t max_elements = 0;
     std::string what;
+    bool across_arrays = false;
 };
 
 std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,

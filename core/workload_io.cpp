@@ -212,6 +212,7 @@ class WorkloadReader {
         }
         rethrow(checkRequestCount(v.size(), caps_, file_));
         w.requests.reserve(v.size());
+        std::uint64_t prefixBlocks = 0; // so far, against caps_.max_prefix_blocks
         for (std::size_t i = 0; i < v.size(); ++i) {
             const std::string path = pointerChild("/requests", i);
             w.requests.push_back(readRequest(v[i], path));
@@ -224,6 +225,8 @@ class WorkloadReader {
                     fail(blocksPath, "expected an array of integers, got " + describeValue(*it));
                 }
                 rethrow(checkPrefixCount(it->size(), r, i, w.config, file_));
+                prefixBlocks += it->size();
+                rethrow(checkPrefixTotal(prefixBlocks, caps_, i, file_));
                 r.prefix_blocks.reserve(it->size());
                 for (std::size_t b = 0; b < it->size(); ++b) {
                     r.prefix_blocks.push_back(integer((*it)[b], pointerChild(blocksPath, b)));
@@ -295,7 +298,12 @@ Result<Workload> parseWorkload(std::string_view text, const std::string& file, c
     }
     // The request count is capped while reading, before the DOM holds more requests than a run may have.
     const auto maxRequests = static_cast<std::size_t>(std::max<std::int64_t>(caps.max_requests, 0));
-    auto doc = parseJsonStrict(text, file, {JsonArrayCap{"/requests", maxRequests, "requests"}});
+    // So are prefix block ids, over all requests together: a request's own bound (its prompt's full blocks)
+    // needs its prompt and the config, which may come later in the document.
+    const auto maxPrefixBlocks = static_cast<std::size_t>(std::max<std::int64_t>(caps.max_prefix_blocks, 0));
+    auto doc = parseJsonStrict(text, file,
+                               {JsonArrayCap{"/requests", maxRequests, "requests"},
+                                JsonArrayCap{"/requests/*/prefix_blocks", maxPrefixBlocks, "prefix block ids", true}});
     if (auto* error = std::get_if<InputError>(&doc)) {
         return *error;
     }

@@ -22,6 +22,9 @@ struct Caps {
     std::int64_t max_ticks = 1'000'000'000;
     std::int64_t max_capacity_blocks = 50'000'000;
     std::int64_t max_file_bytes = std::int64_t{2} << 30; // 2 GiB of JSON
+    // Prefix block ids in the whole workload (every request's prefix_blocks together): counted while reading,
+    // so a file cannot hold more of them in memory than this (about 16 bytes each while parsing).
+    std::int64_t max_prefix_blocks = 100'000'000;
 };
 
 template <typename T>

@@ -122,6 +122,16 @@ std::optional<InputError> checkRequestCount(std::uint64_t count, const Caps& cap
     return std::nullopt;
 }
 
+std::optional<InputError> checkPrefixTotal(std::uint64_t total, const Caps& caps, std::size_t index,
+                                           const std::string& file) {
+    if (total > static_cast<std::uint64_t>(caps.max_prefix_blocks)) {
+        return InputError{file, requestPath(index) + "/prefix_blocks",
+                          "the workload's prefix_blocks hold " + std::to_string(total) +
+                              " ids up to here, over the cap of " + std::to_string(caps.max_prefix_blocks)};
+    }
+    return std::nullopt;
+}
+
 std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, const Config& c, const std::string& file) {
     const std::string base = requestPath(index);
     if (auto e = nameError(file, base + "/id", r.id, "id")) {
@@ -205,8 +215,13 @@ std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps) 
     if (auto e = checkRequestCount(w.requests.size(), caps, file)) {
         return e;
     }
+    std::uint64_t prefixBlocks = 0;
     for (std::size_t i = 0; i < w.requests.size(); ++i) {
         if (auto e = checkRequest(w.requests[i], i, w.config, file)) {
+            return e;
+        }
+        prefixBlocks += w.requests[i].prefix_blocks.size();
+        if (auto e = checkPrefixTotal(prefixBlocks, caps, i, file)) {
             return e;
         }
     }

@@ -34,6 +34,9 @@ std::optional<std::string> integerRangeProblem(std::int64_t value, std::int64_t 
 std::optional<InputError> checkConfig(const Config& c, const Caps& caps, const std::string& file);
 std::optional<InputError> checkPolicy(const Policy& p, const Config& c, const std::string& file);
 std::optional<InputError> checkRequestCount(std::uint64_t count, const Caps& caps, const std::string& file);
+// `total`: prefix block ids in requests 0..index together (Caps::max_prefix_blocks).
+std::optional<InputError> checkPrefixTotal(std::uint64_t total, const Caps& caps, std::size_t index,
+                                           const std::string& file);
 // `c` must already have passed checkConfig.
 std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, const Config& c, const std::string& file);
 // prefix_blocks may name at most floor(prompt_tokens / block_size_tokens) blocks (full prompt blocks).

@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -38,6 +39,21 @@ std::string workloadWith(std::size_t n) {
     return text + "]}";
 }
 
+// Requests with 64-token prompts (4 full blocks of the default 16 tokens), request i with counts[i] prefix ids.
+std::string workloadWithPrefixes(const std::vector<int>& counts) {
+    std::string text = R"({"format": "preemptlab.workload.v1", "name": "prefixes", "requests": [)";
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        text += i == 0 ? "{" : ",{";
+        text += R"("id": "r)" + std::to_string(i) + R"(", "arrival_tick": 0, "prompt_tokens": 64, "output_tokens": 1, )";
+        text += R"("prefix_blocks": [)";
+        for (int b = 0; b < counts[i]; ++b) {
+            text += (b == 0 ? "" : ", ") + std::to_string(b);
+        }
+        text += "]}";
+    }
+    return text + "]}";
+}
+
 long peakRssKiB() {
     rusage u{};
     ::getrusage(RUSAGE_SELF, &u);
@@ -53,6 +69,10 @@ class TestHostileInput : public QObject {
     void verifyNumberBeyondDoubleIsAnError();
     void verifyReportsLineAndColumn();
     void requestCapBoundary();
+    void prefixBlockCapBoundary();
+    void prefixBlockCapStopsReadingA64GiBDocument();
+    void prefixBlockCapInMemory();
+    void defaultCaps();
     void requestCapStopsReadingA64GiBDocument();
     void hugeFileRefusedBySize();
 };
@@ -99,6 +119,91 @@ void TestHostileInput::requestCapBoundary() {
     QVERIFY2(e.reason.find("at least 4 requests exceed the cap of 3; reading stopped at element 3") !=
                  std::string::npos,
              e.reason.c_str());
+}
+
+// Prefix block ids count over the whole workload while reading; the error names the array that passed the cap.
+void TestHostileInput::prefixBlockCapBoundary() {
+    Caps caps;
+    caps.max_prefix_blocks = 5;
+    QVERIFY(std::holds_alternative<Workload>(parseWorkload(workloadWithPrefixes({3, 0, 2}), "w.json", caps)));
+    const auto over = parseWorkload(workloadWithPrefixes({3, 0, 3}), "w.json", caps);
+    QVERIFY(std::holds_alternative<InputError>(over));
+    const InputError& e = std::get<InputError>(over);
+    QCOMPARE(e.file, std::string("w.json"));
+    QCOMPARE(e.path, std::string("/requests/2/prefix_blocks"));
+    QVERIFY2(e.reason.find("at least 6 prefix block ids in the document exceed the cap of 5; reading stopped at "
+                           "element 2") != std::string::npos,
+             e.reason.c_str());
+    // Other arrays named prefix_blocks (not at /requests/N/) are not counted: here an unknown key's, refused later.
+    const std::string stray = R"({"format": "preemptlab.workload.v1", "name": "x", "prefix_blocks": [1, 2, 3, 4, 5, 6],
+                                 "requests": [{"id": "a", "arrival_tick": 0, "prompt_tokens": 1, "output_tokens": 1}]})";
+    const auto unknown = parseWorkload(stray, "w.json", caps);
+    QVERIFY(std::holds_alternative<InputError>(unknown));
+    QVERIFY2(std::get<InputError>(unknown).reason.find("unknown key") != std::string::npos,
+             std::get<InputError>(unknown).reason.c_str());
+}
+
+// A 64 GiB document whose one request claims billions of prefix block ids: reading stops at the cap's first
+// id over it (past it lie NUL bytes, which would be a syntax error).
+void TestHostileInput::prefixBlockCapStopsReadingA64GiBDocument() {
+    const std::size_t size = std::size_t{64} << 30;
+    void* region = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (region == MAP_FAILED) {
+        QSKIP("cannot reserve 64 GiB of address space here");
+    }
+    Caps caps;
+    caps.max_prefix_blocks = 1'000'000;
+    caps.max_file_bytes = std::int64_t{1} << 40;
+    std::string head = R"({"format": "preemptlab.workload.v1", "name": "many", "requests": [{"id": "a", )"
+                       R"("arrival_tick": 0, "prompt_tokens": 1000000000, "output_tokens": 1, "prefix_blocks": [0)";
+    for (std::int64_t i = 0; i <= caps.max_prefix_blocks; ++i) {
+        head += ", 7";
+    }
+    std::memcpy(region, head.data(), head.size());
+    const long rssBefore = peakRssKiB();
+    QElapsedTimer timer;
+    timer.start();
+    const auto parsed = parseWorkload(std::string_view(static_cast<const char*>(region), size), "huge.json", caps);
+    const qint64 ms = timer.elapsed();
+    const long grownKiB = peakRssKiB() - rssBefore;
+    ::munmap(region, size);
+    QVERIFY(std::holds_alternative<InputError>(parsed));
+    const InputError& e = std::get<InputError>(parsed);
+    QCOMPARE(e.path, std::string("/requests/0/prefix_blocks"));
+    QVERIFY2(e.reason.find("at least 1000001 prefix block ids in the document exceed the cap of 1000000") !=
+                 std::string::npos,
+             e.reason.c_str());
+    qInfo("refused a 64 GiB document after %lld ms; peak RSS grew by %ld KiB", static_cast<long long>(ms), grownKiB);
+    QVERIFY2(ms < 20'000, "took too long");
+    QVERIFY2(grownKiB < 1024 * 1024, "used more than 1 GiB");
+}
+
+// A workload built in memory (importer, lab) is held to the same cap by validateWorkload, and a DOM read
+// elsewhere by workloadFromJson.
+void TestHostileInput::prefixBlockCapInMemory() {
+    auto parsed = parseWorkload(workloadWithPrefixes({4, 4, 4}), "w.json");
+    QVERIFY(std::holds_alternative<Workload>(parsed));
+    const Workload& w = std::get<Workload>(parsed);
+    Caps caps;
+    caps.max_prefix_blocks = 12;
+    QVERIFY(!validateWorkload(w, caps));
+    caps.max_prefix_blocks = 11;
+    const auto e = validateWorkload(w, caps);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/requests/2/prefix_blocks"));
+    QVERIFY2(e->reason.find("hold 12 ids up to here, over the cap of 11") != std::string::npos, e->reason.c_str());
+    const auto fromDom = workloadFromJson(nlohmann::json::parse(workloadWithPrefixes({4, 4, 4})), "w.json", caps);
+    QVERIFY(std::holds_alternative<InputError>(fromDom));
+    QCOMPARE(std::get<InputError>(fromDom).path, std::string("/requests/2/prefix_blocks"));
+    QCOMPARE(std::get<InputError>(fromDom).file, std::string("w.json"));
+}
+
+// The contract's caps (docs/contracts.md): these numbers are promised to users.
+void TestHostileInput::defaultCaps() {
+    const Caps caps;
+    QCOMPARE(caps.max_requests, std::int64_t{10'000'000});
+    QCOMPARE(caps.max_prefix_blocks, std::int64_t{100'000'000});
+    QCOMPARE(caps.max_file_bytes, std::int64_t{2} << 30);
 }
 
 // A 64 GiB document (virtual memory, never touched past its first pages) that starts like a 10^9-request
