@@ -1,5 +1,6 @@
 #include "plotswidget.h"
 
+#include "compactticker.h"
 #include "distributions.h"
 #include "labdocument.h"
 
@@ -80,7 +81,10 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     d->plots[1] = makePlot(this, tr("Cumulative recovery cost"), QStringLiteral("costPlot"));
     d->plots[2] = makePlot(this, tr("TTFT-like (ticks)"), QStringLiteral("ttftPlot"));
     d->plots[3] = makePlot(this, tr("TPOT-like (ticks per token)"), QStringLiteral("tpotPlot"));
-    for (int i = 0; i < 4; ++i) grid->addWidget(d->plots[i], i / 2, i % 2);
+    for (int i = 0; i < 4; ++i) {
+        grid->addWidget(d->plots[i], i / 2, i % 2);
+        useCompactTicks(d->plots[i]);
+    }
     for (int i = 0; i < 2; ++i) {
         d->plots[i]->yAxis2->setVisible(true);
         d->plots[i]->legend->setVisible(true);

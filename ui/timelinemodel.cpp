@@ -125,4 +125,18 @@ const LaneSegment* TimelineModel::segmentAt(int request, std::int64_t tick) cons
     return tick < it->end ? &*it : nullptr;
 }
 
+bool TimelineModel::activeAt(int request, std::int64_t tick) const {
+    const LaneSegment* s = segmentAt(request, tick);
+    return s != nullptr && s->state != LaneState::Done && s->state != LaneState::Censored;
+}
+
+int TimelineModel::firstActiveLane(std::int64_t tick, int from, int to) const {
+    const int n = static_cast<int>(lanes.size());
+    to = to < 0 ? n : std::min(to, n);
+    for (int r = std::max(0, from); r < to; ++r) {
+        if (activeAt(r, tick)) return r;
+    }
+    return -1;
+}
+
 } // namespace plui

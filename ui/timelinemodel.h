@@ -40,6 +40,10 @@ struct TimelineModel {
     static TimelineModel build(const pl::Workload& workload, const pl::RunResult& run);
     // The state of `request` at `tick`, or nullptr before its arrival.
     const LaneSegment* segmentAt(int request, std::int64_t tick) const;
+    // Whether `request` is in the system at `tick` (arrived, not yet done or censored).
+    bool activeAt(int request, std::int64_t tick) const;
+    // The first lane in [from, to) active at `tick`, or -1 (from < 0 and to past the end are clamped).
+    int firstActiveLane(std::int64_t tick, int from = 0, int to = -1) const;
 };
 
 } // namespace plui

@@ -1,5 +1,6 @@
 #include "timelinewidget.h"
 
+#include "compactticker.h"
 #include "labdocument.h"
 #include "statecolors.h"
 #include "timelinemodel.h"
@@ -13,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <cmath>
 
 namespace plui {
@@ -120,6 +122,7 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     d->cursor->setLayer(QStringLiteral("cursor"));
     d->cursor->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1.5, Qt::DashLine));
     d->plot->xAxis->setLabel(tr("tick"));
+    useCompactTicks(d->plot, false); // the value axis names requests
     d->plot->yAxis->setRangeReversed(true);
     d->plot->yAxis->setSubTicks(false);
     d->plot->setInteractions(QCP::Interactions(QCP::iRangeDrag) | QCP::iRangeZoom);
@@ -221,9 +224,27 @@ void TimelineWidget::rebuild() {
 }
 
 void TimelineWidget::updateCursor() {
-    const double t = static_cast<double>(d->doc->currentTick()) + 0.5;
+    const std::int64_t tick = d->doc->currentTick();
+    const double t = static_cast<double>(tick) + 0.5;
     d->cursor->point1->setCoords(t, 0);
     d->cursor->point2->setCoords(t, 1);
+    followCursor(tick);
+}
+
+// With more lanes than fit, the rows follow the action: when no lane in view is in the system at the cursor
+// (and no selected lane is in view), the view moves so the first request in the system then is at the top.
+// A view that shows any live request is left where the user put it.
+void TimelineWidget::followCursor(std::int64_t tick) {
+    const int n = static_cast<int>(d->model.lanes.size());
+    const QCPRange r = d->plot->yAxis->range();
+    if (n == 0 || (r.lower <= -0.5 && r.upper >= n - 0.5)) return;
+    const int lo = std::max(0, static_cast<int>(std::ceil(r.lower)));
+    const int hi = std::min(n, static_cast<int>(std::floor(r.upper)) + 1);
+    const int sel = d->doc->selectedRequest();
+    if ((sel >= lo && sel < hi) || d->model.firstActiveLane(tick, lo, hi) >= 0) return;
+    const int first = d->model.firstActiveLane(tick);
+    if (first < 0) return;
+    d->plot->yAxis->setRange(first - 0.5, first - 0.5 + r.size());
 }
 
 void TimelineWidget::updateSelection() {

@@ -32,6 +32,7 @@ class TimelineWidget : public QWidget {
     void onChanged(int what);
     void rebuild();
     void updateCursor();
+    void followCursor(std::int64_t tick);
     void updateSelection();
 };
 

@@ -46,6 +46,10 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include <qcustomplot.h>
+
+#include <cmath>
+
 using namespace plui;
 
 namespace {
@@ -104,6 +108,31 @@ class TestLabGui : public QObject {
         QVERIFY(w->openPath(samples.first().path));
         // Recent files survive a restart.
         QVERIFY(w->fileActions()->recentFiles().contains(QFileInfo(uitest::sampleFiles().last()).absoluteFilePath()));
+    }
+
+    // 200 requests do not fit: seeking to a tick where the lanes in view are all done (or not yet arrived) brings
+    // the requests then in the system into view; a view that already shows one is left alone.
+    void timelineFollowsTheCursorToLiveRequests() {
+        auto w = makeWindow(QString());
+        QVERIFY2(w->openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/azure-conv-slice.workload.json")),
+                 qPrintable(w->lastError()));
+        settle();
+        const TimelineModel& m = w->timeline()->model();
+        QCPAxis* y = w->timeline()->plot()->yAxis;
+        QVERIFY(y->range().size() < static_cast<double>(m.lanes.size()));
+        const std::int64_t late = w->document()->lastTick() * 3 / 4;
+        QVERIFY(m.firstActiveLane(late, 0, static_cast<int>(std::floor(y->range().upper)) + 1) < 0);
+        const int first = m.firstActiveLane(late);
+        QVERIFY(first > 0);
+        w->transport()->scrubber()->setValue(static_cast<int>(late + 1));
+        QCOMPARE(w->document()->currentTick(), late);
+        QCOMPARE(y->range().lower, first - 0.5);
+        // The user scrolls to other live lanes: one step on, the view stays.
+        const int other = m.firstActiveLane(late + 1, first + 1);
+        QVERIFY(other > first);
+        y->setRange(other - 0.5, other - 0.5 + 10);
+        w->transport()->scrubber()->setValue(static_cast<int>(late + 2));
+        QCOMPARE(y->range().lower, other - 0.5);
     }
 
     void stepsScrubsAndJumpsWithTheKeyboard() {

@@ -1,0 +1,36 @@
+#include "compactticker.h"
+
+#include <array>
+#include <cmath>
+
+namespace plui {
+
+QString compactNumber(double v) {
+    const double a = std::abs(v);
+    if (a < 10000) return QString::number(v, 'g', 6);
+    struct Unit {
+        double scale;
+        const char* suffix;
+    };
+    static constexpr std::array<Unit, 4> units{{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}}};
+    for (const Unit& u : units) {
+        if (a >= u.scale) return QString::number(v / u.scale, 'g', 3) + QLatin1String(u.suffix);
+    }
+    return QString::number(v, 'g', 6);
+}
+
+QString CompactTicker::getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) {
+    if (std::abs(tick) < 10000) return QCPAxisTicker::getTickLabel(tick, locale, formatChar, precision);
+    return compactNumber(tick);
+}
+
+void useCompactTicks(QCustomPlot* plot, bool valueAxesToo) {
+    QSharedPointer<QCPAxisTicker> ticker(new CompactTicker);
+    plot->xAxis->setTicker(ticker);
+    if (valueAxesToo) {
+        plot->yAxis->setTicker(ticker);
+        plot->yAxis2->setTicker(ticker);
+    }
+}
+
+} // namespace plui

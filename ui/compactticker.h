@@ -1,0 +1,22 @@
+#pragma once
+// Axis labels that stay short at any magnitude ("950", "12k", "3.5M", "2G"), so a plot over a 370,000-tick
+// trace or gigabytes of swap does not run its tick labels into each other.
+
+#include <qcustomplot.h>
+
+#include <QString>
+
+namespace plui {
+
+// v with at most three significant figures and a k/M/G/T suffix from 10,000 up; plain below.
+QString compactNumber(double v);
+
+class CompactTicker : public QCPAxisTicker {
+  protected:
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+};
+
+// Gives the plot's key axis (and, when asked, its value axes) a CompactTicker.
+void useCompactTicks(QCustomPlot* plot, bool valueAxesToo = true);
+
+} // namespace plui
