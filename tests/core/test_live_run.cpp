@@ -4,6 +4,7 @@
 // machine without a usable device exits 3 with the device error and writes nothing.
 #include "engine_fixtures.h"
 
+#include "cli_runner.h"
 #include "device_api.h"
 #include "live_backend.h"
 #include "receipt.h"
@@ -216,17 +217,14 @@ void TestLiveRun::cliWithoutDeviceExits3AndWritesNothing() {
     }
     QTemporaryDir dir;
     const QString out = dir.filePath("live.receipt.json");
-    QProcess p;
-    p.start(QString(PREEMPTLAB_BINARY_DIR) + "/bin/preemptlab-cli",
-            {"run", QString(PREEMPTLAB_SOURCE_DIR) + "/samples/swap-wins.workload.json", "--recovery", "swap",
-             "--live", "--out", out});
-    QVERIFY(p.waitForFinished(120000));
-    const QString err = QString::fromUtf8(p.readAllStandardError());
-    QCOMPARE(p.exitCode(), 3);
+    const pltest::CliRun r = pltest::runCli({"run", QString(PREEMPTLAB_SOURCE_DIR) + "/samples/swap-wins.workload.json",
+                                             "--recovery", "swap", "--live", "--out", out});
+    const QString err = QString::fromUtf8(r.err);
+    QCOMPARE(r.code, 3);
     QVERIFY2(err.contains(QString::fromStdString(why)), qPrintable(err + " / expected: " + QString::fromStdString(why)));
     QVERIFY(!QFile::exists(out));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 0);
-    QVERIFY(p.readAllStandardOutput().isEmpty());
+    QVERIFY(r.out.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestLiveRun)

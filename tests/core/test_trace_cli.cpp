@@ -1,5 +1,6 @@
 // import-trace and generate end to end through preemptlab-cli: exit codes, "file, line, column" messages,
 // nothing written on bad input, the written workload re-read by the strict reader, byte-identical reruns.
+#include "cli_runner.h"
 #include "workload_io.h"
 
 #include <QtTest>
@@ -9,17 +10,7 @@
 
 namespace {
 
-struct Run {
-    int code = -1;
-    QString err;
-};
-
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QString(PREEMPTLAB_BINARY_DIR) + "/bin/preemptlab-cli", args);
-    p.waitForFinished(120000);
-    return {p.exitCode(), QString::fromUtf8(p.readAllStandardError())};
-}
+pltest::CliRun cli(const QStringList& args) { return pltest::runCli(args); }
 
 QString writeTemp(const QTemporaryDir& dir, const char* name, const std::string& text) {
     const QString path = dir.filePath(name);
@@ -44,7 +35,7 @@ class TestTraceCli : public QObject {
                                       "2023-11-16 18:15:46.6805900,374,44\n"
                                       "2023-11-16 18:15:47.0000000,37x4,44\n");
         const QString out = dir.filePath("out.workload.json");
-        const Run r = cli({"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "1000"});
+        const auto r = cli({"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "1000"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("t.csv: line 3, column 29: ContextTokens"), qPrintable(r.err));
         QVERIFY(!QFile::exists(out));
@@ -58,7 +49,7 @@ class TestTraceCli : public QObject {
                                       "2023-11-16 18:15:46.6805900,374,44\n"
                                       "2023-11-16 18:15:47.0000000,3000,44\n");
         const QString out = dir.filePath("o.json");
-        Run r = cli({"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "100"});
+        auto r = cli({"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "100"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("t.csv: line 3: request needs 381 blocks"), qPrintable(r.err));
         r = cli({"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "100",
@@ -112,7 +103,7 @@ class TestTraceCli : public QObject {
         const std::string b = slurp(dir.filePath("b.json"));
         QCOMPARE(a.substr(a.find("\"policy\"")), b.substr(b.find("\"policy\"")));
         QVERIFY(std::holds_alternative<pl::Workload>(pl::parseWorkload(a, "a.json")));
-        const Run bad = cli({"generate", "--out", dir.filePath("c.json"), "--rate", "abc"});
+        const auto bad = cli({"generate", "--out", dir.filePath("c.json"), "--rate", "abc"});
         QCOMPARE(bad.code, 2);
         QVERIFY(bad.err.contains("--rate"));
         QVERIFY(!QFile::exists(dir.filePath("c.json")));

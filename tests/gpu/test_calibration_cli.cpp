@@ -3,6 +3,8 @@
 // one with the same rates given by hand), the adaptive policy follows the measured costs, compare and validate
 // take the flags, and every bad input is exit 2 naming the file, the JSON pointer or flag, and the reason,
 // with no receipt written.
+#include "cli_runner.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -11,19 +13,7 @@
 
 namespace {
 
-struct CliRun {
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab-cli"), args);
-    p.waitForFinished(120000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+pltest::CliRun cli(const QStringList& args) { return pltest::runCli(args); }
 
 const QString kCalibration = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/synthetic.calibration.json");
 const QString kSeed = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json");

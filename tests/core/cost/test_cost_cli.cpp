@@ -1,24 +1,14 @@
 // The cost commands end to end through preemptlab-cli: breakeven --json, rates, sweep; exit codes and the
 // flag named on bad input; sweep output identical for 1 and 2 threads, and no file on bad input.
+#include "cli_runner.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
 namespace {
 
-struct CliRun {
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-CliRun cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab-cli"), args);
-    p.waitForFinished(120000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
+pltest::CliRun cli(const QStringList& args) { return pltest::runCli(args); }
 
 const char* kWorkload = R"({
   "format": "preemptlab.workload.v1", "name": "cli-sweep",
