@@ -2,6 +2,7 @@
 // numbers) and sweep (cmd_sweep.cpp). Parsing of the model/GPU flags lives in cost_args.cpp.
 #include "commands.h"
 #include "cost_args.h"
+#include "measured_cost.h"
 #include "sweep_cli.h"
 
 #include "cost/cost_format.h"
@@ -44,11 +45,13 @@ const char* kCostFlagsHelp =
     "                      one batched copy per request\n"
     "  --copy-overhead-us US   fixed cost per copy call (default 0)\n"
     "  --context L         tokens to swap or recompute (default 4096)\n"
-    "  --batch B --decode-context C   decode step for the spare-compute figure (default 64 x 2048)\n";
+    "  --batch B --decode-context C   decode step for the spare-compute figure (default 64 x 2048)\n"
+    "  --calibration FILE  a calibration.json (calibrate): its measured curves, priced the same way, beside\n"
+    "                      the model's figures   --swap-method per-block|batched|gather (default gather)\n";
 
 int runBreakeven(int argc, char** argv) {
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, costSpec({}), args)) {
+    if (auto err = parseArgs(argc, argv, 1, costSpec({"calibration", "swap-method"}), args)) {
         return usageError("breakeven", *err);
     }
     if (args.has("help")) {
@@ -63,21 +66,29 @@ int runBreakeven(int argc, char** argv) {
         return usageError("breakeven", *err);
     }
     const auto out = pl::cost::computeCost(in);
+    // Per-token costs do not depend on the tick; a nominal second only validates the fits.
+    std::optional<MeasuredCost> measured;
+    if (auto err = measuredCostFromArgs(args, in, out, 1e6, measured)) {
+        return usageError("breakeven", *err);
+    }
     if (args.has("json")) {
-        std::printf("%s\n", pl::cost::costReportJson(in, out).dump(2).c_str());
+        auto j = pl::cost::costReportJson(in, out);
+        if (measured) j["measured"] = measuredCostJson(*measured);
+        std::printf("%s\n", j.dump(2).c_str());
     } else {
         std::printf("%s", pl::cost::costReportText(in, out).c_str());
+        if (measured) std::printf("%s", measuredCostText(*measured, out).c_str());
     }
     return kExitOk;
 }
 
 int runRates(int argc, char** argv) {
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, costSpec({"tick-us", "mem-util"}), args)) {
+    if (auto err = parseArgs(argc, argv, 1, costSpec({"tick-us", "mem-util", "calibration", "swap-method"}), args)) {
         return usageError("rates", *err);
     }
     if (args.has("help")) {
-        std::printf("usage: preemptlab-cli rates [flags] [--tick-us US] [--mem-util F]\n%s"
+        std::printf("usage: preemptlab-cli rates [flags] [--tick-us US] [--mem-util F] [--calibration FILE]\n%s"
                     "  --tick-us US        one tick (default: the memory-bound decode step at --batch x "
                     "--decode-context)\n"
                     "  --mem-util F        share of device memory for weights + KV (default 0.9)\n",
@@ -108,7 +119,19 @@ int runRates(int argc, char** argv) {
         return usageError("rates", "--" + err->field + ": " + err->reason);
     }
     const auto& r = std::get<pl::cost::TickRates>(result);
-    std::printf("%s\n", pl::cost::tickRatesConfigJson(r).dump(2).c_str());
+    std::optional<MeasuredCost> measured;
+    if (auto err = measuredCostFromArgs(args, in.cost, pl::cost::computeCost(in.cost), r.tick_us, measured)) {
+        return usageError("rates", *err);
+    }
+    auto config = pl::cost::tickRatesConfigJson(r);
+    if (measured) {
+        // The two rates that price swap and recompute come from the device's measured curves instead.
+        config["config"]["transfer_bytes_per_tick"] = measured->rates.transfer_bytes_per_tick;
+        config["config"]["prefill_tokens_per_tick"] = measured->rates.prefill_tokens_per_tick;
+        std::fprintf(stderr, "%s: %s", measured->path.c_str(),
+                     gpu::describeRates(measured->calibration, measured->request, measured->rates).c_str());
+    }
+    std::printf("%s\n", config.dump(2).c_str());
     std::fprintf(stderr,
                  "rates: one tick = %s us (%s); %s-token replays priced at %s us/token; link %s GB/s effective; "
                  "KV per token is one GPU's shard (tp %lld)\n",

@@ -48,6 +48,61 @@ std::map<std::string, int> evictModes(const QByteArray& receipt) {
 class TestCalibrationCli : public QObject {
     Q_OBJECT
   private slots:
+    // breakeven --calibration: the measured per-token costs and crossings beside the model's. By hand, for a
+    // model with 1,048,576 B of KV per token (32 layers x 32 KV heads x 128 x 2 x fp32) at L = 4096 and the
+    // gather fits at 16-token blocks (d2h 5 us + bytes / 51.2 GB/s, h2d 6 us + bytes / 25.6 GB/s):
+    //   swap  = (11 + 4096 x 1,048,576 x (1/51,200 + 1/25,600)) / 4096 = 61.44 + 11/4096 = 61.44269 us/token
+    //   replay = (900 + 30 x 4096 + 0.0005 x 4096^2) / 4096 = 32.26773 us/token
+    //   crossings: 0.0005 L^2 + (30 - 61.44) L + (900 - 11) = 0  ->  L = 28.289 and 62,851.7
+    void breakevenShowsTheMeasuredCurves() {
+        const QStringList model{"--layers", "32", "--heads", "32", "--kv-heads", "32", "--head-dim", "128",
+                                "--params", "8e9", "--kv-bytes", "fp32"};
+        const auto r = cli(QStringList{"breakeven", "--json", "--calibration", kCalibration} + model);
+        QCOMPARE(r.code, 0);
+        const auto m = nlohmann::json::parse(r.out.toStdString()).at("measured");
+        QCOMPARE(m.at("kv_bytes_per_token").get<std::int64_t>(), 1048576);
+        QVERIFY(qAbs(m.at("swap_us_per_token").get<double>() - (61.44 + 11.0 / 4096)) < 1e-9);
+        QVERIFY(qAbs(m.at("recompute_us_per_token").get<double>() - (900.0 + 30 * 4096 + 0.0005 * 4096 * 4096) / 4096) <
+                1e-9);
+        const auto roots = m.at("breakeven_context_tokens").get<std::vector<double>>();
+        QCOMPARE(roots.size(), std::size_t{2});
+        QVERIFY2(qAbs(roots[0] - 28.2888) < 1e-3 && qAbs(roots[1] - 62851.711) < 1e-2, r.out.constData());
+        const auto text = cli(QStringList{"breakeven", "--calibration", kCalibration} + model);
+        QVERIFY2(text.out.contains("cheaper here        recompute") && text.out.contains("28 and 62,852 tokens"),
+                 text.out.constData());
+        // The synthetic file at Llama 3.1 8B: swap is cheaper at every length.
+        const auto llama = cli({"breakeven", "--calibration", kCalibration});
+        QVERIFY2(llama.out.contains("none: the measured curves never cross"), llama.out.constData());
+    }
+
+    // rates --calibration: the config fragment's two rates are the measured ones (same arithmetic as run's:
+    // L = 1000, 131,072 B per token, 10 ms: floor(1e4 x 2 x 131,072,000 / (2565 + 5126)) and 318).
+    void ratesTakeTheMeasuredRates() {
+        const auto r = cli({"rates", "--calibration", kCalibration, "--tick-us", "10000", "--context", "1000"});
+        QCOMPARE(r.code, 0);
+        const auto config = nlohmann::json::parse(r.out.toStdString()).at("config");
+        QCOMPARE(config.at("transfer_bytes_per_tick").get<std::int64_t>(), 340845143);
+        QCOMPARE(config.at("prefill_tokens_per_tick").get<std::int64_t>(), 318);
+        QVERIFY(r.err.contains("transfer_bytes_per_tick = 340845143"));
+        const auto plain = cli({"rates", "--tick-us", "10000", "--context", "1000"});
+        QVERIFY(nlohmann::json::parse(plain.out.toStdString()).at("config").at("prefill_tokens_per_tick") != 318);
+    }
+
+    void costCommandsRefuseBadCalibrationFlags() {
+        for (const char* command : {"breakeven", "rates"}) {
+            const auto lone = cli({command, "--swap-method", "gather"});
+            QCOMPARE(lone.code, 2);
+            QVERIFY2(lone.err.contains("--swap-method: only with --calibration FILE"), lone.err.constData());
+            const auto size = cli({command, "--calibration", kCalibration, "--block-size", "64"});
+            QCOMPARE(size.code, 2);
+            QVERIFY2(size.err.contains("--block-size: the calibration has no gather swap fit"), size.err.constData());
+            const auto missing = cli({command, "--calibration", "/nonexistent/c.json"});
+            QCOMPARE(missing.code, 2);
+            QVERIFY2(missing.err.contains("/nonexistent/c.json"), missing.err.constData());
+            QVERIFY(missing.out.isEmpty());
+        }
+    }
+
     void derivedRatesFeedTheRun() {
         // By hand (gather at 8-token blocks: out 5 us + bytes / 51.2 GB/s, in 6 us + bytes / 25.6 GB/s; prefill
         // 900 + 30 T + 0.0005 T^2 us), seed-example's 512 B per token, L = 1000, 10 ms ticks:
