@@ -8,6 +8,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
@@ -72,7 +73,30 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
                                                   : tr("%1 evictions. Select a row to see why that victim was chosen.")
                                                         .arg(model_->rowCount()));
         }
+        if (what & (LabChangeKind::Session | LabChangeKind::Cursor)) followCursor();
     });
+}
+
+// Stepping onto a tick with an eviction highlights its ledger row and explains the choice, without selecting
+// the victim in the lab (that stays the user's click); a row the user picked at this tick is kept.
+void LedgerView::followCursor() {
+    const pl::Session* s = doc_->session();
+    if (!s) return;
+    const std::int64_t tick = doc_->currentTick();
+    const int row = model_->firstRowAtOrAfter(tick);
+    if (row < 0 || s->result().ledger.events[static_cast<std::size_t>(model_->eventIndex(row))].tick != tick) return;
+    const QModelIndexList picked = table_->selectionModel()->selectedRows();
+    if (!picked.isEmpty()) {
+        const auto ev = model_->eventIndex(picked.first().row());
+        if (ev >= 0 && s->result().ledger.events[static_cast<std::size_t>(ev)].tick == tick) return;
+    }
+    {
+        const QSignalBlocker quiet(table_->selectionModel());
+        table_->selectRow(row);
+        table_->scrollTo(model_->index(row, 0));
+    }
+    table_->viewport()->update();
+    showCandidates(row);
 }
 
 void LedgerView::selectRow(int row) {

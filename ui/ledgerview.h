@@ -25,6 +25,7 @@ class LedgerView : public QWidget {
 
   private:
     void showCandidates(int row);
+    void followCursor();
     LabDocument* doc_;
     LedgerModel* model_;
     QTableView* table_;

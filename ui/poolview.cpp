@@ -47,16 +47,10 @@ PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(do
     row->addWidget(scroll_, 1);
     row->addWidget(host_);
     outer->addLayout(row, 1);
-    auto* legend = new QLabel(
-        tr("<span style='color:#9ca3af'>&#9633;</span> free &nbsp; "
-           "<span style='color:#1d4ed8'>&#9633;</span> dashed frame: copy in flight &nbsp; "
-           "<span style='color:#dc2626'>&#9746;</span> victim this tick &nbsp; "
-           "<span style='color:#e8e0c0'>&#9632;</span> free, prefix still cached &nbsp; "
-           "&#9699; shared prefix block &nbsp; "
-           "colour + pattern + label: owning request"),
-        this);
-    legend->setWordWrap(true);
-    outer->addWidget(legend);
+    legend_ = new QLabel(this);
+    legend_->setWordWrap(true);
+    setLegend(false);
+    outer->addWidget(legend_);
 
     connect(fit, &QToolButton::clicked, this, [this]() { grid_->setCellSize(0); });
     connect(zoomIn, &QToolButton::clicked, this, [this]() {
@@ -73,6 +67,20 @@ PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(do
         if (what & (LabChangeKind::Session | LabChangeKind::Cursor | LabChangeKind::Workload)) refresh();
     });
     refresh();
+}
+
+QString PoolView::legendText() const { return legend_->text(); }
+
+// The prefix-sharing marks are explained only where the workload shares prefixes.
+void PoolView::setLegend(bool prefixSharing) {
+    QString text = tr("<span style='color:#9ca3af'>&#9633;</span> free &nbsp; "
+                      "<span style='color:#1d4ed8'>&#9633;</span> dashed frame: copy in flight &nbsp; "
+                      "<span style='color:#dc2626'>&#9746;</span> victim this tick &nbsp; ");
+    if (prefixSharing) {
+        text += tr("<span style='color:#e8e0c0'>&#9632;</span> free, prefix still cached &nbsp; "
+                   "&#9699; shared prefix block &nbsp; ");
+    }
+    legend_->setText(text + tr("colour + pattern + label: owning request"));
 }
 
 void PoolView::refresh() {
@@ -97,6 +105,7 @@ void PoolView::refresh() {
     } else {
         grid_->setSharing({}, {});
     }
+    setLegend(e.prefixSharing());
     host_->setUsage(e.hostBytes(), s->workload().config.host_capacity_bytes);
     const std::int64_t cap = s->workload().config.capacity_blocks;
     const std::int64_t used = cap - e.freeBlocks();

@@ -19,6 +19,7 @@ class PoolView : public QWidget {
   public:
     explicit PoolView(LabDocument* doc, QWidget* parent = nullptr);
     BlockGridWidget* grid() const { return grid_; }
+    QString legendText() const; // what the legend under the pool explains
     void refresh();
 
   private:
@@ -27,6 +28,8 @@ class PoolView : public QWidget {
     QScrollArea* scroll_;
     HostPoolBar* host_;
     QLabel* figures_;
+    QLabel* legend_;
+    void setLegend(bool prefixSharing);
 };
 
 } // namespace plui

@@ -101,6 +101,13 @@ class TestLabGui : public QObject {
             QCOMPARE(w->timeline()->model().lanes.size(), s->workload().requests.size());
             QCOMPARE(w->poolView()->grid()->blockCount(), static_cast<int>(s->workload().config.capacity_blocks));
         }
+        // The pool's legend explains the prefix-sharing marks only where a workload shares prefixes.
+        QVERIFY(w->openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json")));
+        settle();
+        QVERIFY(!w->poolView()->legendText().contains(QStringLiteral("prefix")));
+        QVERIFY(w->openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/mooncake-conv-slice.workload.json")));
+        settle();
+        QVERIFY(w->poolView()->legendText().contains(QStringLiteral("shared prefix block")));
         // The bundled samples are in the menu, each with its notes.
         const auto samples = FileActions::bundledSamples();
         QCOMPARE(samples.size(), uitest::sampleFiles().size());
@@ -203,6 +210,24 @@ class TestLabGui : public QObject {
         auto* err = w->policy()->findChild<QLabel*>(QStringLiteral("policyError"));
         QVERIFY(err && err->isVisible() && err->text().contains(QStringLiteral("capacity")));
         QCOMPARE(capacity->value(), 64.0);
+    }
+
+    // Stepping onto an eviction's tick highlights its row and fills the why-this-victim table, without selecting
+    // the victim in the lab; a tick without one leaves the ledger as it was.
+    void ledgerFollowsTheCursorToEvictions() {
+        auto w = makeWindow();
+        LedgerView* ledger = w->ledger();
+        QVERIFY(ledger->model()->rowCount() > 3);
+        const pl::Session* s = w->document()->session();
+        const auto ev = ledger->model()->eventIndex(2);
+        const pl::Event& e = s->result().ledger.events[static_cast<std::size_t>(ev)];
+        w->transport()->scrubber()->setValue(static_cast<int>(e.tick + 1));
+        QCOMPARE(w->document()->currentTick(), e.tick);
+        const int shown = ledger->model()->firstRowAtOrAfter(e.tick);
+        QCOMPARE(ledger->table()->selectionModel()->selectedRows().value(0).row(), shown);
+        QVERIFY(ledger->candidates()->rowCount() > 0);
+        QCOMPARE(w->document()->selectedRequest(), -1);
+        QCOMPARE(w->document()->currentTick(), e.tick);
     }
 
     void selectingALedgerRowExplainsTheVictim() {
