@@ -2,6 +2,7 @@
 
 #include "labdocument.h"
 #include "ledgermodel.h"
+#include "rowtable.h"
 #include "victimranking.h"
 
 #include "session.h"
@@ -21,14 +22,7 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
     layout->setContentsMargins(2, 2, 2, 2);
     auto* split = new QSplitter(Qt::Vertical, this);
     model_ = new LedgerModel(this);
-    table_ = new QTableView(split);
-    table_->setObjectName(QStringLiteral("ledgerTable"));
-    table_->setModel(model_);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->verticalHeader()->setVisible(false);
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    table_ = makeRowTable(split, model_, QStringLiteral("ledgerTable"));
     table_->setAlternatingRowColors(true);
     auto* lower = new QWidget(split);
     auto* lowerLayout = new QVBoxLayout(lower);

@@ -2,6 +2,7 @@
 
 #include "labdocument.h"
 #include "requesttablemodel.h"
+#include "rowtable.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -22,14 +23,7 @@ WorkloadPanel::WorkloadPanel(LabDocument* doc, QWidget* parent) : QWidget(parent
     error_->setStyleSheet(QStringLiteral("color: #b91c1c"));
     error_->hide();
     model_ = new RequestTableModel(doc_, this);
-    table_ = new QTableView(this);
-    table_->setObjectName(QStringLiteral("requestTable"));
-    table_->setModel(model_);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->verticalHeader()->setVisible(false);
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    table_ = makeRowTable(this, model_, QStringLiteral("requestTable"));
     layout->addWidget(notes_);
     layout->addWidget(error_);
     layout->addWidget(table_, 1);
