@@ -23,13 +23,6 @@ std::int64_t daysInMonth(std::int64_t y, std::int64_t m) {
     return m == 2 && isLeap(y) ? 29 : kDays[m - 1];
 }
 
-std::string_view trimCr(std::string_view line) {
-    if (!line.empty() && line.back() == '\r') {
-        line.remove_suffix(1);
-    }
-    return line;
-}
-
 } // namespace
 
 std::variant<std::int64_t, std::size_t> parseAzureTimestamp(std::string_view s) {
@@ -93,23 +86,16 @@ std::variant<std::int64_t, std::size_t> parseAzureTimestamp(std::string_view s) 
 
 RowsResult readAzureCsv(std::string_view text, const std::string& file) {
     TraceRows out{TraceFormat::Azure, file, {}};
-    auto fail = [&](std::int64_t line, std::size_t column, std::string reason) -> RowsResult {
-        return InputError{file, "line " + std::to_string(line) + ", column " + std::to_string(column + 1),
-                          std::move(reason)};
-    };
-    std::int64_t lineNo = 0;
-    std::size_t at = 0;
+    TraceLines lines(text, file);
     bool sawHeader = false;
     std::int64_t previousLine = 0;
-    while (at < text.size()) {
-        const std::size_t end = std::min(text.find('\n', at), text.size());
-        const std::string_view line = trimCr(text.substr(at, end - at));
-        at = end + 1;
-        ++lineNo;
+    while (lines.next()) {
+        const std::string_view line = lines.line();
+        const std::int64_t lineNo = lines.number();
         if (!sawHeader) {
             if (line.rfind("\xEF\xBB\xBF", 0) == 0 ? line.substr(3) != "TIMESTAMP,ContextTokens,GeneratedTokens"
                                                     : line != "TIMESTAMP,ContextTokens,GeneratedTokens") {
-                return fail(lineNo, 0, "expected the header 'TIMESTAMP,ContextTokens,GeneratedTokens'");
+                return lines.error(0, "expected the header 'TIMESTAMP,ContextTokens,GeneratedTokens'");
             }
             sawHeader = true;
             continue;
@@ -124,7 +110,7 @@ RowsResult readAzureCsv(std::string_view text, const std::string& file) {
         for (std::size_t i = 0; i <= line.size(); ++i) {
             if (i == line.size() || line[i] == ',') {
                 if (count == 3) {
-                    return fail(lineNo, fieldStart - 1, "too many columns (expected 3)");
+                    return lines.error(fieldStart - 1, "too many columns (expected 3)");
                 }
                 starts[count] = fieldStart;
                 fields[count++] = line.substr(fieldStart, i - fieldStart);
@@ -132,7 +118,7 @@ RowsResult readAzureCsv(std::string_view text, const std::string& file) {
             }
         }
         if (count < 3) {
-            return fail(lineNo, line.size(), "missing column " +
+            return lines.error(line.size(), "missing column " +
                                                  std::string(count == 1 ? "ContextTokens" : "GeneratedTokens") +
                                                  " (expected 3 columns)");
         }
@@ -140,7 +126,7 @@ RowsResult readAzureCsv(std::string_view text, const std::string& file) {
         row.line = lineNo;
         auto ts = parseAzureTimestamp(fields[0]);
         if (auto* bad = std::get_if<std::size_t>(&ts)) {
-            return fail(lineNo, starts[0] + *bad,
+            return lines.error(starts[0] + *bad,
                         "TIMESTAMP: '" + std::string(fields[0]) + "' is not YYYY-MM-DD HH:MM:SS[.fffffff]");
         }
         row.time_us = std::get<std::int64_t>(ts);
@@ -148,14 +134,14 @@ RowsResult readAzureCsv(std::string_view text, const std::string& file) {
         for (int c = 1; c < 3; ++c) {
             auto v = parseNonNegative(fields[c]);
             if (!v || *v < 1) {
-                return fail(lineNo, starts[c],
+                return lines.error(starts[c],
                             std::string(kNames[c]) + ": '" + std::string(fields[c]) +
                                 "' is not a whole number from 1 to 2^53-1");
             }
             (c == 1 ? row.prompt_tokens : row.output_tokens) = *v;
         }
         if (!out.rows.empty() && row.time_us < out.rows.back().time_us) {
-            return fail(lineNo, starts[0],
+            return lines.error(starts[0],
                         "TIMESTAMP goes backwards (earlier than line " + std::to_string(previousLine) +
                             "); traces must be sorted by time");
         }

@@ -41,21 +41,11 @@ std::string_view toString(TraceFormat f) { return f == TraceFormat::Azure ? "azu
 
 RowsResult readMooncakeJsonl(std::string_view text, const std::string& file) {
     TraceRows out{TraceFormat::Mooncake, file, {}};
-    auto fail = [&](std::int64_t line, std::size_t column, std::string reason) -> RowsResult {
-        return InputError{file, "line " + std::to_string(line) + ", column " + std::to_string(column + 1),
-                          std::move(reason)};
-    };
-    std::int64_t lineNo = 0;
+    TraceLines lines(text, file);
     std::int64_t previousLine = 0;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const std::size_t end = std::min(text.find('\n', at), text.size());
-        std::string_view line = text.substr(at, end - at);
-        at = end + 1;
-        ++lineNo;
-        if (!line.empty() && line.back() == '\r') {
-            line.remove_suffix(1);
-        }
+    while (lines.next()) {
+        const std::string_view line = lines.line();
+        const std::int64_t lineNo = lines.number();
         if (line.find_first_not_of(" \t") == std::string_view::npos) {
             continue;
         }
@@ -68,7 +58,7 @@ RowsResult readMooncakeJsonl(std::string_view text, const std::string& file) {
             std::string why = e.what();
             const auto colon = why.find(": ");
             why = colon == std::string::npos ? why : why.substr(colon + 2);
-            return fail(lineNo, col, "not valid JSON: " + why);
+            return lines.error(col, "not valid JSON: " + why);
         } catch (const nlohmann::json::exception& e) {
             // A number too large for a double ("1e999") is out_of_range, not parse_error, and carries no
             // position: find the number the message quotes.
@@ -79,14 +69,14 @@ RowsResult readMooncakeJsonl(std::string_view text, const std::string& file) {
             const auto close = open == std::string::npos ? open : why.find('\'', open + 1);
             const std::size_t col = close == std::string::npos ? std::string_view::npos
                                                                : line.find(why.substr(open + 1, close - open - 1));
-            return fail(lineNo, col == std::string_view::npos ? 0 : col, "not valid JSON: " + why);
+            return lines.error(col == std::string_view::npos ? 0 : col, "not valid JSON: " + why);
         }
         if (!obj.is_object()) {
-            return fail(lineNo, 0, "expected a JSON object");
+            return lines.error(0, "expected a JSON object");
         }
         for (const auto& [key, value] : obj.items()) {
             if (key != "timestamp" && key != "input_length" && key != "output_length" && key != "hash_ids") {
-                return fail(lineNo, columnOfKey(line, key), "unknown key '" + key + "'");
+                return lines.error(columnOfKey(line, key), "unknown key '" + key + "'");
             }
         }
         TraceRow row;
@@ -94,34 +84,34 @@ RowsResult readMooncakeJsonl(std::string_view text, const std::string& file) {
         static constexpr const char* kNumeric[3] = {"timestamp", "input_length", "output_length"};
         for (const char* key : kNumeric) {
             if (!obj.contains(key)) {
-                return fail(lineNo, line.size(), std::string("missing key '") + key + "'");
+                return lines.error(line.size(), std::string("missing key '") + key + "'");
             }
             const auto& v = obj[key];
             const bool positive = std::string_view(key) != "timestamp";
             if (!isSafeNonNegative(v) || (positive && v.get<std::int64_t>() < 1)) {
-                return fail(lineNo, columnOfKey(line, key),
+                return lines.error(columnOfKey(line, key),
                             std::string(key) + ": " + v.dump() + " is not a whole number from " +
                                 (positive ? "1" : "0") + " to 2^53-1");
             }
         }
         const std::int64_t ms = obj["timestamp"].get<std::int64_t>();
         if (ms > kMaxSafeInteger / 1000) {
-            return fail(lineNo, columnOfKey(line, "timestamp"), "timestamp: too large");
+            return lines.error(columnOfKey(line, "timestamp"), "timestamp: too large");
         }
         row.time_us = ms * 1000;
         row.prompt_tokens = obj["input_length"].get<std::int64_t>();
         row.output_tokens = obj["output_length"].get<std::int64_t>();
         if (!obj.contains("hash_ids")) {
-            return fail(lineNo, line.size(), "missing key 'hash_ids'");
+            return lines.error(line.size(), "missing key 'hash_ids'");
         }
         const auto& ids = obj["hash_ids"];
         const std::size_t idsColumn = columnOfKey(line, "hash_ids");
         if (!ids.is_array()) {
-            return fail(lineNo, idsColumn, "hash_ids: expected an array of block ids");
+            return lines.error(idsColumn, "hash_ids: expected an array of block ids");
         }
         const auto expected = static_cast<std::size_t>(ceilDiv(row.prompt_tokens, kMooncakeHashBlockTokens));
         if (ids.size() != expected) {
-            return fail(lineNo, idsColumn,
+            return lines.error(idsColumn,
                         "hash_ids: " + std::to_string(ids.size()) + " ids for input_length " +
                             std::to_string(row.prompt_tokens) + " (expected one per 512 tokens: " +
                             std::to_string(expected) + ")");
@@ -129,14 +119,14 @@ RowsResult readMooncakeJsonl(std::string_view text, const std::string& file) {
         row.hash_ids.reserve(ids.size());
         for (std::size_t i = 0; i < ids.size(); ++i) {
             if (!isSafeNonNegative(ids[i])) {
-                return fail(lineNo, idsColumn,
+                return lines.error(idsColumn,
                             "hash_ids[" + std::to_string(i) + "]: " + ids[i].dump() +
                                 " is not a whole number from 0 to 2^53-1");
             }
             row.hash_ids.push_back(ids[i].get<std::int64_t>());
         }
         if (!out.rows.empty() && row.time_us < out.rows.back().time_us) {
-            return fail(lineNo, columnOfKey(line, "timestamp"),
+            return lines.error(columnOfKey(line, "timestamp"),
                         "timestamp goes backwards (earlier than line " + std::to_string(previousLine) +
                             "); traces must be sorted by time");
         }

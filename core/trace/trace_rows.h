@@ -6,6 +6,7 @@
 
 #include "errors.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +37,36 @@ struct TraceRows {
 };
 
 using RowsResult = std::variant<TraceRows, InputError>;
+
+// Walks a trace file's text line by line for the readers: '\n' ends a line, a trailing '\r' is dropped, and
+// lines count from 1, so every error can say "line L, column C".
+class TraceLines {
+  public:
+    TraceLines(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
+    bool next() { // to the next line; false past the last
+        if (at_ >= text_.size()) return false;
+        const std::size_t end = std::min(text_.find('\n', at_), text_.size());
+        line_ = text_.substr(at_, end - at_);
+        if (!line_.empty() && line_.back() == '\r') line_.remove_suffix(1);
+        at_ = end + 1;
+        ++number_;
+        return true;
+    }
+    std::string_view line() const { return line_; }
+    std::int64_t number() const { return number_; }
+    // The current line's error at a 0-based column.
+    InputError error(std::size_t column, std::string reason) const {
+        return InputError{file_, "line " + std::to_string(number_) + ", column " + std::to_string(column + 1),
+                          std::move(reason)};
+    }
+
+  private:
+    std::string_view text_;
+    std::string file_;
+    std::size_t at_ = 0;
+    std::string_view line_;
+    std::int64_t number_ = 0;
+};
 
 // Azure LLM inference trace CSV: header "TIMESTAMP,ContextTokens,GeneratedTokens", timestamps
 // "YYYY-MM-DD HH:MM:SS[.fffffff]" (UTC, truncated to microseconds).
