@@ -161,7 +161,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
     statusBar()->showMessage(tr("Open a workload (File > Samples, or drop a file here)."));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The document is a child, destroyed after this class's part of the window is gone; its undo stack emits
+    // cleanChanged while it is destroyed (unsaved edits), which must not call updateTitle on a half-destroyed
+    // window (UBSan reported it in every suite that closes a window with edits).
+    disconnect(doc_->undoStack(), nullptr, this, nullptr);
+}
 
 QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
