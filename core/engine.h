@@ -6,6 +6,7 @@
 
 #include "ledger.h"
 #include "model.h"
+#include "run_control.h"
 #include "victim.h"
 
 #include <cstdint>
@@ -205,6 +206,8 @@ struct RunResult {
 };
 
 std::vector<RequestRecord> requestRecords(const Engine& engine);
-RunResult runWorkload(const Workload& workload, LiveBackend* backend = nullptr);
+// With a control, the run checks it every RunCheck::kStepsPerCheck steps and throws RunCancelled when told to
+// stop (the lab's compare); a run that is not stopped is the same run as without one.
+RunResult runWorkload(const Workload& workload, LiveBackend* backend = nullptr, const RunControl& control = {});
 
 } // namespace pl

@@ -202,11 +202,19 @@ std::vector<RequestRecord> requestRecords(const Engine& engine) {
     return out;
 }
 
-RunResult runWorkload(const Workload& workload, LiveBackend* backend) {
+RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunControl& control) {
     RunResult result;
     Engine engine(workload, result.ledger);
     engine.setLiveBackend(backend);
-    engine.runToEnd();
+    if (control.cancel == nullptr && !control.progress) {
+        engine.runToEnd();
+    } else {
+        RunCheck check(control);
+        while (!engine.finished()) {
+            engine.step();
+            check.afterStep(engine.nextTick());
+        }
+    }
     if (backend != nullptr) {
         result.live_run = true;
         result.live_device = backend->deviceName();

@@ -3,14 +3,16 @@
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <atomic>
+
 namespace plui {
 
 namespace {
 
-CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery) {
+CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::RunControl& control = {}) {
     pl::Workload w = base;
     w.policy.recovery = recovery;
-    const pl::RunResult run = pl::runWorkload(w);
+    const pl::RunResult run = pl::runWorkload(w, nullptr, control);
     CompareEntry e;
     e.recovery = recovery;
     e.totals = run.totals;
@@ -34,12 +36,23 @@ const pl::Recovery kRecoveries[] = {pl::Recovery::Recompute, pl::Recovery::Swap,
 QFuture<CompareResult> startCompare(const pl::Workload& workload) {
     return QtConcurrent::run([w = workload](QPromise<CompareResult>& promise) {
         promise.setProgressRange(0, 4);
+        // Cancel stops the engine inside a run too, not only between the four runs.
+        std::atomic<bool> stop{false};
+        pl::RunControl control;
+        control.cancel = &stop;
+        control.progress = [&promise, &stop](pl::Tick) {
+            if (promise.isCanceled()) stop = true;
+        };
         CompareResult result;
         int done = 0;
-        for (pl::Recovery r : kRecoveries) {
-            if (promise.isCanceled()) return;
-            result.entries.push_back(runOne(w, r));
-            promise.setProgressValue(++done);
+        try {
+            for (pl::Recovery r : kRecoveries) {
+                if (promise.isCanceled()) return;
+                result.entries.push_back(runOne(w, r, control));
+                promise.setProgressValue(++done);
+            }
+        } catch (const pl::RunCancelled&) {
+            return;
         }
         promise.addResult(std::move(result));
     });

@@ -24,6 +24,7 @@ class TestRunControl : public QObject {
     void sessionStopsAtTheCheckThatSawTheFlag();
     void aFlagSetBeforehandStopsAtTheFirstCheck();
     void watchedRunsAreTheSameRun();
+    void runWorkloadStopsToo();
 
   private:
     Workload long_;
@@ -133,6 +134,22 @@ void TestRunControl::watchedRunsAreTheSameRun() {
     QCOMPARE(static_cast<Tick>(checks.size()), ticks_ / RunCheck::kStepsPerCheck);
     QCOMPARE(checks.front(), Tick{RunCheck::kStepsPerCheck});
     QVERIFY(std::adjacent_find(checks.begin(), checks.end(), [](Tick a, Tick b) { return b <= a; }) == checks.end());
+}
+
+// runWorkload (the lab's compare, the CLI engine with quiescent skips) takes the same control: it stops at the
+// check that saw the flag, well before the end, and a watched run that is not stopped is the same run.
+void TestRunControl::runWorkloadStopsToo() {
+    const Tick k = ticks_ / 3;
+    StopAt stop;
+    const RunControl control = stop.control(k);
+    const Tick at = cancelledAt([&]() { runWorkload(long_, nullptr, control); });
+    QVERIFY2(at >= 0, "runWorkload ran to the end");
+    QCOMPARE(at, stop.checks.back());
+    QVERIFY(at >= k && at < ticks_);
+    std::atomic<bool> never{false};
+    RunControl watching;
+    watching.cancel = &never;
+    QCOMPARE(receiptText(long_, runWorkload(long_, nullptr, watching)), receiptText(long_, runWorkload(long_)));
 }
 
 QTEST_GUILESS_MAIN(TestRunControl)
