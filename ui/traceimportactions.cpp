@@ -13,6 +13,7 @@
 #include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
+#include <QUndoStack>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace plui {
@@ -48,6 +49,7 @@ bool TraceImportActions::start(const TraceImportJob& job) {
     // The slice replaces the open workload, so unsaved edits get the same Save / Discard / Cancel as Open.
     if (!window_->confirmDiscardEdits()) return false;
     busy_ = true;
+    undoIndexAtStart_ = window_->document()->undoStack()->index();
     const std::uint64_t gen = ++generation_;
     // Busy indicator: an indeterminate bar (core reports no fraction); Cancel abandons the result.
     progress_ = new QProgressDialog(tr("Importing %1...").arg(QFileInfo(job.path).fileName()), tr("Cancel"), 0, 0,
@@ -78,6 +80,13 @@ void TraceImportActions::onDone(const TraceImportJob& job, TraceImportOutcome ou
     closeProgress();
     if (!outcome.result) {
         window_->reportError(tr("Cannot import trace"), outcome.error);
+        emit finished(false);
+        return;
+    }
+    // The progress dialog blocks edits only once it shows (after 300 ms): an edit made before then is not lost
+    // without the same question Open asks.
+    if (window_->document()->undoStack()->index() != undoIndexAtStart_ && !window_->confirmDiscardEdits()) {
+        window_->statusBar()->showMessage(tr("Import dropped: the edits made meanwhile are kept"), 8000);
         emit finished(false);
         return;
     }

@@ -27,7 +27,8 @@ class TraceImportActions : public QObject {
     QAction* addTo(QMenu* menu);
 
     // Starts an import on a worker thread; false if one is already running or the user keeps unsaved edits
-    // (MainWindow::confirmDiscardEdits, as for Open).
+    // (MainWindow::confirmDiscardEdits, as for Open). Edits made while it runs are asked about again before the
+    // slice replaces them.
     bool start(const TraceImportJob& job);
     bool busy() const { return busy_; }
     void waitForIdle();
@@ -45,6 +46,7 @@ class TraceImportActions : public QObject {
     QProgressDialog* progress_ = nullptr;
     bool busy_ = false;
     std::uint64_t generation_ = 0;
+    int undoIndexAtStart_ = 0; // edits made while the import ran (before its dialog shows) are asked about again
     QString lastDir_;
     QString lastSummary_;
 };

@@ -55,14 +55,19 @@ std::unique_ptr<MainWindow> makeWindow(const QString& file) {
     return w;
 }
 
-// Answers the next unsaved-edits box with `button`; counts the boxes it answered.
+// Answers the next unsaved-edits box with `button` once it appears (it may come from a background job's end);
+// counts the boxes it answered.
 struct PromptAnswerer {
     int answered = 0;
     QString lastName;
-    void answerNext(QMessageBox::StandardButton button) {
-        QTimer::singleShot(0, [this, button]() {
+    void answerNext(QMessageBox::StandardButton button, int triesLeft = 500) {
+        QTimer::singleShot(triesLeft == 500 ? 0 : 10, [this, button, triesLeft]() {
             auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-            if (!box) qFatal("no modal box appeared");
+            if (!box) {
+                if (triesLeft == 0) qFatal("no modal box appeared");
+                answerNext(button, triesLeft - 1);
+                return;
+            }
             lastName = box->objectName();
             ++answered;
             box->button(button)->click();
@@ -232,6 +237,24 @@ void TestLabReliability::unsavedEditsPromptBeforeImport() {
     QVERIFY(doc->sourceName().contains(QStringLiteral("tiny.csv")));
     QCOMPARE(doc->workload().requests.size(), std::size_t{1});
     QVERIFY(doc->undoStack()->isClean());
+    // An edit made while the import runs (before its modal progress dialog shows) is asked about again:
+    // Cancel keeps the edit and drops the slice; Discard takes the slice.
+    QVERIFY(imports->start(job)); // nothing unsaved: no prompt
+    QCOMPARE(prompt.answered, 2);
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("333"), &error));
+    prompt.answerNext(QMessageBox::Cancel);
+    imports->waitForIdle();
+    QCOMPARE(prompt.answered, 3);
+    QCOMPARE(doc->workload().config.capacity_blocks, 333);
+    QVERIFY(!doc->undoStack()->isClean());
+    doc->undoStack()->setClean();
+    QVERIFY(imports->start(job));
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("334"), &error));
+    prompt.answerNext(QMessageBox::Discard);
+    imports->waitForIdle();
+    QCOMPARE(prompt.answered, 4);
+    QVERIFY(doc->undoStack()->isClean());
+    QVERIFY(doc->workload().config.capacity_blocks != 334);
 }
 
 void TestLabReliability::noPromptWithoutEdits() {
