@@ -46,6 +46,18 @@ inline pl::Workload loadSample(const std::string& name) {
     return std::get<pl::Workload>(std::move(r));
 }
 
+// A run ticked one by one (no quiescent skips: the lab's way, with `options`), as a RunResult to compare with
+// runWorkload's.
+inline pl::RunResult tickByTickRun(const pl::Workload& w, pl::EngineOptions options = {true, true}) {
+    pl::RunResult run;
+    pl::Engine engine(w, run.ledger, options);
+    engine.runToEnd();
+    run.records = pl::requestRecords(engine);
+    run.tenants = engine.tenants();
+    run.totals = engine.totals();
+    return run;
+}
+
 // A workload from JSON text in a test (normalised, as a file would be); a bad one stops the suite.
 inline pl::Workload workloadFromJsonText(std::string_view text) {
     auto r = pl::parseWorkload(text, "<test>");

@@ -73,16 +73,6 @@ json receiptOf(const Workload& w) { return json::parse(receiptText(w, runWorkloa
 
 json& eventAt(json& r, std::size_t seq) { return r["events"][seq]; }
 
-// The lab's way through a workload: every tick one by one, with the pool map (no quiescent skips).
-RunResult labRunOf(const Workload& w) {
-    RunResult run;
-    Engine lab(w, run.ledger, EngineOptions{true, true});
-    lab.runToEnd();
-    run.records = requestRecords(lab);
-    run.tenants = lab.tenants();
-    run.totals = lab.totals();
-    return run;
-}
 
 } // namespace
 
@@ -209,7 +199,7 @@ void TestPrefix::labAndTickByTickRunsAgree() {
     Workload w = loadSample(sample.toStdString());
     w.policy.recovery = static_cast<Recovery>(mode);
     const RunResult fast = runWorkload(w);
-    const RunResult labRun = labRunOf(w);
+    const RunResult labRun = tickByTickRun(w);
     QCOMPARE(receiptHashes(w, labRun).event_hash, receiptHashes(w, fast).event_hash);
     QVERIFY(fast.totals == labRun.totals);
     const json r = json::parse(receiptText(w, fast));
@@ -438,7 +428,7 @@ void TestPrefix::skipLeavesTheHeadsCachedBlocksAlone() {
         {"id":"r4","arrival_tick":13,"prompt_tokens":19,"output_tokens":4,"max_output_tokens":4,"priority":1,"tenant":"t","prefix_blocks":[3,0]},
         {"id":"r3","arrival_tick":23,"prompt_tokens":15,"output_tokens":11,"max_output_tokens":11,"priority":0,"tenant":"t","prefix_blocks":[0,3]}]})");
     const RunResult fast = runWorkload(w);
-    const RunResult labRun = labRunOf(w);
+    const RunResult labRun = tickByTickRun(w);
     QCOMPARE(receiptHashes(w, fast).event_hash, receiptHashes(w, labRun).event_hash);
 }
 

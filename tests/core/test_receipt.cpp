@@ -239,12 +239,7 @@ void TestReceipt::propertyRandomWorkloadsConserve() {
                     }
                     QCOMPARE(run.totals.swap_out_bytes >= run.totals.swap_in_bytes, true);
                     // The quiescent-tick fast path (runWorkload) must match ticking one by one (series on).
-                    RunResult ticked;
-                    Engine oneByOne(w, ticked.ledger, EngineOptions{true, false});
-                    oneByOne.runToEnd();
-                    ticked.records = requestRecords(oneByOne);
-                    ticked.tenants = oneByOne.tenants();
-                    ticked.totals = oneByOne.totals();
+                    const RunResult ticked = pltest::tickByTickRun(w, EngineOptions{true, false});
                     QCOMPARE(ticked.totals, run.totals);
                     QCOMPARE(receiptHashes(w, ticked).event_hash, receiptHashes(w, run).event_hash);
                     const auto report = checkReceipt(nlohmann::json::parse(receiptText(w, run)));

@@ -58,12 +58,7 @@ class TestSampleHashes : public QObject {
         // Every byte, not only the hashed parts (totals, records, limitations).
         QCOMPARE(QString::fromStdString(sha256Tagged(receiptText(w, run))), expectedReceipt);
         // The lab's engine (series and block owners tracked) writes the same events.
-        RunResult labRun;
-        Engine lab(w, labRun.ledger, EngineOptions{true, true});
-        lab.runToEnd();
-        labRun.records = requestRecords(lab);
-        labRun.tenants = lab.tenants();
-        labRun.totals = lab.totals();
+        const RunResult labRun = pltest::tickByTickRun(w);
         QCOMPARE(QString::fromStdString(receiptHashes(w, labRun).event_hash), expected);
     }
     void everyPlainSampleIsPinned() {
