@@ -235,7 +235,8 @@ struct Reader {
             fail(path.empty() ? "/" : path, "must be an object");
             return false;
         }
-        for (const auto& [key, value] : v.items()) {
+        for (const auto& item : v.items()) {
+            const std::string& key = item.key(); // a named variable: clang 14 cannot capture a structured binding
             if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return key == k; }) == keys.end()) {
                 fail(path + "/" + key, "unknown member");
                 return false;
