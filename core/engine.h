@@ -206,6 +206,9 @@ struct RunResult {
 };
 
 std::vector<RequestRecord> requestRecords(const Engine& engine);
+// Fills `result` (whose ledger the engine wrote) from a finished engine: records, tenants, totals and, when a
+// backend drove the run, its device and measurements. runWorkload, the Session and the tests all end this way.
+void collectResult(const Engine& engine, const LiveBackend* backend, RunResult& result);
 // With a control, the run checks it every RunCheck::kStepsPerCheck steps and throws RunCancelled when told to
 // stop (the lab's compare); a run that is not stopped is the same run as without one.
 RunResult runWorkload(const Workload& workload, LiveBackend* backend = nullptr, const RunControl& control = {});

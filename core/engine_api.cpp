@@ -215,6 +215,11 @@ RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunC
             check.afterStep(engine.nextTick());
         }
     }
+    collectResult(engine, backend, result);
+    return result;
+}
+
+void collectResult(const Engine& engine, const LiveBackend* backend, RunResult& result) {
     if (backend != nullptr) {
         result.live_run = true;
         result.live_device = backend->deviceName();
@@ -224,7 +229,6 @@ RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunC
     result.records = requestRecords(engine);
     result.tenants = engine.tenants();
     result.totals = engine.totals();
-    return result;
 }
 
 } // namespace pl

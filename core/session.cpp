@@ -44,15 +44,7 @@ Session::Session(Workload workload, LiveBackend* backend, const RunControl& cont
                 }
             }
         }
-        if (backend != nullptr) {
-            full_.live_run = true;
-            full_.live_device = backend->deviceName();
-            full_.live = full.liveAnnotations();
-            full_.live_error = backend->lastError();
-        }
-        full_.records = requestRecords(full);
-        full_.tenants = full.tenants();
-        full_.totals = full.totals();
+        collectResult(full, backend, full_);
         fullSeries_ = full.series();
     }
     for (const auto& e : full_.ledger.events) {

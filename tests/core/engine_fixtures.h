@@ -52,9 +52,7 @@ inline pl::RunResult tickByTickRun(const pl::Workload& w, pl::EngineOptions opti
     pl::RunResult run;
     pl::Engine engine(w, run.ledger, options);
     engine.runToEnd();
-    run.records = pl::requestRecords(engine);
-    run.tenants = engine.tenants();
-    run.totals = engine.totals();
+    pl::collectResult(engine, nullptr, run);
     return run;
 }
 

@@ -336,9 +336,7 @@ void TestPrefix::propertyRandomSharedWorkloads() {
                 }
                 QCOMPARE(refs, held);
             }
-            labRun.records = requestRecords(lab);
-            labRun.tenants = lab.tenants();
-            labRun.totals = lab.totals();
+            collectResult(lab, nullptr, labRun);
             QCOMPARE(receiptHashes(w, labRun).event_hash, receiptHashes(w, fast).event_hash);
             hits += fast.totals.cached_tokens;
             shared += sumOf(fast, EventKind::Evict, &Event::shared_blocks);
