@@ -482,8 +482,11 @@ bool EngineImpl::skipQuiescentTicks() {
         return need;
     };
     std::int64_t usable = s_.free_blocks;
-    if (e_.prefix_ && blocksNeeded(d) > static_cast<std::int64_t>(s_.free_list.size())) {
-        usable = static_cast<std::int64_t>(s_.free_list.size()) + reusableCachedBlocks(head, blocksNeeded(d));
+    if (e_.prefix_) {
+        const auto idless = static_cast<std::int64_t>(s_.free_list.size());
+        if (const std::int64_t wanted = blocksNeeded(d); wanted > idless) {
+            usable = idless + reusableCachedBlocks(head, wanted);
+        }
     }
     while (d >= 2 && blocksNeeded(d) > usable) {
         d /= 2;
