@@ -405,28 +405,13 @@ std::int64_t EngineImpl::admissionGate(std::int32_t r, std::int64_t budget, std:
 // so a stretch may use cached blocks only up to the first one in the head's hit chain. Returns how many of the
 // first `wanted` cached free blocks (beyond the id-less ones) that allows.
 std::int64_t EngineImpl::reusableCachedBlocks(std::int32_t head, std::int64_t wanted) {
-    const std::int64_t steps = wanted - static_cast<std::int64_t>(s_.free_list.size());
-    std::vector<std::pair<std::int32_t, std::int64_t>> taken; // (block, position from the LRU head)
-    std::int64_t n = 0;
-    for (std::int32_t b = s_.lru_head; b >= 0 && n < steps; b = s_.lru_next[static_cast<std::size_t>(b)], ++n) {
-        taken.emplace_back(b, n);
+    const std::int64_t steps = wanted - (s_.free_blocks - s_.extents.cachedFree());
+    if (head < 0) {
+        return s_.extents.reusableBefore({}, 0, steps);
     }
-    if (head < 0 || taken.empty()) {
-        return n;
-    }
-    std::sort(taken.begin(), taken.end());
-    std::int64_t firstHit = n;
     std::int64_t shared = 0;
     const std::int64_t hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
-    const auto& ids = spec(head).prefix_blocks;
-    for (std::int64_t i = 0; i < hits; ++i) {
-        const std::int32_t b = s_.prefix_cache.find(ids[static_cast<std::size_t>(i)]);
-        const auto it = std::lower_bound(taken.begin(), taken.end(), std::pair<std::int32_t, std::int64_t>{b, 0});
-        if (it != taken.end() && it->first == b) {
-            firstHit = std::min(firstHit, it->second);
-        }
-    }
-    return firstHit;
+    return s_.extents.reusableBefore(e_.idRuns_[static_cast<std::size_t>(head)], hits, steps);
 }
 
 // Quiescent ticks: nothing arrives, nothing is copying or prefilling, every running request decodes, and the
@@ -482,8 +467,8 @@ bool EngineImpl::skipQuiescentTicks() {
         return need;
     };
     std::int64_t usable = s_.free_blocks;
-    if (e_.prefix_) {
-        const auto idless = static_cast<std::int64_t>(s_.free_list.size());
+    if (e_.prefix_) { // the skip is off with the pool map, so the cache is kept by runs here
+        const std::int64_t idless = s_.free_blocks - s_.extents.cachedFree();
         if (const std::int64_t wanted = blocksNeeded(d); wanted > idless) {
             usable = idless + reusableCachedBlocks(head, wanted);
         }

@@ -6,6 +6,7 @@
 
 #include "ledger.h"
 #include "model.h"
+#include "prefix_extents.h"
 #include "run_control.h"
 #include "victim.h"
 
@@ -140,7 +141,7 @@ class Engine {
     std::span<const std::int32_t> blockOwners() const; // request index per block, kFreeBlock when free
     std::span<const std::uint8_t> blockInFlight() const; // 1 when the block is being copied
     // Holders per block (a shared prefix block has several; blockOwners shows one of them). Empty unless the
-    // pool map is tracked or the workload shares prefixes.
+    // pool map is tracked (without it, a prefix-sharing run keeps its cache by runs of ids, not per block).
     std::span<const std::int32_t> blockRefCount() const;
     // The prefix id each block is registered under in the prefix cache, or -1; a free block that keeps its id
     // can still be hit (attached instead of prefilled) until it is reused. Empty unless blockRefCount is.
@@ -171,7 +172,9 @@ class Engine {
     LiveBackend* backend_ = nullptr;
     std::vector<LiveAnnotation> live_;
     bool prefix_ = false;  // the workload shares prefixes: the prefix cache is on
-    bool tracked_ = false; // block identities are kept (pool map or prefix cache)
+    bool tracked_ = false; // block identities are kept (the pool map)
+    bool runs_ = false;    // prefix sharing without the pool map: the cache keeps runs of ids, not blocks
+    std::vector<std::vector<IdRun>> idRuns_; // per request, its prefix_blocks as runs (with runs_)
     std::vector<TickStats> series_;
     std::vector<std::string> tenants_;      // byte order; RequestState::tenant indexes it
     VictimRanks ranks_;                     // id and (arrival, id) ranks the victim rules compare

@@ -81,7 +81,15 @@ void EngineImpl::init(Engine& e) {
     e.ranks_ = VictimRanks::of(w);
     e.prefix_ = std::any_of(w.requests.begin(), w.requests.end(),
                             [](const RequestSpec& r) { return !r.prefix_blocks.empty(); });
-    e.tracked_ = e.prefix_ || e.options_.track_block_owners;
+    e.tracked_ = e.options_.track_block_owners;
+    e.runs_ = e.prefix_ && !e.tracked_;
+    if (e.runs_) {
+        e.idRuns_.reserve(n);
+        for (const auto& r : w.requests) {
+            e.idRuns_.push_back(idRunsOf(r.prefix_blocks));
+        }
+        s.extents.reset(n);
+    }
     const auto cap = static_cast<std::size_t>(w.config.capacity_blocks);
     if (e.options_.track_block_owners) {
         s.owner.assign(cap, kFreeBlock);

@@ -1,7 +1,9 @@
 // The block pool: taking and returning blocks, the pool map, and the prefix cache (issue 6).
 //
-// Counting is all the no-prefix path needs (free_blocks, RequestState::blocks). Block identities are kept
-// when the lab draws the pool (EngineOptions::track_block_owners) or when the workload shares prefixes:
+// Counting is all the no-prefix path needs (free_blocks, RequestState::blocks). With prefix sharing and no
+// pool map, the cache is kept by runs of ids (prefix_extents.h; EngineImpl forwards to it). Block identities
+// are kept when the lab draws the pool (EngineOptions::track_block_owners), the per-block reference the
+// property tests compare the runs against:
 //   ref[b]        requests holding block b (a shared prefix block has several);
 //   block_key[b]  the prefix id b is registered under in prefix_cache, or -1;
 //   free blocks   without an id: a stack (free_list); with an id: a list in the order they were freed
@@ -65,6 +67,9 @@ void EngineImpl::takeBlocks(std::int32_t r, std::int64_t n) {
         return;
     }
     holdMore(r, n);
+    if (e_.runs_) {
+        s_.extents.take(n, s_.free_blocks - s_.extents.cachedFree());
+    }
     s_.free_blocks -= n;
     if (e_.tracked_) {
         auto& mine = s_.held[static_cast<std::size_t>(r)];
@@ -101,6 +106,11 @@ std::int64_t EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool from
         s_.holders -= 1;
         s_.released_this_tick += 1;
         st.released_tick = t_;
+    }
+    if (e_.runs_) {
+        const std::int64_t freed = fromTail ? s_.extents.release(r, st.blocks, st.blocks + n) : s_.extents.release(r, 0, n);
+        s_.free_blocks += freed;
+        return freed;
     }
     if (!e_.tracked_) {
         s_.free_blocks += n;
@@ -149,6 +159,9 @@ std::int64_t EngineImpl::exclusiveBlocks(std::int32_t r, std::int64_t n) const {
     if (!e_.prefix_) {
         return n;
     }
+    if (e_.runs_) {
+        return s_.extents.exclusive(r, n);
+    }
     const auto& mine = s_.held[static_cast<std::size_t>(r)];
     std::int64_t own = 0;
     for (std::int64_t i = 0; i < n; ++i) {
@@ -160,8 +173,17 @@ std::int64_t EngineImpl::exclusiveBlocks(std::int32_t r, std::int64_t n) const {
 // How many of r's leading prefix blocks (at most `limit`) the cache holds; `shared` counts those another
 // request holds now (attaching them takes nothing from the free pool).
 std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared) {
-    if (s_.memo_request == r && s_.memo_version == s_.cache_version && s_.memo_limit == limit) {
+    const std::uint64_t version = e_.runs_ ? s_.extents.version() : s_.cache_version;
+    if (s_.memo_request == r && s_.memo_version == version && s_.memo_limit == limit) {
         shared = s_.memo_shared;
+        return s_.memo_hits;
+    }
+    s_.memo_request = r;
+    s_.memo_version = version;
+    s_.memo_limit = limit;
+    if (e_.runs_) {
+        s_.memo_hits = s_.extents.hits(e_.idRuns_[static_cast<std::size_t>(r)], limit, shared);
+        s_.memo_shared = shared;
         return s_.memo_hits;
     }
     shared = 0;
@@ -175,9 +197,6 @@ std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int
         }
         shared += s_.ref[static_cast<std::size_t>(b)] > 0 ? 1 : 0;
     }
-    s_.memo_request = r;
-    s_.memo_version = s_.cache_version;
-    s_.memo_limit = limit;
     s_.memo_hits = h;
     s_.memo_shared = shared;
     return h;
@@ -189,6 +208,11 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
         return;
     }
     holdMore(r, h);
+    rq(r).prefix_settled = h;
+    if (e_.runs_) {
+        s_.free_blocks -= s_.extents.attach(r, e_.idRuns_[static_cast<std::size_t>(r)], h);
+        return;
+    }
     const auto& ids = spec(r).prefix_blocks;
     auto& mine = s_.held[static_cast<std::size_t>(r)];
     for (std::int64_t i = 0; i < h; ++i) {
@@ -204,7 +228,6 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
         }
         mine.push_back(b);
     }
-    rq(r).prefix_settled = h;
 }
 
 // r's context grew: each newly completed leading prefix block is registered under its id, unless that id
@@ -213,6 +236,13 @@ void EngineImpl::registerPrefix(std::int32_t r) {
     auto& st = rq(r);
     const auto& ids = spec(r).prefix_blocks;
     const std::int64_t full = std::min(static_cast<std::int64_t>(ids.size()), st.computed_tokens / c_.block_size_tokens);
+    if (e_.runs_) {
+        if (st.prefix_settled < full) {
+            s_.extents.registerRange(r, e_.idRuns_[static_cast<std::size_t>(r)], st.prefix_settled, full);
+            st.prefix_settled = full;
+        }
+        return;
+    }
     const auto& mine = s_.held[static_cast<std::size_t>(r)];
     for (; st.prefix_settled < full; ++st.prefix_settled) {
         const auto i = static_cast<std::size_t>(st.prefix_settled);

@@ -3,6 +3,7 @@
 // is a snapshot; the ledger and the per-tick series live outside it and are truncated on restore.
 
 #include "engine.h"
+#include "prefix_extents.h"
 #include "prefix_index.h"
 
 #include <array>
@@ -39,11 +40,13 @@ struct Engine::State {
     // Pool map (only with EngineOptions::track_block_owners).
     std::vector<std::int32_t> owner;
     std::vector<std::uint8_t> in_flight;
-    // Block identities (with track_block_owners or prefix sharing; engine_blocks.cpp).
+    // Prefix sharing without the pool map: the cache by runs of ids (prefix_extents.h).
+    PrefixExtents extents;
+    // Block identities (with track_block_owners; engine_blocks.cpp).
     std::vector<std::int32_t> free_list;              // stack of free block ids without a prefix id
     std::vector<std::vector<std::int32_t>> held;      // block ids per request, in logical order
     std::vector<std::int32_t> ref;                    // holders per block
-    // Prefix cache (prefix sharing only): id -> block, the id per block, and the free blocks that still carry
+    // Prefix cache (prefix sharing with the pool map): id -> block, the id per block, and the free blocks that still carry
     // an id as a doubly linked list, least recently freed at the head.
     PrefixIndex prefix_cache;
     std::vector<std::int64_t> block_key;

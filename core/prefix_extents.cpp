@@ -1,0 +1,410 @@
+// The prefix cache by runs of ids (prefix_extents.h).
+#include "prefix_extents.h"
+
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
+namespace pl {
+
+namespace {
+constexpr std::int32_t kNone = -1;
+}
+
+std::vector<IdRun> idRunsOf(const std::vector<std::int64_t>& prefixBlocks) {
+    std::vector<IdRun> runs;
+    const std::size_t n = prefixBlocks.size();
+    const std::int64_t* ids = prefixBlocks.data();
+    std::size_t start = 0;
+    for (std::size_t i = 1; i <= n; ++i) { // a whole trace holds millions of ids: one compare each
+        if (i == n || ids[i] != ids[i - 1] + 1) {
+            runs.push_back(IdRun{static_cast<std::int64_t>(start), ids[start], static_cast<std::int64_t>(i - start)});
+            start = i;
+        }
+    }
+    return runs;
+}
+
+void PrefixExtents::reset(std::size_t requests) {
+    ext_.clear();
+    spare_.clear();
+    byFirst_.clear();
+    head_ = kNone;
+    tail_ = kNone;
+    cachedFree_ = 0;
+    version_ = 0;
+    held_.assign(requests, {});
+}
+
+std::int32_t PrefixExtents::find(std::int64_t id) const {
+    auto it = byFirst_.upper_bound(id);
+    if (it == byFirst_.begin()) {
+        return kNone;
+    }
+    --it;
+    const Extent& e = ext_[static_cast<std::size_t>(it->second)];
+    return id < e.first + e.len ? it->second : kNone;
+}
+
+std::int32_t PrefixExtents::make(std::int64_t first, std::int64_t len, std::int32_t ref) {
+    std::int32_t e = kNone;
+    if (spare_.empty()) {
+        e = static_cast<std::int32_t>(ext_.size());
+        ext_.emplace_back();
+    } else {
+        e = spare_.back();
+        spare_.pop_back();
+    }
+    ext_[static_cast<std::size_t>(e)] = Extent{first, len, ref, kNone, kNone};
+    byFirst_.emplace(first, e);
+    return e;
+}
+
+void PrefixExtents::drop(std::int32_t e) {
+    byFirst_.erase(ext_[static_cast<std::size_t>(e)].first);
+    spare_.push_back(e);
+}
+
+void PrefixExtents::unlink(std::int32_t e) {
+    Extent& x = ext_[static_cast<std::size_t>(e)];
+    (x.prev == kNone ? head_ : ext_[static_cast<std::size_t>(x.prev)].next) = x.next;
+    (x.next == kNone ? tail_ : ext_[static_cast<std::size_t>(x.next)].prev) = x.prev;
+    x.prev = kNone;
+    x.next = kNone;
+}
+
+void PrefixExtents::pushBack(std::int32_t e) {
+    Extent& x = ext_[static_cast<std::size_t>(e)];
+    x.prev = tail_;
+    x.next = kNone;
+    (tail_ == kNone ? head_ : ext_[static_cast<std::size_t>(tail_)].next) = e;
+    tail_ = e;
+}
+
+// Puts e into the freed order just before `at` (e is reused first).
+void PrefixExtents::insertBefore(std::int32_t e, std::int32_t at) {
+    Extent& x = ext_[static_cast<std::size_t>(e)];
+    Extent& a = ext_[static_cast<std::size_t>(at)];
+    x.next = at;
+    x.prev = a.prev;
+    (a.prev == kNone ? head_ : ext_[static_cast<std::size_t>(a.prev)].next) = e;
+    a.prev = e;
+}
+
+// Makes `id` the first id of its extent (when one holds it); returns that extent or kNone.
+std::int32_t PrefixExtents::splitAt(std::int64_t id) {
+    const std::int32_t e = find(id);
+    if (e == kNone || ext_[static_cast<std::size_t>(e)].first == id) {
+        return e;
+    }
+    const Extent x = ext_[static_cast<std::size_t>(e)];
+    const std::int32_t upper = make(id, x.first + x.len - id, x.ref);
+    ext_[static_cast<std::size_t>(e)].len = id - x.first;
+    if (x.ref == 0) {
+        insertBefore(upper, e); // higher ids leave first
+    }
+    return upper;
+}
+
+// Extents cover [lo, hi) exactly where they overlap it (none straddles an end).
+void PrefixExtents::isolate(std::int64_t lo, std::int64_t hi) {
+    splitAt(lo);
+    splitAt(hi);
+}
+
+// Merges e with the extent right above it in ids and then the one right below, where they could be one
+// extent (same holder count; when free, next to each other in the freed order, higher ids first).
+void PrefixExtents::coalesce(std::int32_t e) {
+    for (int side = 0; side < 2; ++side) {
+        const Extent& x = ext_[static_cast<std::size_t>(e)];
+        std::int32_t lower = kNone;
+        std::int32_t upper = kNone;
+        if (side == 0) {
+            const auto it = byFirst_.find(x.first + x.len);
+            if (it == byFirst_.end()) {
+                continue;
+            }
+            lower = e;
+            upper = it->second;
+        } else {
+            auto it = byFirst_.find(x.first);
+            if (it == byFirst_.begin()) {
+                continue;
+            }
+            --it;
+            const Extent& p = ext_[static_cast<std::size_t>(it->second)];
+            if (p.first + p.len != x.first) {
+                continue;
+            }
+            lower = it->second;
+            upper = e;
+        }
+        Extent& lo = ext_[static_cast<std::size_t>(lower)];
+        Extent& up = ext_[static_cast<std::size_t>(upper)];
+        if (lo.ref != up.ref || (lo.ref == 0 && up.next != lower)) {
+            continue;
+        }
+        if (up.ref == 0) {
+            unlink(upper); // `lower` stands where it stood, right after it
+        }
+        lo.len += up.len;
+        drop(upper);
+        e = lower;
+    }
+}
+
+void PrefixExtents::append(std::vector<Held>& runs, std::int64_t len, std::int64_t id) {
+    if (len <= 0) {
+        return;
+    }
+    if (!runs.empty()) {
+        Held& last = runs.back();
+        if ((id < 0 && last.id < 0) || (id >= 0 && last.id >= 0 && last.id + last.len == id)) {
+            last.len += len;
+            return;
+        }
+    }
+    runs.push_back(Held{len, id});
+}
+
+std::int64_t PrefixExtents::heldLength(std::int32_t r) const {
+    std::int64_t n = 0;
+    for (const Held& h : held_[static_cast<std::size_t>(r)]) {
+        n += h.len;
+    }
+    return n;
+}
+
+std::int64_t PrefixExtents::hits(const std::vector<IdRun>& ids, std::int64_t limit, std::int64_t& shared) const {
+    shared = 0;
+    std::int64_t h = 0;
+    for (const IdRun& run : ids) {
+        if (run.pos >= limit) {
+            break;
+        }
+        std::int64_t x = run.id;
+        const std::int64_t end = run.id + std::min(run.len, limit - run.pos);
+        while (x < end) {
+            const std::int32_t e = find(x);
+            if (e == kNone) {
+                return h;
+            }
+            const Extent& ex = ext_[static_cast<std::size_t>(e)];
+            const std::int64_t k = std::min(end, ex.first + ex.len) - x;
+            h += k;
+            shared += ex.ref > 0 ? k : 0;
+            x += k;
+        }
+    }
+    return h;
+}
+
+std::int64_t PrefixExtents::attach(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t h) {
+    auto& mine = held_[static_cast<std::size_t>(r)];
+    std::int64_t fromFree = 0;
+    for (const IdRun& run : ids) {
+        if (run.pos >= h) {
+            break;
+        }
+        const std::int64_t lo = run.id;
+        const std::int64_t hi = run.id + std::min(run.len, h - run.pos);
+        isolate(lo, hi);
+        for (std::int64_t x = lo; x < hi;) {
+            const std::int32_t e = find(x);
+            Extent& ex = ext_[static_cast<std::size_t>(e)];
+            if (ex.ref++ == 0) {
+                unlink(e);
+                cachedFree_ -= ex.len;
+                fromFree += ex.len;
+                version_ += 1;
+            }
+            x += ex.len;
+        }
+        for (std::int64_t x = lo; x < hi;) {
+            const std::int32_t e = find(x);
+            coalesce(e);
+            const std::int32_t s = find(x);
+            x = ext_[static_cast<std::size_t>(s)].first + ext_[static_cast<std::size_t>(s)].len;
+        }
+        append(mine, hi - lo, lo);
+    }
+    return fromFree;
+}
+
+void PrefixExtents::take(std::int64_t taken, std::int64_t plainFree) {
+    std::int64_t fromCache = taken - std::min(taken, plainFree);
+    if (fromCache > 0) {
+        version_ += 1;
+    }
+    while (fromCache > 0) {
+        const std::int32_t e = head_; // the engine checked the pool holds them
+        Extent& ex = ext_[static_cast<std::size_t>(e)];
+        const std::int64_t k = std::min(fromCache, ex.len);
+        ex.len -= k; // the highest ids go first
+        cachedFree_ -= k;
+        fromCache -= k;
+        if (ex.len == 0) {
+            unlink(e);
+            drop(e);
+        }
+    }
+}
+
+void PrefixExtents::registerRange(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
+    auto& mine = held_[static_cast<std::size_t>(r)];
+    for (const IdRun& run : ids) {
+        const std::int64_t p0 = std::max(from, run.pos);
+        const std::int64_t p1 = std::min(to, run.pos + run.len);
+        if (run.pos >= to) {
+            break;
+        }
+        if (p0 >= p1) {
+            continue;
+        }
+        std::int64_t x = run.id + (p0 - run.pos);
+        const std::int64_t end = run.id + (p1 - run.pos);
+        while (x < end) {
+            auto next = byFirst_.upper_bound(x);
+            std::int32_t below = kNone; // the extent just below x, which may hold it
+            if (next != byFirst_.begin()) {
+                below = std::prev(next)->second;
+            }
+            if (below != kNone) {
+                const Extent& ex = ext_[static_cast<std::size_t>(below)];
+                if (x < ex.first + ex.len) {
+                    const std::int64_t k = std::min(end, ex.first + ex.len) - x;
+                    append(mine, k, -1); // the cache keeps the block computed first
+                    x += k;
+                    continue;
+                }
+            }
+            const std::int64_t gapEnd = next == byFirst_.end() ? end : std::min(end, next->first);
+            version_ += 1;
+            append(mine, gapEnd - x, x);
+            if (below != kNone && ext_[static_cast<std::size_t>(below)].ref == 1 &&
+                ext_[static_cast<std::size_t>(below)].first + ext_[static_cast<std::size_t>(below)].len == x) {
+                ext_[static_cast<std::size_t>(below)].len += gapEnd - x; // the usual case: the chain grows by a chunk
+                if (next != byFirst_.end() && next->first == gapEnd) {
+                    coalesce(below);
+                }
+            } else {
+                coalesce(make(x, gapEnd - x, 1));
+            }
+            x = gapEnd;
+        }
+    }
+}
+
+std::int64_t PrefixExtents::release(std::int32_t r, std::int64_t lo, std::int64_t hi) {
+    auto& mine = held_[static_cast<std::size_t>(r)];
+    const std::int64_t covered = heldLength(r);
+    std::int64_t freed = hi > covered ? hi - std::max(lo, covered) : 0; // the newest blocks have no id
+    std::int64_t end = covered;
+    for (std::size_t i = mine.size(); i-- > 0 && end > lo;) {
+        const Held run = mine[i];
+        const std::int64_t start = end - run.len;
+        const std::int64_t a = std::max(lo, start);
+        const std::int64_t b = std::min(hi, end);
+        end = start;
+        if (a >= b) {
+            continue;
+        }
+        if (run.id < 0) {
+            freed += b - a;
+            continue;
+        }
+        const std::int64_t x0 = run.id + (a - start);
+        const std::int64_t x1 = run.id + (b - start);
+        isolate(x0, x1);
+        for (std::int64_t top = x1; top > x0;) { // highest ids first: they are the later blocks
+            const std::int32_t e = find(top - 1);
+            Extent& ex = ext_[static_cast<std::size_t>(e)];
+            if (--ex.ref == 0) {
+                pushBack(e);
+                cachedFree_ += ex.len;
+                freed += ex.len;
+                version_ += 1;
+            }
+            top = ex.first;
+        }
+        for (std::int64_t x = x0; x < x1;) {
+            coalesce(find(x));
+            const Extent& s = ext_[static_cast<std::size_t>(find(x))];
+            x = s.first + s.len;
+        }
+    }
+    // Drop positions [lo, hi) from the runs.
+    std::vector<Held> kept;
+    std::int64_t pos = 0;
+    for (const Held& run : mine) {
+        const std::int64_t start = pos;
+        pos += run.len;
+        const std::int64_t before = std::min(pos, lo) - start;
+        if (before > 0) {
+            append(kept, before, run.id);
+        }
+        const std::int64_t afterFrom = std::max(start, hi);
+        if (afterFrom < pos) {
+            append(kept, pos - afterFrom, run.id < 0 ? -1 : run.id + (afterFrom - start));
+        }
+    }
+    mine = std::move(kept);
+    return freed;
+}
+
+std::int64_t PrefixExtents::exclusive(std::int32_t r, std::int64_t n) const {
+    std::int64_t own = 0;
+    std::int64_t pos = 0;
+    for (const Held& run : held_[static_cast<std::size_t>(r)]) {
+        if (pos >= n) {
+            break;
+        }
+        const std::int64_t k = std::min(run.len, n - pos);
+        pos += run.len;
+        if (run.id < 0) {
+            own += k;
+            continue;
+        }
+        for (std::int64_t x = run.id; x < run.id + k;) {
+            const Extent& ex = ext_[static_cast<std::size_t>(find(x))];
+            const std::int64_t upto = std::min(run.id + k, ex.first + ex.len);
+            own += ex.ref == 1 ? upto - x : 0;
+            x = upto;
+        }
+    }
+    return own + std::max<std::int64_t>(0, n - pos);
+}
+
+std::int64_t PrefixExtents::reusableBefore(const std::vector<IdRun>& ids, std::int64_t hits, std::int64_t steps) const {
+    const std::int64_t n = std::max<std::int64_t>(0, std::min(steps, cachedFree_));
+    if (hits <= 0 || n == 0) {
+        return n;
+    }
+    std::vector<std::pair<std::int32_t, std::int64_t>> walked; // (extent, place of its first block to go)
+    std::int64_t at = 0;
+    for (std::int32_t e = head_; e != kNone && at < n; e = ext_[static_cast<std::size_t>(e)].next) {
+        walked.emplace_back(e, at);
+        at += ext_[static_cast<std::size_t>(e)].len;
+    }
+    std::sort(walked.begin(), walked.end());
+    std::int64_t firstHit = n;
+    for (const IdRun& run : ids) {
+        if (run.pos >= hits) {
+            break;
+        }
+        const std::int64_t end = run.id + std::min(run.len, hits - run.pos);
+        for (std::int64_t x = run.id; x < end;) {
+            const std::int32_t e = find(x);
+            const Extent& ex = ext_[static_cast<std::size_t>(e)];
+            const std::int64_t upto = std::min(end, ex.first + ex.len);
+            const auto it = std::lower_bound(walked.begin(), walked.end(), std::pair<std::int32_t, std::int64_t>{e, 0});
+            if (ex.ref == 0 && it != walked.end() && it->first == e) {
+                firstHit = std::min(firstHit, it->second + (ex.first + ex.len - upto)); // its highest id here
+            }
+            x = upto;
+        }
+    }
+    return firstHit;
+}
+
+} // namespace pl
