@@ -16,11 +16,26 @@ std::vector<IdRun> idRunsOf(const std::vector<std::int64_t>& prefixBlocks) {
     const std::size_t n = prefixBlocks.size();
     const std::int64_t* ids = prefixBlocks.data();
     std::size_t start = 0;
-    for (std::size_t i = 1; i <= n; ++i) { // a whole trace holds millions of ids: one compare each
-        if (i == n || ids[i] != ids[i - 1] + 1) {
-            runs.push_back(IdRun{static_cast<std::int64_t>(start), ids[start], static_cast<std::int64_t>(i - start)});
-            start = i;
+    while (start < n) {
+        // A whole trace holds millions of ids and most continue their run: test 8 at a time (the compiler
+        // turns the fixed-length loop into vector compares), then find the break one by one.
+        std::size_t i = start + 1;
+        constexpr std::size_t kChunk = 8;
+        while (i + kChunk <= n) {
+            std::int64_t off = 0;
+            for (std::size_t k = 0; k < kChunk; ++k) {
+                off |= ids[i + k] - ids[i + k - 1] - 1;
+            }
+            if (off != 0) {
+                break;
+            }
+            i += kChunk;
         }
+        while (i < n && ids[i] == ids[i - 1] + 1) {
+            ++i;
+        }
+        runs.push_back(IdRun{static_cast<std::int64_t>(start), ids[start], static_cast<std::int64_t>(i - start)});
+        start = i;
     }
     return runs;
 }
@@ -29,11 +44,13 @@ void PrefixExtents::reset(std::size_t requests) {
     ext_.clear();
     spare_.clear();
     byFirst_.clear();
+    lowest_ = kNone;
     head_ = kNone;
     tail_ = kNone;
     cachedFree_ = 0;
     version_ = 0;
     held_.assign(requests, {});
+    grown_.assign(requests, kNone);
 }
 
 std::int32_t PrefixExtents::find(std::int64_t id) const {
@@ -46,7 +63,8 @@ std::int32_t PrefixExtents::find(std::int64_t id) const {
     return id < e.first + e.len ? it->second : kNone;
 }
 
-std::int32_t PrefixExtents::make(std::int64_t first, std::int64_t len, std::int32_t ref) {
+// A new extent [first, first + len); `below` is the extent with the next lower ids (kNone: none).
+std::int32_t PrefixExtents::make(std::int64_t first, std::int64_t len, std::int32_t ref, std::int32_t below) {
     std::int32_t e = kNone;
     if (spare_.empty()) {
         e = static_cast<std::int32_t>(ext_.size());
@@ -55,13 +73,24 @@ std::int32_t PrefixExtents::make(std::int64_t first, std::int64_t len, std::int3
         e = spare_.back();
         spare_.pop_back();
     }
-    ext_[static_cast<std::size_t>(e)] = Extent{first, len, ref, kNone, kNone};
+    const std::int32_t above = below == kNone ? lowest_ : ext_[static_cast<std::size_t>(below)].up;
+    ext_[static_cast<std::size_t>(e)] = Extent{first, len, ref, kNone, kNone, below, above};
+    (below == kNone ? lowest_ : ext_[static_cast<std::size_t>(below)].up) = e;
+    if (above != kNone) {
+        ext_[static_cast<std::size_t>(above)].down = e;
+    }
     byFirst_.emplace(first, e);
     return e;
 }
 
 void PrefixExtents::drop(std::int32_t e) {
-    byFirst_.erase(ext_[static_cast<std::size_t>(e)].first);
+    Extent& x = ext_[static_cast<std::size_t>(e)];
+    (x.down == kNone ? lowest_ : ext_[static_cast<std::size_t>(x.down)].up) = x.up;
+    if (x.up != kNone) {
+        ext_[static_cast<std::size_t>(x.up)].down = x.down;
+    }
+    byFirst_.erase(x.first);
+    x.len = 0; // a dead slot: no hint matches it
     spare_.push_back(e);
 }
 
@@ -98,7 +127,7 @@ std::int32_t PrefixExtents::splitAt(std::int64_t id) {
         return e;
     }
     const Extent x = ext_[static_cast<std::size_t>(e)];
-    const std::int32_t upper = make(id, x.first + x.len - id, x.ref);
+    const std::int32_t upper = make(id, x.first + x.len - id, x.ref, e);
     ext_[static_cast<std::size_t>(e)].len = id - x.first;
     if (x.ref == 0) {
         insertBefore(upper, e); // higher ids leave first
@@ -117,31 +146,14 @@ void PrefixExtents::isolate(std::int64_t lo, std::int64_t hi) {
 void PrefixExtents::coalesce(std::int32_t e) {
     for (int side = 0; side < 2; ++side) {
         const Extent& x = ext_[static_cast<std::size_t>(e)];
-        std::int32_t lower = kNone;
-        std::int32_t upper = kNone;
-        if (side == 0) {
-            const auto it = byFirst_.find(x.first + x.len);
-            if (it == byFirst_.end()) {
-                continue;
-            }
-            lower = e;
-            upper = it->second;
-        } else {
-            auto it = byFirst_.find(x.first);
-            if (it == byFirst_.begin()) {
-                continue;
-            }
-            --it;
-            const Extent& p = ext_[static_cast<std::size_t>(it->second)];
-            if (p.first + p.len != x.first) {
-                continue;
-            }
-            lower = it->second;
-            upper = e;
+        const std::int32_t lower = side == 0 ? e : x.down;
+        const std::int32_t upper = side == 0 ? x.up : e;
+        if (lower == kNone || upper == kNone) {
+            continue;
         }
         Extent& lo = ext_[static_cast<std::size_t>(lower)];
         Extent& up = ext_[static_cast<std::size_t>(upper)];
-        if (lo.ref != up.ref || (lo.ref == 0 && up.next != lower)) {
+        if (lo.first + lo.len != up.first || lo.ref != up.ref || (lo.ref == 0 && up.next != lower)) {
             continue;
         }
         if (up.ref == 0) {
@@ -184,11 +196,19 @@ std::int64_t PrefixExtents::hits(const std::vector<IdRun>& ids, std::int64_t lim
         }
         std::int64_t x = run.id;
         const std::int64_t end = run.id + std::min(run.len, limit - run.pos);
+        std::int32_t last = kNone; // the extent that ended at x
         while (x < end) {
-            const std::int32_t e = find(x);
+            std::int32_t e = kNone;
+            if (last == kNone) {
+                e = find(x);
+            } else if (const std::int32_t up = ext_[static_cast<std::size_t>(last)].up;
+                       up != kNone && ext_[static_cast<std::size_t>(up)].first == x) {
+                e = up;
+            }
             if (e == kNone) {
                 return h;
             }
+            last = e;
             const Extent& ex = ext_[static_cast<std::size_t>(e)];
             const std::int64_t k = std::min(end, ex.first + ex.len) - x;
             h += k;
@@ -209,8 +229,7 @@ std::int64_t PrefixExtents::attach(std::int32_t r, const std::vector<IdRun>& ids
         const std::int64_t lo = run.id;
         const std::int64_t hi = run.id + std::min(run.len, h - run.pos);
         isolate(lo, hi);
-        for (std::int64_t x = lo; x < hi;) {
-            const std::int32_t e = find(x);
+        for (std::int32_t e = find(lo); e != kNone;) { // every id of [lo, hi) is cached: contiguous extents
             Extent& ex = ext_[static_cast<std::size_t>(e)];
             if (ex.ref++ == 0) {
                 unlink(e);
@@ -218,7 +237,7 @@ std::int64_t PrefixExtents::attach(std::int32_t r, const std::vector<IdRun>& ids
                 fromFree += ex.len;
                 version_ += 1;
             }
-            x += ex.len;
+            e = ex.first + ex.len < hi ? ex.up : kNone;
         }
         for (std::int64_t x = lo; x < hi;) {
             const std::int32_t e = find(x);
@@ -264,31 +283,45 @@ void PrefixExtents::registerRange(std::int32_t r, const std::vector<IdRun>& ids,
         std::int64_t x = run.id + (p0 - run.pos);
         const std::int64_t end = run.id + (p1 - run.pos);
         while (x < end) {
-            auto next = byFirst_.upper_bound(x);
-            std::int32_t below = kNone; // the extent just below x, which may hold it
-            if (next != byFirst_.begin()) {
-                below = std::prev(next)->second;
+            // The extents just below and above x: from r's last registration while it grows a chain (the usual
+            // case, no search), else from the index.
+            std::int32_t below = kNone;
+            std::int32_t above = kNone;
+            if (const std::int32_t g = grown_[static_cast<std::size_t>(r)];
+                g != kNone && ext_[static_cast<std::size_t>(g)].len > 0 &&
+                ext_[static_cast<std::size_t>(g)].first + ext_[static_cast<std::size_t>(g)].len == x) {
+                below = g;
+                above = ext_[static_cast<std::size_t>(g)].up;
+            } else {
+                const auto next = byFirst_.upper_bound(x);
+                above = next == byFirst_.end() ? kNone : next->second;
+                below = next == byFirst_.begin() ? kNone : std::prev(next)->second;
             }
-            if (below != kNone) {
-                const Extent& ex = ext_[static_cast<std::size_t>(below)];
-                if (x < ex.first + ex.len) {
-                    const std::int64_t k = std::min(end, ex.first + ex.len) - x;
-                    append(mine, k, -1); // the cache keeps the block computed first
-                    x += k;
-                    continue;
-                }
+            std::int32_t holder = kNone; // the extent already holding x, if any
+            if (below != kNone && x < ext_[static_cast<std::size_t>(below)].first + ext_[static_cast<std::size_t>(below)].len) {
+                holder = below;
+            } else if (above != kNone && ext_[static_cast<std::size_t>(above)].first == x) {
+                holder = above;
             }
-            const std::int64_t gapEnd = next == byFirst_.end() ? end : std::min(end, next->first);
+            if (holder != kNone) {
+                const Extent& ex = ext_[static_cast<std::size_t>(holder)];
+                const std::int64_t k = std::min(end, ex.first + ex.len) - x;
+                append(mine, k, -1); // the cache keeps the block computed first
+                x += k;
+                continue;
+            }
+            const std::int64_t gapEnd = above == kNone ? end : std::min(end, ext_[static_cast<std::size_t>(above)].first);
             version_ += 1;
             append(mine, gapEnd - x, x);
             if (below != kNone && ext_[static_cast<std::size_t>(below)].ref == 1 &&
                 ext_[static_cast<std::size_t>(below)].first + ext_[static_cast<std::size_t>(below)].len == x) {
-                ext_[static_cast<std::size_t>(below)].len += gapEnd - x; // the usual case: the chain grows by a chunk
-                if (next != byFirst_.end() && next->first == gapEnd) {
-                    coalesce(below);
-                }
+                ext_[static_cast<std::size_t>(below)].len += gapEnd - x; // the chain grows by a chunk
+                coalesce(below);
+                grown_[static_cast<std::size_t>(r)] = below;
             } else {
-                coalesce(make(x, gapEnd - x, 1));
+                const std::int32_t e = make(x, gapEnd - x, 1, below);
+                coalesce(e); // only an extent above can join it: it survives
+                grown_[static_cast<std::size_t>(r)] = e;
             }
             x = gapEnd;
         }
@@ -316,8 +349,7 @@ std::int64_t PrefixExtents::release(std::int32_t r, std::int64_t lo, std::int64_
         const std::int64_t x0 = run.id + (a - start);
         const std::int64_t x1 = run.id + (b - start);
         isolate(x0, x1);
-        for (std::int64_t top = x1; top > x0;) { // highest ids first: they are the later blocks
-            const std::int32_t e = find(top - 1);
+        for (std::int32_t e = find(x1 - 1); e != kNone;) { // highest ids first: they are the later blocks
             Extent& ex = ext_[static_cast<std::size_t>(e)];
             if (--ex.ref == 0) {
                 pushBack(e);
@@ -325,7 +357,7 @@ std::int64_t PrefixExtents::release(std::int32_t r, std::int64_t lo, std::int64_
                 freed += ex.len;
                 version_ += 1;
             }
-            top = ex.first;
+            e = ex.first > x0 ? ex.down : kNone; // r holds every id of [x0, x1): the extents are contiguous
         }
         for (std::int64_t x = x0; x < x1;) {
             coalesce(find(x));

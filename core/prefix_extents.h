@@ -73,6 +73,8 @@ class PrefixExtents {
         std::int32_t ref = 0;
         std::int32_t prev = -1; // freed order (ref == 0 only): toward the head, which is reused first
         std::int32_t next = -1;
+        std::int32_t down = -1; // id order: the extent with the next lower / higher ids (not always adjacent)
+        std::int32_t up = -1;
     };
     struct Held {
         std::int64_t len = 0;
@@ -82,14 +84,16 @@ class PrefixExtents {
     std::vector<Extent> ext_;
     std::vector<std::int32_t> spare_;
     std::map<std::int64_t, std::int32_t> byFirst_;
+    std::int32_t lowest_ = -1; // id order's first
     std::int32_t head_ = -1;
     std::int32_t tail_ = -1;
     std::int64_t cachedFree_ = 0;
     std::uint64_t version_ = 0;
     std::vector<std::vector<Held>> held_; // per request, positions [0, sum of len)
+    std::vector<std::int32_t> grown_;     // per request, the extent it last registered into (a hint)
 
     std::int32_t find(std::int64_t id) const;
-    std::int32_t make(std::int64_t first, std::int64_t len, std::int32_t ref);
+    std::int32_t make(std::int64_t first, std::int64_t len, std::int32_t ref, std::int32_t below);
     void drop(std::int32_t e);
     std::int32_t splitAt(std::int64_t id);
     void isolate(std::int64_t lo, std::int64_t hi);
