@@ -411,7 +411,7 @@ std::int64_t EngineImpl::reusableCachedBlocks(std::int32_t head, std::int64_t wa
     }
     std::int64_t shared = 0;
     const std::int64_t hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
-    return s_.extents.reusableBefore(e_.idRuns_[static_cast<std::size_t>(head)], hits, steps);
+    return s_.extents.reusableBefore(spec(head).prefix_blocks.runs(), hits, steps);
 }
 
 // Quiescent ticks: nothing arrives, nothing is copying or prefilling, every running request decodes, and the

@@ -6,7 +6,6 @@
 
 #include "ledger.h"
 #include "model.h"
-#include "prefix_extents.h"
 #include "run_control.h"
 #include "victim.h"
 
@@ -174,7 +173,6 @@ class Engine {
     bool prefix_ = false;  // the workload shares prefixes: the prefix cache is on
     bool tracked_ = false; // block identities are kept (the pool map)
     bool runs_ = false;    // prefix sharing without the pool map: the cache keeps runs of ids, not blocks
-    std::vector<std::vector<IdRun>> idRuns_; // per request, its prefix_blocks as runs (with runs_)
     std::vector<TickStats> series_;
     std::vector<std::string> tenants_;      // byte order; RequestState::tenant indexes it
     VictimRanks ranks_;                     // id and (arrival, id) ranks the victim rules compare

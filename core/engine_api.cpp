@@ -84,10 +84,6 @@ void EngineImpl::init(Engine& e) {
     e.tracked_ = e.options_.track_block_owners;
     e.runs_ = e.prefix_ && !e.tracked_;
     if (e.runs_) {
-        e.idRuns_.reserve(n);
-        for (const auto& r : w.requests) {
-            e.idRuns_.push_back(idRunsOf(r.prefix_blocks));
-        }
         s.extents.reset(n);
     }
     const auto cap = static_cast<std::size_t>(w.config.capacity_blocks);

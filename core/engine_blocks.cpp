@@ -182,7 +182,7 @@ std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int
     s_.memo_version = version;
     s_.memo_limit = limit;
     if (e_.runs_) {
-        s_.memo_hits = s_.extents.hits(e_.idRuns_[static_cast<std::size_t>(r)], limit, shared);
+        s_.memo_hits = s_.extents.hits(spec(r).prefix_blocks.runs(), limit, shared);
         s_.memo_shared = shared;
         return s_.memo_hits;
     }
@@ -210,7 +210,7 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
     holdMore(r, h);
     rq(r).prefix_settled = h;
     if (e_.runs_) {
-        s_.free_blocks -= s_.extents.attach(r, e_.idRuns_[static_cast<std::size_t>(r)], h);
+        s_.free_blocks -= s_.extents.attach(r, spec(r).prefix_blocks.runs(), h);
         return;
     }
     const auto& ids = spec(r).prefix_blocks;
@@ -238,7 +238,7 @@ void EngineImpl::registerPrefix(std::int32_t r) {
     const std::int64_t full = std::min(static_cast<std::int64_t>(ids.size()), st.computed_tokens / c_.block_size_tokens);
     if (e_.runs_) {
         if (st.prefix_settled < full) {
-            s_.extents.registerRange(r, e_.idRuns_[static_cast<std::size_t>(r)], st.prefix_settled, full);
+            s_.extents.registerRange(r, spec(r).prefix_blocks.runs(), st.prefix_settled, full);
             st.prefix_settled = full;
         }
         return;

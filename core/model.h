@@ -2,6 +2,8 @@
 // The workload model: what is being simulated (Config: the machine), how the scheduler decides (Policy), and
 // the requests. Plain value types; parsing and validation live in workload_io.h. Every integer is 0..2^53-1.
 
+#include "prefix_ids.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -67,8 +69,9 @@ struct RequestSpec {
     std::int64_t priority = 0;          // smaller is more urgent
     std::string tenant = "default";
     // Optional (additive key `prefix_blocks`): ids of the prompt's full prefix blocks, in order; equal ids in
-    // two requests mean a shared prefix block (Mooncake's hash_ids). Empty: nothing shared.
-    std::vector<std::int64_t> prefix_blocks;
+    // two requests mean a shared prefix block (Mooncake's hash_ids). Empty: nothing shared. Kept as runs of
+    // consecutive ids (prefix_ids.h).
+    PrefixIds prefix_blocks;
     friend bool operator==(const RequestSpec&, const RequestSpec&) = default;
 };
 

@@ -11,35 +11,6 @@ namespace {
 constexpr std::int32_t kNone = -1;
 }
 
-std::vector<IdRun> idRunsOf(const std::vector<std::int64_t>& prefixBlocks) {
-    std::vector<IdRun> runs;
-    const std::size_t n = prefixBlocks.size();
-    const std::int64_t* ids = prefixBlocks.data();
-    std::size_t start = 0;
-    while (start < n) {
-        // A whole trace holds millions of ids and most continue their run: test 8 at a time (the compiler
-        // turns the fixed-length loop into vector compares), then find the break one by one.
-        std::size_t i = start + 1;
-        constexpr std::size_t kChunk = 8;
-        while (i + kChunk <= n) {
-            std::int64_t off = 0;
-            for (std::size_t k = 0; k < kChunk; ++k) {
-                off |= ids[i + k] - ids[i + k - 1] - 1;
-            }
-            if (off != 0) {
-                break;
-            }
-            i += kChunk;
-        }
-        while (i < n && ids[i] == ids[i - 1] + 1) {
-            ++i;
-        }
-        runs.push_back(IdRun{static_cast<std::int64_t>(start), ids[start], static_cast<std::int64_t>(i - start)});
-        start = i;
-    }
-    return runs;
-}
-
 void PrefixExtents::reset(std::size_t requests) {
     ext_.clear();
     spare_.clear();
@@ -365,22 +336,30 @@ std::int64_t PrefixExtents::release(std::int32_t r, std::int64_t lo, std::int64_
             x = s.first + s.len;
         }
     }
-    // Drop positions [lo, hi) from the runs.
-    std::vector<Held> kept;
-    std::int64_t pos = 0;
-    for (const Held& run : mine) {
-        const std::int64_t start = pos;
-        pos += run.len;
-        const std::int64_t before = std::min(pos, lo) - start;
-        if (before > 0) {
-            append(kept, before, run.id);
+    // Drop positions [lo, hi) from the runs: the engine lets go of a tail (lo > 0, everything from lo on) or
+    // of a front (lo == 0).
+    if (lo == 0) {
+        std::size_t whole = 0;
+        std::int64_t gone = 0;
+        while (whole < mine.size() && gone + mine[whole].len <= hi) {
+            gone += mine[whole++].len;
         }
-        const std::int64_t afterFrom = std::max(start, hi);
-        if (afterFrom < pos) {
-            append(kept, pos - afterFrom, run.id < 0 ? -1 : run.id + (afterFrom - start));
+        mine.erase(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(whole));
+        if (!mine.empty() && gone < hi) {
+            mine.front().len -= hi - gone;
+            mine.front().id = mine.front().id < 0 ? -1 : mine.front().id + (hi - gone);
         }
+    } else {
+        std::int64_t pos = 0;
+        std::size_t keep = 0;
+        while (keep < mine.size() && pos + mine[keep].len <= lo) {
+            pos += mine[keep++].len;
+        }
+        if (keep < mine.size() && pos < lo) {
+            mine[keep++].len = lo - pos;
+        }
+        mine.resize(keep);
     }
-    mine = std::move(kept);
     return freed;
 }
 

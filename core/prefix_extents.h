@@ -19,19 +19,13 @@
 // block for those ids (attached or registered by it), -1 for blocks without an id (not yet registered, or
 // computed by it while another block already held the id). Blocks past the runs (its newest) have no id.
 
+#include "prefix_ids.h"
+
 #include <cstdint>
 #include <map>
 #include <vector>
 
 namespace pl {
-
-// A request's prefix ids as runs: positions [pos, pos + len) hold ids id, id + 1, ... (immutable per run).
-struct IdRun {
-    std::int64_t pos = 0;
-    std::int64_t id = 0;
-    std::int64_t len = 0;
-};
-std::vector<IdRun> idRunsOf(const std::vector<std::int64_t>& prefixBlocks);
 
 class PrefixExtents {
   public:
@@ -53,8 +47,8 @@ class PrefixExtents {
     // r's blocks at positions [from, to) now hold computed tokens (from: the first block r has not settled,
     // which is the first past its runs): each id not in the cache is registered to r's block there.
     void registerRange(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to);
-    // r lets go of its blocks at positions [lo, hi), last first; returns how many went back to the free pool
-    // (a block another request holds stays).
+    // r lets go of its blocks at positions [lo, hi), last first: a tail (hi: all it holds) or a front (lo: 0).
+    // Returns how many went back to the free pool (a block another request holds stays).
     std::int64_t release(std::int32_t r, std::int64_t lo, std::int64_t hi);
     // Of r's first n blocks, those no other request holds.
     std::int64_t exclusive(std::int32_t r, std::int64_t n) const;

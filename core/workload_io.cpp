@@ -227,7 +227,6 @@ class WorkloadReader {
                 rethrow(checkPrefixCount(it->size(), r, i, w.config, file_));
                 prefixBlocks += it->size();
                 rethrow(checkPrefixTotal(prefixBlocks, caps_, i, file_));
-                r.prefix_blocks.reserve(it->size());
                 for (std::size_t b = 0; b < it->size(); ++b) {
                     r.prefix_blocks.push_back(integer((*it)[b], pointerChild(blocksPath, b)));
                 }
@@ -269,7 +268,7 @@ json requestJson(const RequestSpec& r) {
               {"priority", r.priority},
               {"tenant", r.tenant}};
     if (!r.prefix_blocks.empty()) {
-        j["prefix_blocks"] = r.prefix_blocks;
+        j["prefix_blocks"] = r.prefix_blocks.toVector();
     }
     return j;
 }

@@ -169,8 +169,15 @@ std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, 
     if (auto e = checkPrefixCount(r.prefix_blocks.size(), r, index, c, file)) {
         return e;
     }
-    for (std::size_t i = 0; i < r.prefix_blocks.size(); ++i) {
-        if (auto e = rangeError(file, base + "/prefix_blocks/" + std::to_string(i), r.prefix_blocks[i], 0)) {
+    for (const IdRun& run : r.prefix_blocks.runs()) { // ids rise by one along a run: its ends are its extremes
+        std::int64_t at = run.pos;
+        if (run.id >= 0 && run.id <= kMaxSafeInteger) {
+            at = run.id + (run.len - 1) <= kMaxSafeInteger ? -1 : run.pos + (kMaxSafeInteger - run.id + 1);
+        }
+        if (at < 0) {
+            continue;
+        }
+        if (auto e = rangeError(file, base + "/prefix_blocks/" + std::to_string(at), r.prefix_blocks[static_cast<std::size_t>(at)], 0)) {
             return e;
         }
     }

@@ -359,10 +359,12 @@ void TestPrefix::sparseIdsAnswerLikeDenseOnes() {
             Workload dense = loadSample(name);
             dense.policy.recovery = mode;
             Workload sparse = dense;
-            for (auto& r : sparse.requests) {
-                for (auto& id : r.prefix_blocks) {
-                    id = id * 1'000'003 + 1'000'000'000'000'000;
+            for (auto& r : sparse.requests) { // no two ids in a row: every run of the dense ids breaks up
+                PrefixIds renamed;
+                for (const std::int64_t id : r.prefix_blocks) {
+                    renamed.push_back(id * 1'000'003 + 1'000'000'000'000'000);
                 }
+                r.prefix_blocks = renamed;
             }
             const RunResult a = runWorkload(dense);
             const RunResult b = runWorkload(sparse);

@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <limits>
 #include <list>
 #include <map>
 #include <vector>
@@ -117,17 +118,32 @@ class TestPrefixExtents : public QObject {
 };
 
 void TestPrefixExtents::idRunsSplitWhereIdsStopRising() {
-    const auto runs = idRunsOf({7, 8, 9, 3, 3, 4, 100});
+    const PrefixIds ids{7, 8, 9, 3, 3, 4, 100};
+    const auto& runs = ids.runs();
     QCOMPARE(runs.size(), std::size_t{4});
-    QCOMPARE(runs[0].pos, 0);
-    QCOMPARE(runs[0].id, 7);
-    QCOMPARE(runs[0].len, 3);
-    QCOMPARE(runs[1].pos, 3);
-    QCOMPARE(runs[1].len, 1);
-    QCOMPARE(runs[2].id, 3);
-    QCOMPARE(runs[2].len, 2);
-    QCOMPARE(runs[3].pos, 6);
-    QVERIFY(idRunsOf({}).empty());
+    QCOMPARE(runs[0], (IdRun{0, 7, 3}));
+    QCOMPARE(runs[1], (IdRun{3, 3, 1}));
+    QCOMPARE(runs[2], (IdRun{4, 3, 2}));
+    QCOMPARE(runs[3], (IdRun{6, 100, 1}));
+    QCOMPARE(ids.size(), std::size_t{7});
+    const std::vector<std::int64_t> back{7, 8, 9, 3, 3, 4, 100};
+    QCOMPARE(ids.toVector(), back);
+    QCOMPARE(std::vector<std::int64_t>(ids.begin(), ids.end()), back);
+    for (std::size_t i = 0; i < back.size(); ++i) {
+        QCOMPARE(ids[i], back[i]);
+    }
+    QVERIFY(PrefixIds{}.runs().empty());
+    // Equal sequences compare equal however they were built; ids far apart never join a run.
+    PrefixIds built;
+    for (const auto id : back) {
+        built.push_back(id);
+    }
+    QVERIFY(built == ids);
+    QVERIFY(!(PrefixIds{7, 8} == PrefixIds{7, 9}));
+    const std::int64_t top = std::numeric_limits<std::int64_t>::max();
+    const PrefixIds extremes{top, std::numeric_limits<std::int64_t>::min(), -1, 0};
+    QCOMPARE(extremes.runs().size(), std::size_t{3}); // top | min | -1, 0
+    QCOMPARE(extremes[1], std::numeric_limits<std::int64_t>::min());
 }
 
 // A 750-block chain registered chunk by chunk, attached by a second request, then let go by both: one extent
@@ -137,7 +153,8 @@ void TestPrefixExtents::aChainStaysOneExtent() {
     for (std::size_t i = 0; i < chain.size(); ++i) {
         chain[i] = 1000 + static_cast<std::int64_t>(i);
     }
-    const auto runs = idRunsOf(chain);
+    const PrefixIds chainIds(chain);
+    const auto& runs = chainIds.runs();
     PrefixExtents x;
     x.reset(2);
     for (std::int64_t p = 0; p < 750; p += 18) {
@@ -181,7 +198,7 @@ void TestPrefixExtents::matchesAPerIdModel() {
                 const auto style = next(0, 9);
                 ids[r].push_back(style == 0 ? next(0, 8) : b < branch ? family + b : family + 50 + b);
             }
-            runs[r] = idRunsOf(ids[r]);
+            runs[r] = PrefixIds(ids[r]).runs();
         }
         PerIdModel m;
         m.capacity = next(20, 90);
@@ -213,12 +230,11 @@ void TestPrefixExtents::matchesAPerIdModel() {
                 const auto k = next(1, blocks);
                 const bool front = next(0, 1) == 0;
                 const auto lo = front ? 0 : blocks - k;
-                const auto hi = front ? blocks : blocks;
+                const auto hi = front ? k : blocks;
                 QCOMPARE(x.release(ri, lo, hi), m.release(r, lo, hi));
-                settled[r] = 0;
-                if (!front && !mine.empty()) { // what is left is settled no further, as after a swap-out
-                    settled[r] = -1;
-                }
+                settled[r] = mine.empty() ? 0 : -1; // what is left is settled no further, as after a swap-out
+                QCOMPARE(x.exclusive(ri, static_cast<std::int64_t>(mine.size())),
+                         m.exclusive(r, static_cast<std::int64_t>(mine.size())));
                 continue;
             }
             // grow: take fresh blocks, then settle up to what they cover

@@ -459,7 +459,7 @@ void TestWorkloadIo::validateInMemory() {
 
     bad = w;
     QCOMPARE(bad.requests[2].id, std::string("r2"));
-    bad.requests[2].prefix_blocks.assign(3, 1); // prompt 24 tokens = 3 full blocks: allowed
+    bad.requests[2].prefix_blocks = {1, 1, 1}; // prompt 24 tokens = 3 full blocks: allowed
     QVERIFY(!pl::validateWorkload(bad));
     bad.requests[2].prefix_blocks.push_back(1);
     e = pl::validateWorkload(bad);
