@@ -106,15 +106,17 @@ std::int32_t PrefixExtents::splitAt(std::int64_t id) {
     return upper;
 }
 
-// Extents cover [lo, hi) exactly where they overlap it (none straddles an end).
-void PrefixExtents::isolate(std::int64_t lo, std::int64_t hi) {
-    splitAt(lo);
-    splitAt(hi);
+// Extents cover [lo, hi) exactly where they overlap it (none straddles an end); returns the one starting at lo.
+std::int32_t PrefixExtents::isolate(std::int64_t lo, std::int64_t hi) {
+    const std::int32_t first = splitAt(lo);
+    splitAt(hi); // a split keeps the lower part in its slot: `first` still starts at lo
+    return first;
 }
 
 // Merges e with the extent right above it in ids and then the one right below, where they could be one
-// extent (same holder count; when free, next to each other in the freed order, higher ids first).
-void PrefixExtents::coalesce(std::int32_t e) {
+// extent (same holder count; when free, next to each other in the freed order, higher ids first). Returns the
+// extent that now holds e's ids.
+std::int32_t PrefixExtents::coalesce(std::int32_t e) {
     for (int side = 0; side < 2; ++side) {
         const Extent& x = ext_[static_cast<std::size_t>(e)];
         const std::int32_t lower = side == 0 ? e : x.down;
@@ -133,6 +135,15 @@ void PrefixExtents::coalesce(std::int32_t e) {
         lo.len += up.len;
         drop(upper);
         e = lower;
+    }
+    return e;
+}
+
+// coalesce() over the contiguous extents from `first` up to id hi.
+void PrefixExtents::coalesceUpTo(std::int32_t first, std::int64_t hi) {
+    for (std::int32_t e = first; e != kNone;) {
+        const Extent& s = ext_[static_cast<std::size_t>(coalesce(e))];
+        e = s.first + s.len < hi ? s.up : kNone;
     }
 }
 
@@ -199,8 +210,8 @@ std::int64_t PrefixExtents::attach(std::int32_t r, const std::vector<IdRun>& ids
         }
         const std::int64_t lo = run.id;
         const std::int64_t hi = run.id + std::min(run.len, h - run.pos);
-        isolate(lo, hi);
-        for (std::int32_t e = find(lo); e != kNone;) { // every id of [lo, hi) is cached: contiguous extents
+        const std::int32_t first = isolate(lo, hi);
+        for (std::int32_t e = first; e != kNone;) { // every id of [lo, hi) is cached: contiguous extents
             Extent& ex = ext_[static_cast<std::size_t>(e)];
             if (ex.ref++ == 0) {
                 unlink(e);
@@ -210,12 +221,7 @@ std::int64_t PrefixExtents::attach(std::int32_t r, const std::vector<IdRun>& ids
             }
             e = ex.first + ex.len < hi ? ex.up : kNone;
         }
-        for (std::int64_t x = lo; x < hi;) {
-            const std::int32_t e = find(x);
-            coalesce(e);
-            const std::int32_t s = find(x);
-            x = ext_[static_cast<std::size_t>(s)].first + ext_[static_cast<std::size_t>(s)].len;
-        }
+        coalesceUpTo(first, hi);
         append(mine, hi - lo, lo);
     }
     return fromFree;
@@ -287,7 +293,9 @@ void PrefixExtents::registerRange(std::int32_t r, const std::vector<IdRun>& ids,
             if (below != kNone && ext_[static_cast<std::size_t>(below)].ref == 1 &&
                 ext_[static_cast<std::size_t>(below)].first + ext_[static_cast<std::size_t>(below)].len == x) {
                 ext_[static_cast<std::size_t>(below)].len += gapEnd - x; // the chain grows by a chunk
-                coalesce(below);
+                if (above != kNone && ext_[static_cast<std::size_t>(above)].first == gapEnd) {
+                    coalesce(below); // it now touches the extent above
+                }
                 grown_[static_cast<std::size_t>(r)] = below;
             } else {
                 const std::int32_t e = make(x, gapEnd - x, 1, below);
@@ -319,22 +327,24 @@ std::int64_t PrefixExtents::release(std::int32_t r, std::int64_t lo, std::int64_
         }
         const std::int64_t x0 = run.id + (a - start);
         const std::int64_t x1 = run.id + (b - start);
-        isolate(x0, x1);
-        for (std::int32_t e = find(x1 - 1); e != kNone;) { // highest ids first: they are the later blocks
-            Extent& ex = ext_[static_cast<std::size_t>(e)];
+        const std::int32_t first = isolate(x0, x1);
+        auto& span = walked_; // r holds every id of [x0, x1): contiguous extents, let go of from the top
+        span.clear();
+        for (std::int32_t e = first; e != kNone;) {
+            span.emplace_back(e, 0);
+            const Extent& ex = ext_[static_cast<std::size_t>(e)];
+            e = ex.first + ex.len < x1 ? ex.up : kNone;
+        }
+        for (auto it = span.rbegin(); it != span.rend(); ++it) {
+            Extent& ex = ext_[static_cast<std::size_t>(it->first)];
             if (--ex.ref == 0) {
-                pushBack(e);
+                pushBack(it->first);
                 cachedFree_ += ex.len;
                 freed += ex.len;
                 version_ += 1;
             }
-            e = ex.first > x0 ? ex.down : kNone; // r holds every id of [x0, x1): the extents are contiguous
         }
-        for (std::int64_t x = x0; x < x1;) {
-            coalesce(find(x));
-            const Extent& s = ext_[static_cast<std::size_t>(find(x))];
-            x = s.first + s.len;
-        }
+        coalesceUpTo(first, x1);
     }
     // Drop positions [lo, hi) from the runs: the engine lets go of a tail (lo > 0, everything from lo on) or
     // of a front (lo == 0).
@@ -391,7 +401,8 @@ std::int64_t PrefixExtents::reusableBefore(const std::vector<IdRun>& ids, std::i
     if (hits <= 0 || n == 0) {
         return n;
     }
-    std::vector<std::pair<std::int32_t, std::int64_t>> walked; // (extent, place of its first block to go)
+    auto& walked = walked_; // (extent, place of its first block to go), reused across calls
+    walked.clear();
     std::int64_t at = 0;
     for (std::int32_t e = head_; e != kNone && at < n; e = ext_[static_cast<std::size_t>(e)].next) {
         walked.emplace_back(e, at);
@@ -404,15 +415,17 @@ std::int64_t PrefixExtents::reusableBefore(const std::vector<IdRun>& ids, std::i
             break;
         }
         const std::int64_t end = run.id + std::min(run.len, hits - run.pos);
-        for (std::int64_t x = run.id; x < end;) {
-            const std::int32_t e = find(x);
+        // Every id of [run.id, end) is cached (they are hits): contiguous extents, walked upward.
+        for (std::int32_t e = find(run.id); e != kNone;) {
             const Extent& ex = ext_[static_cast<std::size_t>(e)];
             const std::int64_t upto = std::min(end, ex.first + ex.len);
-            const auto it = std::lower_bound(walked.begin(), walked.end(), std::pair<std::int32_t, std::int64_t>{e, 0});
-            if (ex.ref == 0 && it != walked.end() && it->first == e) {
-                firstHit = std::min(firstHit, it->second + (ex.first + ex.len - upto)); // its highest id here
+            if (ex.ref == 0) {
+                const auto it = std::lower_bound(walked.begin(), walked.end(), std::pair<std::int32_t, std::int64_t>{e, 0});
+                if (it != walked.end() && it->first == e) {
+                    firstHit = std::min(firstHit, it->second + (ex.first + ex.len - upto)); // its highest id here
+                }
             }
-            x = upto;
+            e = upto < end ? ex.up : kNone;
         }
     }
     return firstHit;

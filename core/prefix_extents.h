@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <vector>
 
 namespace pl {
@@ -85,13 +86,15 @@ class PrefixExtents {
     std::uint64_t version_ = 0;
     std::vector<std::vector<Held>> held_; // per request, positions [0, sum of len)
     std::vector<std::int32_t> grown_;     // per request, the extent it last registered into (a hint)
+    mutable std::vector<std::pair<std::int32_t, std::int64_t>> walked_; // scratch (reusableBefore, release)
 
     std::int32_t find(std::int64_t id) const;
     std::int32_t make(std::int64_t first, std::int64_t len, std::int32_t ref, std::int32_t below);
     void drop(std::int32_t e);
     std::int32_t splitAt(std::int64_t id);
-    void isolate(std::int64_t lo, std::int64_t hi);
-    void coalesce(std::int32_t e);
+    std::int32_t isolate(std::int64_t lo, std::int64_t hi);
+    std::int32_t coalesce(std::int32_t e);
+    void coalesceUpTo(std::int32_t first, std::int64_t hi);
     void unlink(std::int32_t e);
     void pushBack(std::int32_t e);
     void insertBefore(std::int32_t e, std::int32_t at);
