@@ -228,7 +228,13 @@ class WorkloadReader {
                 prefixBlocks += it->size();
                 rethrow(checkPrefixTotal(prefixBlocks, caps_, i, file_));
                 for (std::size_t b = 0; b < it->size(); ++b) {
-                    r.prefix_blocks.push_back(integer((*it)[b], pointerChild(blocksPath, b)));
+                    const json& id = (*it)[b];
+                    // A trace holds millions of ids: the pointer naming one is built only for an error.
+                    if (id.is_number_unsigned() && id.get<json::number_unsigned_t>() <= static_cast<json::number_unsigned_t>(kMaxSafeInteger)) {
+                        r.prefix_blocks.push_back(static_cast<std::int64_t>(id.get<json::number_unsigned_t>()));
+                    } else {
+                        r.prefix_blocks.push_back(integer(id, pointerChild(blocksPath, b)));
+                    }
                 }
             }
         }
