@@ -22,6 +22,7 @@ void PrefixExtents::reset(std::size_t requests) {
     version_ = 0;
     held_.assign(requests, {});
     grown_.assign(requests, kNone);
+    runAt_.assign(requests, 0);
 }
 
 std::int32_t PrefixExtents::find(std::int64_t id) const {
@@ -246,9 +247,10 @@ void PrefixExtents::take(std::int64_t taken, std::int64_t plainFree) {
     }
 }
 
-void PrefixExtents::registerRange(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
+void PrefixExtents::registerSlow(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
     auto& mine = held_[static_cast<std::size_t>(r)];
-    for (const IdRun& run : ids) {
+    for (std::size_t ri = 0; ri < ids.size(); ++ri) {
+        const IdRun& run = ids[ri];
         const std::int64_t p0 = std::max(from, run.pos);
         const std::int64_t p1 = std::min(to, run.pos + run.len);
         if (run.pos >= to) {
@@ -257,6 +259,7 @@ void PrefixExtents::registerRange(std::int32_t r, const std::vector<IdRun>& ids,
         if (p0 >= p1) {
             continue;
         }
+        runAt_[static_cast<std::size_t>(r)] = ri;
         std::int64_t x = run.id + (p0 - run.pos);
         const std::int64_t end = run.id + (p1 - run.pos);
         while (x < end) {

@@ -47,7 +47,11 @@ class PrefixExtents {
     void take(std::int64_t taken, std::int64_t plainFree);
     // r's blocks at positions [from, to) now hold computed tokens (from: the first block r has not settled,
     // which is the first past its runs): each id not in the cache is registered to r's block there.
-    void registerRange(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to);
+    void registerRange(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
+        if (!growInPlace(r, ids, from, to)) {
+            registerSlow(r, ids, from, to);
+        }
+    }
     // r lets go of its blocks at positions [lo, hi), last first: a tail (hi: all it holds) or a front (lo: 0).
     // Returns how many went back to the free pool (a block another request holds stays).
     std::int64_t release(std::int32_t r, std::int64_t lo, std::int64_t hi);
@@ -86,8 +90,41 @@ class PrefixExtents {
     std::uint64_t version_ = 0;
     std::vector<std::vector<Held>> held_; // per request, positions [0, sum of len)
     std::vector<std::int32_t> grown_;     // per request, the extent it last registered into (a hint)
+    std::vector<std::size_t> runAt_;      // per request, the id run its last registration ended in (a hint)
     mutable std::vector<std::pair<std::int32_t, std::int64_t>> walked_; // scratch (reusableBefore, release)
 
+    static constexpr std::int32_t kNoExtent = -1;
+
+    // The usual registration, inline: r grows the chain it registered into last time, with ids that continue
+    // the same run, and no extent stands in the way: that extent and r's last run get longer, nothing is
+    // searched. False (nothing done) otherwise.
+    bool growInPlace(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
+        const auto ri = static_cast<std::size_t>(r);
+        const std::int32_t g = grown_[ri];
+        const std::size_t c = runAt_[ri];
+        if (g == kNoExtent || c >= ids.size() || from <= ids[c].pos || to > ids[c].pos + ids[c].len) {
+            return false; // positions from - 1 .. to - 1 are not all in the run of the last registration
+        }
+        Extent& ex = ext_[static_cast<std::size_t>(g)];
+        const std::int64_t x = ids[c].id + (from - ids[c].pos);
+        auto& mine = held_[ri];
+        if (ex.len == 0 || ex.ref != 1 || ex.first + ex.len != x || mine.empty() || mine.back().id < 0 ||
+            mine.back().id + mine.back().len != x) {
+            return false;
+        }
+        const std::int64_t n = to - from;
+        if (ex.up != kNoExtent && ext_[static_cast<std::size_t>(ex.up)].first < x + n) {
+            return false; // some of these ids are cached already
+        }
+        ex.len += n;
+        mine.back().len += n;
+        version_ += 1;
+        if (ex.up != kNoExtent && ext_[static_cast<std::size_t>(ex.up)].first == x + n) {
+            coalesce(g);
+        }
+        return true;
+    }
+    void registerSlow(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to);
     std::int32_t find(std::int64_t id) const;
     std::int32_t make(std::int64_t first, std::int64_t len, std::int32_t ref, std::int32_t below);
     void drop(std::int32_t e);
