@@ -16,6 +16,7 @@ void PrefixExtents::reset(std::size_t requests) {
     spare_.clear();
     byFirst_.clear();
     lowest_ = kNone;
+    finger_ = kNone;
     head_ = kNone;
     tail_ = kNone;
     cachedFree_ = 0;
@@ -26,13 +27,34 @@ void PrefixExtents::reset(std::size_t requests) {
 }
 
 std::int32_t PrefixExtents::find(std::int64_t id) const {
+    // Lookups come in neighbourhoods (both ends of a range, the next run of a chain): try the extent found
+    // last and the ones beside it before searching. A live extent that holds id is the one, however old the
+    // finger is: extents never overlap.
+    if (finger_ != kNone) {
+        const Extent& f = ext_[static_cast<std::size_t>(finger_)];
+        if (f.len > 0) {
+            for (const std::int32_t e : {finger_, f.up, f.down}) {
+                if (e != kNone) {
+                    const Extent& x = ext_[static_cast<std::size_t>(e)];
+                    if (x.first <= id && id < x.first + x.len) {
+                        finger_ = e;
+                        return e;
+                    }
+                }
+            }
+        }
+    }
     auto it = byFirst_.upper_bound(id);
     if (it == byFirst_.begin()) {
         return kNone;
     }
     --it;
     const Extent& e = ext_[static_cast<std::size_t>(it->second)];
-    return id < e.first + e.len ? it->second : kNone;
+    if (id < e.first + e.len) {
+        finger_ = it->second;
+        return it->second;
+    }
+    return kNone;
 }
 
 // A new extent [first, first + len); `below` is the extent with the next lower ids (kNone: none).
@@ -228,11 +250,8 @@ std::int64_t PrefixExtents::attach(std::int32_t r, const std::vector<IdRun>& ids
     return fromFree;
 }
 
-void PrefixExtents::take(std::int64_t taken, std::int64_t plainFree) {
-    std::int64_t fromCache = taken - std::min(taken, plainFree);
-    if (fromCache > 0) {
-        version_ += 1;
-    }
+void PrefixExtents::takeSlow(std::int64_t fromCache) {
+    version_ += 1;
     while (fromCache > 0) {
         const std::int32_t e = head_; // the engine checked the pool holds them
         Extent& ex = ext_[static_cast<std::size_t>(e)];

@@ -21,6 +21,7 @@
 
 #include "prefix_ids.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -44,7 +45,19 @@ class PrefixExtents {
     std::int64_t attach(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t h);
     // `taken` blocks leave the free pool (they join a request's newest blocks, without an id): id-less ones
     // first (`plainFree` of them), then cached ones from the least recently freed on, whose ids leave the cache.
-    void take(std::int64_t taken, std::int64_t plainFree);
+    void take(std::int64_t taken, std::int64_t plainFree) {
+        const std::int64_t fromCache = taken - std::min(taken, plainFree);
+        if (fromCache <= 0) {
+            return;
+        }
+        if (head_ != kNoExtent && ext_[static_cast<std::size_t>(head_)].len > fromCache) { // the usual case, inline
+            ext_[static_cast<std::size_t>(head_)].len -= fromCache; // the highest ids go first
+            cachedFree_ -= fromCache;
+            version_ += 1;
+            return;
+        }
+        takeSlow(fromCache);
+    }
     // r's blocks at positions [from, to) now hold computed tokens (from: the first block r has not settled,
     // which is the first past its runs): each id not in the cache is registered to r's block there.
     void registerRange(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
@@ -84,6 +97,7 @@ class PrefixExtents {
     std::vector<std::int32_t> spare_;
     std::map<std::int64_t, std::int32_t> byFirst_;
     std::int32_t lowest_ = -1; // id order's first
+    mutable std::int32_t finger_ = -1; // the extent find() returned last (a hint)
     std::int32_t head_ = -1;
     std::int32_t tail_ = -1;
     std::int64_t cachedFree_ = 0;
@@ -124,6 +138,7 @@ class PrefixExtents {
         }
         return true;
     }
+    void takeSlow(std::int64_t fromCache);
     void registerSlow(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to);
     std::int32_t find(std::int64_t id) const;
     std::int32_t make(std::int64_t first, std::int64_t len, std::int32_t ref, std::int32_t below);
