@@ -60,8 +60,11 @@ Workload makeWorkload(FuzzedDataProvider& in) {
         if (in.ConsumeBool()) {
             const std::int64_t full = r.prompt_tokens / c.block_size_tokens;
             const std::int64_t count = in.ConsumeIntegralInRange<std::int64_t>(0, full);
+            // Chains of consecutive ids from a few shared starts (runs, as real traces name them), with
+            // stray small ids mixed in (runs broken, ids repeated).
+            const std::int64_t base = 8 * in.ConsumeIntegralInRange<std::int64_t>(0, 3);
             for (std::int64_t b = 0; b < count; ++b) {
-                r.prefix_blocks.push_back(in.ConsumeIntegralInRange<std::int64_t>(0, 5));
+                r.prefix_blocks.push_back(in.ConsumeBool() ? base + b : in.ConsumeIntegralInRange<std::int64_t>(0, 5));
             }
         }
         w.requests.push_back(std::move(r));
