@@ -33,14 +33,18 @@ void EngineImpl::step() {
         censorAll();
         return;
     }
-    if (skipQuiescentTicks()) {
+    if (s_.quiet_decode_only && skipQuiescentTicks()) { // the flag first: most ticks cannot be skipped
         return;
     }
     evictedThisTick_ = false;
     s_.released_this_tick = 0;
     prefillBudget_ = c_.prefill_tokens_per_tick;
-    arrivals();
-    link();
+    if (s_.next_arrival < w_.requests.size() && w_.requests[s_.next_arrival].arrival_tick <= t_) {
+        arrivals(); // most ticks nobody arrives and nothing copies: no call
+    }
+    if (!s_.copies.empty()) {
+        link();
+    }
     if (p_.preempt_ahead) {
         preemptAhead();
     }
