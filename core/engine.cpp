@@ -39,7 +39,7 @@ void EngineImpl::step() {
     evictedThisTick_ = false;
     s_.released_this_tick = 0;
     prefillBudget_ = c_.prefill_tokens_per_tick;
-    if (s_.next_arrival < w_.requests.size() && w_.requests[s_.next_arrival].arrival_tick <= t_) {
+    if (arrivalDue()) {
         arrivals(); // most ticks nobody arrives and nothing copies: no call
     }
     if (!s_.copies.empty()) {
@@ -93,7 +93,7 @@ void EngineImpl::step() {
 }
 
 void EngineImpl::arrivals() {
-    while (s_.next_arrival < w_.requests.size() && w_.requests[s_.next_arrival].arrival_tick <= t_) {
+    while (arrivalDue()) {
         const auto r = static_cast<std::int32_t>(s_.next_arrival++);
         rq(r).phase = Phase::Waiting;
         enqueue(r);

@@ -238,7 +238,7 @@ void EngineImpl::registerPrefix(std::int32_t r) {
     const std::int64_t full = std::min(static_cast<std::int64_t>(ids.size()), st.computed_tokens / c_.block_size_tokens);
     if (e_.runs_) {
         if (st.prefix_settled < full) {
-            s_.extents.registerRange(r, spec(r).prefix_blocks.runs(), st.prefix_settled, full);
+            s_.extents.registerRange(r, ids.runs(), st.prefix_settled, full);
             st.prefix_settled = full;
         }
         return;

@@ -52,6 +52,10 @@ class EngineImpl {
 
     Event& emit(EventKind kind, std::int32_t request);
     void annotate(std::int64_t seq, std::int32_t r, const char* kind, std::int64_t tokens, const LiveMeasurement& m);
+    // A request arrives at this tick (arrivals() has work).
+    bool arrivalDue() const {
+        return s_.next_arrival < w_.requests.size() && w_.requests[s_.next_arrival].arrival_tick <= t_;
+    }
     void arrivals();
     void link();
     void preemptAhead();

@@ -350,7 +350,7 @@ std::int64_t PrefixExtents::release(std::int32_t r, std::int64_t lo, std::int64_
         const std::int64_t x0 = run.id + (a - start);
         const std::int64_t x1 = run.id + (b - start);
         const std::int32_t first = isolate(x0, x1);
-        auto& span = walked_; // r holds every id of [x0, x1): contiguous extents, let go of from the top
+        auto& span = scratch_; // r holds every id of [x0, x1): contiguous extents, let go of from the top
         span.clear();
         for (std::int32_t e = first; e != kNone;) {
             span.emplace_back(e, 0);
@@ -423,7 +423,7 @@ std::int64_t PrefixExtents::reusableBefore(const std::vector<IdRun>& ids, std::i
     if (hits <= 0 || n == 0) {
         return n;
     }
-    auto& walked = walked_; // (extent, place of its first block to go), reused across calls
+    auto& walked = scratch_; // (extent, place of its first block to go)
     walked.clear();
     std::int64_t at = 0;
     for (std::int32_t e = head_; e != kNone && at < n; e = ext_[static_cast<std::size_t>(e)].next) {

@@ -105,7 +105,7 @@ class PrefixExtents {
     std::vector<std::vector<Held>> held_; // per request, positions [0, sum of len)
     std::vector<std::int32_t> grown_;     // per request, the extent it last registered into (a hint)
     std::vector<std::size_t> runAt_;      // per request, the id run its last registration ended in (a hint)
-    mutable std::vector<std::pair<std::int32_t, std::int64_t>> walked_; // scratch (reusableBefore, release)
+    mutable std::vector<std::pair<std::int32_t, std::int64_t>> scratch_; // reused by reusableBefore and release
 
     static constexpr std::int32_t kNoExtent = -1;
 

@@ -139,6 +139,16 @@ class WorkloadReader {
         fail(path, "expected an integer, got " + describeValue(v));
     }
 
+    // Element `index` of the array `arr` at `parent`, an integer as integer() reads it; the element's pointer is
+    // built only for an error (a trace's prefix_blocks hold millions of ids).
+    std::int64_t integerAt(const json& arr, const std::string& parent, std::size_t index) const {
+        const json& v = arr[index];
+        if (v.is_number_unsigned() && v.get<json::number_unsigned_t>() <= static_cast<json::number_unsigned_t>(kMaxSafeInteger)) {
+            return static_cast<std::int64_t>(v.get<json::number_unsigned_t>());
+        }
+        return integer(v, pointerChild(parent, index));
+    }
+
     std::string text(const json& v, const std::string& path) const {
         if (!v.is_string()) {
             fail(path, "expected a string, got " + describeValue(v));
@@ -228,13 +238,7 @@ class WorkloadReader {
                 prefixBlocks += it->size();
                 rethrow(checkPrefixTotal(prefixBlocks, caps_, i, file_));
                 for (std::size_t b = 0; b < it->size(); ++b) {
-                    const json& id = (*it)[b];
-                    // A trace holds millions of ids: the pointer naming one is built only for an error.
-                    if (id.is_number_unsigned() && id.get<json::number_unsigned_t>() <= static_cast<json::number_unsigned_t>(kMaxSafeInteger)) {
-                        r.prefix_blocks.push_back(static_cast<std::int64_t>(id.get<json::number_unsigned_t>()));
-                    } else {
-                        r.prefix_blocks.push_back(integer(id, pointerChild(blocksPath, b)));
-                    }
+                    r.prefix_blocks.push_back(integerAt(*it, blocksPath, b));
                 }
             }
         }

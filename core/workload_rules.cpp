@@ -169,16 +169,18 @@ std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, 
     if (auto e = checkPrefixCount(r.prefix_blocks.size(), r, index, c, file)) {
         return e;
     }
-    for (const IdRun& run : r.prefix_blocks.runs()) { // ids rise by one along a run: its ends are its extremes
-        std::int64_t at = run.pos;
-        if (run.id >= 0 && run.id <= kMaxSafeInteger) {
-            at = run.id + (run.len - 1) <= kMaxSafeInteger ? -1 : run.pos + (kMaxSafeInteger - run.id + 1);
+    // Ids rise by one along a run, so its first id is its smallest and its last its largest: the first id out of
+    // range is the run's first, or the first past 2^53-1.
+    for (const IdRun& run : r.prefix_blocks.runs()) {
+        std::int64_t bad = -1; // position of the first id out of range
+        if (run.id < 0 || run.id > kMaxSafeInteger) {
+            bad = run.pos;
+        } else if (run.id + (run.len - 1) > kMaxSafeInteger) {
+            bad = run.pos + (kMaxSafeInteger - run.id + 1);
         }
-        if (at < 0) {
-            continue;
-        }
-        if (auto e = rangeError(file, base + "/prefix_blocks/" + std::to_string(at), r.prefix_blocks[static_cast<std::size_t>(at)], 0)) {
-            return e;
+        if (bad >= 0) {
+            return rangeError(file, base + "/prefix_blocks/" + std::to_string(bad),
+                              r.prefix_blocks[static_cast<std::size_t>(bad)], 0);
         }
     }
     return std::nullopt;

@@ -465,6 +465,16 @@ void TestWorkloadIo::validateInMemory() {
     e = pl::validateWorkload(bad);
     QVERIFY(e.has_value());
     QCOMPARE(e->path, std::string("/requests/2/prefix_blocks"));
+    // Ids out of range are named by position, inside a run of consecutive ids too (they are stored as runs).
+    bad.requests[2].prefix_blocks = {4, -3, 2};
+    e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/requests/2/prefix_blocks/1"));
+    bad.requests[2].prefix_blocks = {pl::kMaxSafeInteger - 1, pl::kMaxSafeInteger, pl::kMaxSafeInteger + 1};
+    QCOMPARE(bad.requests[2].prefix_blocks.runs().size(), std::size_t{1});
+    e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/requests/2/prefix_blocks/2"));
 
     bad = w;
     bad.policy.hybrid_swap_percent = -1;
