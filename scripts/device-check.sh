@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
 # device-check.sh [OUTDIR]: the one script a session with a CUDA device runs (docs/live-mode.md).
-# Builds the headless CLI (-DPREEMPTLAB_GUI=OFF: the GPU machine has no Qt, so the checks run through the
-# CLI, not Qt Test), then runs every GPU check and benchmark, writing everything under OUTDIR (default: $OUT,
-# else ./device-check-out):
-#   configure.log build.log         the build (with nvcc time)
-#   gpu-info.txt gpu-info.json      the device
-#   selftest.txt                    gpu-selftest (swaps x3 methods, fp8, kernels vs CPU, recompute, leak, errors)
-#   memcheck.txt                    compute-sanitizer --tool memcheck on the selftest (when installed)
-#   calibration.json calibrate.log  calibrate (swap bandwidth per method/block size/copy size, prefill, fits)
-#   live-run.txt                    run --live on a sample (needs the lead's wiring of makeLiveBackend)
-#   live-calibrated-run.txt         run --live --calibration calibration.json --tick-ms 10 (rates and modelled us)
-#   summary.txt                     one line per step with its exit code
+# Runs every GPU check and benchmark through the headless CLI (-DPREEMPTLAB_GUI=OFF: the GPU machine has no Qt,
+# so the checks run through the CLI, not Qt Test). OUTDIR defaults to $OUT, else ./device-check-out.
+#
+# The CLI: device-kit/bin/preemptlab-cli when scripts/device-kit.sh made it from these very sources (its stamp
+# matches scripts/source-stamp.sh) and it loads here; otherwise built from source into build-device/, with
+# device-kit/prefix supplying nlohmann_json and OpenSSL where the machine lacks them.
+#
+# Steps, in order of value, inside one time budget (DEVICE_CHECK_BUDGET_S, default 480 s, so that the whole
+# call stays inside the device tool's 600 s even with the build):
+#   gpu-info, gpu-selftest, calibrate, run --live (swap), run --live --calibration (adaptive), memcheck
+#   (compute-sanitizer on a shorter selftest, last because it is the slowest).
+# OUTDIR gets at most 8 files (the device tool brings back no more), refreshed after every step so that what
+# ran comes back even if the call is cut off:
+#   summary.txt          one line per step: exit code and seconds; the CLI used; the device
+#   gpu-info.txt         the device, driver, runtime
+#   selftest.txt         gpu-selftest's report
+#   calibration.json     the measurements and fits (preemptlab.calibration.v1)
+#   calibrate.log        calibrate's table
+#   memcheck.txt         compute-sanitizer's report (its tail when long)
+#   device-check.tar.gz  every log and receipt (build logs, live runs, gpu-info.json, the above)
 # Exit status: 0 when every step passed, 1 otherwise.
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,60 +27,117 @@ OUTDIR=${1:-${OUT:-$PWD/device-check-out}}
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 BUILD=${BUILD_DIR:-$SRC/build-device}
+KIT=${DEVICE_KIT:-$SRC/device-kit}
 ARCHS=${PREEMPTLAB_CUDA_ARCHS:-90}
 JOBS=$(nproc 2>/dev/null || echo 4)
-SUMMARY=$OUTDIR/summary.txt
+BUDGET=${DEVICE_CHECK_BUDGET_S:-480}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/device-check.XXXXXX")
+SUMMARY=$WORK/summary.txt
 : >"$SUMMARY"
 failed=0
 
-step() { # step NAME TIMEOUT_S LOGFILE COMMAND...
+publish() { # copy the key files and a tarball of everything into OUTDIR (at most 8 files)
+    local f
+    for f in summary.txt gpu-info.txt selftest.txt calibration.json calibrate.log; do
+        [ -f "$WORK/$f" ] && cp "$WORK/$f" "$OUTDIR/$f"
+    done
+    if [ -f "$WORK/memcheck.txt" ]; then
+        if [ "$(wc -c <"$WORK/memcheck.txt")" -gt 4000000 ]; then
+            tail -c 4000000 "$WORK/memcheck.txt" >"$OUTDIR/memcheck.txt"
+        else
+            cp "$WORK/memcheck.txt" "$OUTDIR/memcheck.txt"
+        fi
+    fi
+    tar -czf "$OUTDIR/device-check.tar.gz.part" -C "$WORK" . 2>/dev/null &&
+        mv "$OUTDIR/device-check.tar.gz.part" "$OUTDIR/device-check.tar.gz"
+}
+
+step() { # step NAME LIMIT_S LOGFILE COMMAND...: run within what is left of the budget
     local name=$1 limit=$2 log=$3
     shift 3
+    local left=$((BUDGET - SECONDS))
+    if [ "$left" -lt 15 ]; then
+        echo "$name: skipped ($left s left of the $BUDGET s budget)" >>"$SUMMARY"
+        failed=1
+        publish
+        return 1
+    fi
+    [ "$limit" -gt "$left" ] && limit=$left
     local t0=$SECONDS
     timeout "$limit" "$@" >"$log" 2>&1
     local rc=$?
-    echo "$name: exit $rc ($((SECONDS - t0)) s)" >>"$SUMMARY"
+    local note=""
+    [ "$rc" -eq 124 ] && note=", timed out at $limit s"
+    echo "$name: exit $rc ($((SECONDS - t0)) s$note)" >>"$SUMMARY"
     [ "$rc" -eq 0 ] || failed=1
+    publish
     return "$rc"
 }
 
-GEN=()
-[ ! -f "$BUILD/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
-step configure 300 "$OUTDIR/configure.log" cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
-    -DPREEMPTLAB_GUI=OFF -DPREEMPTLAB_CUDA=ON -DPREEMPTLAB_TESTS=OFF -DPREEMPTLAB_CUDA_ARCHS="$ARCHS" || {
-    cat "$SUMMARY"
-    exit 1
+cli_loads() { # the CLI starts and prints its version (every library found)
+    "$1" --version >/dev/null 2>&1
 }
-step build 600 "$OUTDIR/build.log" cmake --build "$BUILD" -j"$JOBS" --target preemptlab-cli || {
-    cat "$SUMMARY"
-    exit 1
-}
-CLI=$BUILD/bin/preemptlab-cli
 
-step gpu-info 60 "$OUTDIR/gpu-info.txt" "$CLI" gpu-info
-"$CLI" gpu-info --json >"$OUTDIR/gpu-info.json" 2>/dev/null
-step gpu-selftest 300 "$OUTDIR/selftest.txt" "$CLI" gpu-selftest
-
-SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
-if [ -n "$SANITIZER" ]; then
-    step memcheck 600 "$OUTDIR/memcheck.txt" "$SANITIZER" --tool memcheck --leak-check full --error-exitcode 9 \
-        "$CLI" gpu-selftest --cycles 20
-else
-    echo "memcheck: skipped (compute-sanitizer not found)" >>"$SUMMARY"
+# The kit's libcrypto is a fallback for a machine without libssl3; the system's comes first.
+if [ -d "$KIT/prefix/lib" ]; then
+    export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$KIT/prefix/lib
 fi
 
-step calibrate 600 "$OUTDIR/calibrate.log" "$CLI" calibrate --out "$OUTDIR/calibration.json"
+CLI=""
+stamp=$("$SRC/scripts/source-stamp.sh" "$SRC")
+if [ -x "$KIT/bin/preemptlab-cli" ] && [ "$(cat "$KIT/stamp" 2>/dev/null)" = "$stamp" ] &&
+    cli_loads "$KIT/bin/preemptlab-cli"; then
+    CLI=$KIT/bin/preemptlab-cli
+    echo "cli: device-kit/bin/preemptlab-cli (built by device-kit.sh from these sources, ${stamp:0:12})" >>"$SUMMARY"
+else
+    reason="no device-kit"
+    [ -x "$KIT/bin/preemptlab-cli" ] && reason="device-kit CLI is from other sources or does not load"
+    echo "cli: building from source ($reason)" >>"$SUMMARY"
+    HINTS=()
+    if [ -d "$KIT/prefix" ]; then
+        HINTS=(-DCMAKE_PREFIX_PATH="$KIT/prefix")
+        # Only where the system has no libcrypto headers: then FindOpenSSL takes the kit's.
+        [ -f /usr/include/openssl/evp.h ] || HINTS+=(-DOPENSSL_ROOT_DIR="$KIT/prefix")
+    fi
+    GEN=()
+    [ ! -f "$BUILD/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
+    step configure 120 "$WORK/configure.log" cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
+        -DPREEMPTLAB_GUI=OFF -DPREEMPTLAB_CUDA=ON -DPREEMPTLAB_TESTS=OFF -DPREEMPTLAB_CUDA_ARCHS="$ARCHS" \
+        "${HINTS[@]}" || { cat "$SUMMARY"; exit 1; }
+    step build 300 "$WORK/build.log" cmake --build "$BUILD" -j"$JOBS" --target preemptlab-cli ||
+        { cat "$SUMMARY"; exit 1; }
+    CLI=$BUILD/bin/preemptlab-cli
+fi
+
+step gpu-info 60 "$WORK/gpu-info.txt" "$CLI" gpu-info
+"$CLI" gpu-info --json >"$WORK/gpu-info.json" 2>/dev/null
+[ -f "$WORK/gpu-info.txt" ] && echo "device: $(head -n 1 "$WORK/gpu-info.txt")" >>"$SUMMARY"
+step gpu-selftest 180 "$WORK/selftest.txt" "$CLI" gpu-selftest
+step calibrate 240 "$WORK/calibrate.log" "$CLI" calibrate --out "$WORK/calibration.json"
 
 SAMPLE=$(ls "$SRC"/samples/swap-wins.workload.json "$SRC"/samples/*.workload.json 2>/dev/null | head -n 1)
 if [ -n "$SAMPLE" ]; then
-    step run-live 300 "$OUTDIR/live-run.txt" "$CLI" run "$SAMPLE" --recovery swap --live --out "$OUTDIR/live-receipt.json"
+    step run-live 60 "$WORK/live-run.txt" "$CLI" run "$SAMPLE" --recovery swap --live \
+        --out "$WORK/live-receipt.json"
     # The measured calibration in use: derived rates (printed), adaptive choosing with them, and each live
     # annotation's modelled_us from the fits beside its measured_us.
-    if [ -s "$OUTDIR/calibration.json" ]; then
-        step run-live-calibrated 300 "$OUTDIR/live-calibrated-run.txt" "$CLI" run "$SAMPLE" --recovery adaptive \
-            --live --calibration "$OUTDIR/calibration.json" --tick-ms 10 --out "$OUTDIR/live-calibrated-receipt.json"
+    if [ -s "$WORK/calibration.json" ]; then
+        step run-live-calibrated 60 "$WORK/live-calibrated-run.txt" "$CLI" run "$SAMPLE" --recovery adaptive \
+            --live --calibration "$WORK/calibration.json" --tick-ms 10 --out "$WORK/live-calibrated-receipt.json"
     fi
 fi
 
+SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+if [ -n "$SANITIZER" ]; then
+    step memcheck 300 "$WORK/memcheck.txt" "$SANITIZER" --tool memcheck --leak-check full --error-exitcode 9 \
+        "$CLI" gpu-selftest --cycles 20
+else
+    echo "memcheck: skipped (compute-sanitizer not found)" >>"$SUMMARY"
+    publish
+fi
+
+echo "total: $SECONDS s of a $BUDGET s budget" >>"$SUMMARY"
+publish
 cat "$SUMMARY"
+rm -rf "$WORK"
 exit "$failed"
