@@ -10,9 +10,13 @@
 #include <cstring>
 
 int main(int argc, char** argv) {
-    // A --screenshot run needs no display: use the offscreen platform unless the caller chose one.
+    // A --screenshot run, --help and --version need no display: use the offscreen platform unless the caller
+    // chose one (so they work over ssh and in scripts).
     for (int i = 1; i < argc; ++i) {
-        if (std::strncmp(argv[i], "--screenshot", 12) == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        const bool headless = std::strncmp(argv[i], "--screenshot", 12) == 0 || std::strcmp(argv[i], "--help") == 0 ||
+                              std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help-all") == 0 ||
+                              std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0;
+        if (headless && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
         }
     }

@@ -470,6 +470,27 @@ class TestLabGui : public QObject {
                  2);
     }
 
+    void helpAndVersionNeedNoDisplay() {
+        const QString exe = QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab");
+        if (!QFileInfo::exists(exe)) QSKIP("preemptlab not built");
+        for (const QString& flag : {QStringLiteral("--help"), QStringLiteral("--version")}) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) {
+                env.remove(QString::fromLatin1(name));
+            }
+            p.setProcessEnvironment(env);
+            p.start(exe, {flag});
+            QVERIFY(p.waitForFinished(30000));
+            const QString out = QString::fromUtf8(p.readAllStandardOutput());
+            QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
+                     qPrintable(flag + QStringLiteral(": ") + QString::fromUtf8(p.readAllStandardError())));
+            QVERIFY2(out.contains(flag == QStringLiteral("--help") ? QStringLiteral("--screenshot")
+                                                                     : QStringLiteral("0.1.0")),
+                     qPrintable(out));
+        }
+    }
+
     void editingTheRequestTableIsUndoable() {
         auto w = makeWindow(kSwapWins);
         RequestTableModel* m = w->workloadPanel()->model();
