@@ -258,6 +258,9 @@ void EngineImpl::progress(std::int32_t r, std::int64_t chunk) {
         sample = st.computed_tokens == target(r);
     }
     if (!sample) {
+        if (e_.backend_ != nullptr && chunk > 0) {
+            e_.backend_->onContextGrown(r, st.computed_tokens); // a prefill or replay chunk, context not complete
+        }
         return;
     }
     // A step that completes the context (a decode step, or the last prefill chunk) samples one token.
@@ -271,7 +274,8 @@ void EngineImpl::progress(std::int32_t r, std::int64_t chunk) {
         ev.context_tokens = st.computed_tokens;
     }
     if (st.generated_tokens == st.output_tokens) {
-        complete(r);
+        complete(r); // tells the backend r finished (onFinished): it holds nothing more to grow
+        return;
     }
     if (e_.backend_ != nullptr) {
         e_.backend_->onContextGrown(r, st.computed_tokens);
@@ -530,6 +534,9 @@ void EngineImpl::censorAll() {
         st.phase = Phase::Censored;
         s_.totals.censored += 1;
         emitFinal(EventKind::Censor, r, blocks, freed);
+        if (e_.backend_ != nullptr) {
+            e_.backend_->onFinished(r); // everything it holds on the device or in the pool is freed
+        }
     }
     s_.waiting.clear();
     s_.running.clear();

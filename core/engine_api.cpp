@@ -79,8 +79,7 @@ void EngineImpl::init(Engine& e) {
             std::lower_bound(tenants.begin(), tenants.end(), w.requests[i].tenant) - tenants.begin());
     }
     e.ranks_ = VictimRanks::of(w);
-    e.prefix_ = std::any_of(w.requests.begin(), w.requests.end(),
-                            [](const RequestSpec& r) { return !r.prefix_blocks.empty(); });
+    e.prefix_ = sharesPrefixes(w);
     e.tracked_ = e.options_.track_block_owners;
     e.runs_ = e.prefix_ && !e.tracked_;
     if (e.runs_) {

@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -81,6 +82,11 @@ const std::vector<std::string_view>& allVictimRules() {
         return v;
     }();
     return names;
+}
+
+bool sharesPrefixes(const Workload& w) {
+    return std::any_of(w.requests.begin(), w.requests.end(),
+                       [](const RequestSpec& r) { return !r.prefix_blocks.empty(); });
 }
 
 } // namespace pl

@@ -84,6 +84,9 @@ struct Workload {
     std::vector<RequestSpec> requests;
 };
 
+// Some request names prefix_blocks: the engine's prefix cache is on (issue 6).
+bool sharesPrefixes(const Workload& w);
+
 // Names used in files and on the command line.
 std::string_view toString(Recovery v);
 std::string_view toString(VictimRule v);

@@ -233,8 +233,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     out += events.empty() ? "],\n" : "\n  ],\n";
     out += "  \"format\": " + ObjectWriter::quote(kReceiptFormat) + ",\n";
     out += "  \"input_hash\": " + ObjectWriter::quote(sha256Tagged(canonicalJson(workload))) + ",\n";
-    const bool prefixSharing = std::any_of(w.requests.begin(), w.requests.end(),
-                                           [](const RequestSpec& r) { return !r.prefix_blocks.empty(); });
+    const bool prefixSharing = sharesPrefixes(w);
     out += "  \"limitations\": " + stringArray(receiptLimitations(prefixSharing), "  ") + ",\n";
     if (run.live_run) {
         out += "  \"live\": " + liveJson(w, run) + ",\n";

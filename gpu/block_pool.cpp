@@ -1,12 +1,10 @@
 #include "block_pool.h"
 
+#include <algorithm>
+
 namespace pl::gpu {
 
-BlockPool::BlockPool(std::int64_t capacity) : capacity_(capacity < 0 ? 0 : capacity) {
-    for (std::int64_t i = 0; i < capacity_; ++i) {
-        free_.insert(free_.end(), i);
-    }
-}
+BlockPool::BlockPool(std::int64_t capacity) : capacity_(capacity < 0 ? 0 : capacity) {}
 
 std::optional<std::vector<std::int64_t>> BlockPool::allocate(std::int64_t n) {
     if (n < 0 || n > freeCount()) {
@@ -14,11 +12,17 @@ std::optional<std::vector<std::int64_t>> BlockPool::allocate(std::int64_t n) {
     }
     std::vector<std::int64_t> ids;
     ids.reserve(static_cast<std::size_t>(n));
+    // Released ids are all below fresh_, so taking them first, then fresh ones, is lowest first.
     auto it = free_.begin();
     for (std::int64_t i = 0; i < n; ++i) {
-        ids.push_back(*it);
-        it = free_.erase(it);
+        if (it != free_.end()) {
+            ids.push_back(*it);
+            it = free_.erase(it);
+        } else {
+            ids.push_back(fresh_++);
+        }
     }
+    peak_ = std::max(peak_, usedCount());
     return ids;
 }
 

@@ -72,6 +72,11 @@ std::optional<std::string> runCalibration(const CalibrateOptions& o, Calibration
             }
         }
         for (SwapMethod m : {SwapMethod::PerBlock, SwapMethod::Batched, SwapMethod::Gather}) {
+            if (m == SwapMethod::Batched && !ctx->info().batch_memcpy) {
+                log << "batched: skipped, cudaMemcpyBatchAsync needs CUDA 12.8 or later (runtime "
+                    << ctx->info().runtime_version << ")\n";
+                continue;
+            }
             for (CopyDirection dir : {CopyDirection::DeviceToHost, CopyDirection::HostToDevice}) {
                 for (std::int64_t n : o.copy_blocks) {
                     std::vector<std::int64_t> blocks, slots;

@@ -62,6 +62,29 @@ std::optional<LinearFit> fitLinear(const std::vector<double>& x, const std::vect
     return f;
 }
 
+std::optional<LinearFit> fitLinearNonNegative(const std::vector<double>& x, const std::vector<double>& y) {
+    auto f = fitLinear(x, y);
+    if (!f || f->intercept >= 0.0) {
+        return f;
+    }
+    double sxx = 0.0, sxy = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        sxx += x[i] * x[i];
+        sxy += x[i] * y[i];
+    }
+    if (sxx <= 0.0) {
+        return std::nullopt;
+    }
+    f->intercept = 0.0;
+    f->slope = sxy / sxx;
+    std::vector<double> fitted;
+    for (double v : x) {
+        fitted.push_back(f->slope * v);
+    }
+    f->r2 = rSquared(y, fitted);
+    return f;
+}
+
 std::optional<QuadraticFit> fitQuadratic(const std::vector<double>& x, const std::vector<double>& y) {
     if (x.size() != y.size() || std::set<double>(x.begin(), x.end()).size() < 3) {
         return std::nullopt;
@@ -127,7 +150,7 @@ void fitCalibration(Calibration& c) {
     }
     c.swap_fits.clear();
     for (const auto& [key, xy] : groups) {
-        auto f = fitLinear(xy.first, xy.second);
+        auto f = fitLinearNonNegative(xy.first, xy.second);
         if (!f || f->slope <= 0.0) {
             continue;
         }

@@ -26,6 +26,9 @@ struct LinearFit {
 };
 // Ordinary least squares y = intercept + slope x. nullopt with fewer than 2 points or all x equal.
 std::optional<LinearFit> fitLinear(const std::vector<double>& x, const std::vector<double>& y);
+// Least squares with the intercept held at or above 0 (a copy's fixed cost cannot be negative): the ordinary
+// fit when its intercept is >= 0, else the best line through the origin.
+std::optional<LinearFit> fitLinearNonNegative(const std::vector<double>& x, const std::vector<double>& y);
 
 struct QuadraticFit {
     double c0 = 0.0, c1 = 0.0, c2 = 0.0;

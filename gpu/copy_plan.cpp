@@ -48,6 +48,20 @@ std::optional<std::string> checkBlockLists(const KvLayout& device, const KvLayou
     return std::nullopt;
 }
 
+std::optional<std::string> checkPrefillTable(const KvLayout& arena, std::int64_t start, std::int64_t count,
+                                             const std::vector<std::int64_t>& blockTable) {
+    if (start < 0 || count < 0 || arena.blocksForTokens(start + count) > static_cast<std::int64_t>(blockTable.size())) {
+        return "prefill: " + std::to_string(blockTable.size()) + " blocks cannot hold " +
+               std::to_string(start + count) + " tokens";
+    }
+    for (std::int64_t b : blockTable) {
+        if (b < 0 || b >= arena.shape().num_blocks) {
+            return "prefill: block " + std::to_string(b) + " is outside the arena";
+        }
+    }
+    return std::nullopt;
+}
+
 std::vector<BlockRun> blockRuns(const std::vector<std::int64_t>& deviceBlocks,
                                 const std::vector<std::int64_t>& hostSlots) {
     std::vector<BlockRun> runs;

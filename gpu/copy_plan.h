@@ -43,6 +43,10 @@ struct BlockRun {
 std::optional<std::string> checkBlockLists(const KvLayout& device, const KvLayout& host,
                                            const std::vector<std::int64_t>& deviceBlocks,
                                            const std::vector<std::int64_t>& hostSlots);
+// Refuses a prefill of positions [start, start + count) whose block table is too short for them or names a
+// block outside the arena (DeviceContext::prefill and the tests' host device use the same rule).
+std::optional<std::string> checkPrefillTable(const KvLayout& arena, std::int64_t start, std::int64_t count,
+                                             const std::vector<std::int64_t>& blockTable);
 
 // Maximal runs of consecutive (device, host) pairs, in list order.
 std::vector<BlockRun> blockRuns(const std::vector<std::int64_t>& deviceBlocks,

@@ -105,11 +105,7 @@ std::optional<std::string> LiveBookkeeper::replay(std::int32_t request, std::int
 std::optional<std::string> LiveBookkeeper::replayScratch(std::int32_t request, std::int64_t tokens,
                                                         PrefillStep* step) {
     *step = PrefillStep{};
-    auto it = requests_.find(request);
-    if (it != requests_.end() && it->second.restored) {
-        return replay(request, tokens, step);
-    }
-    drop(request);
+    drop(request); // an evicted request keeps nothing on the device, a just-restored prefix neither
     releaseScratch();
     auto ids = device_.allocate(blocksFor(tokens < 0 ? 0 : tokens));
     if (!ids) {

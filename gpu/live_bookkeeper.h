@@ -54,8 +54,8 @@ class LiveBookkeeper {
     // from position 0 (otherwise, dropping any resident KV first).
     std::optional<std::string> replay(std::int32_t request, std::int64_t tokens, PrefillStep* step);
     // The engine's evict-time replay measurement (core/engine.cpp calls dropAndReplay when it evicts): drop
-    // the request's device KV (a restored prefix excepted: then this is `replay`), and lend `tokens` tokens of
-    // scratch blocks to measure the replay's prefill on. releaseScratch() returns them; the request's own K/V
+    // all of the request's device KV (a prefix restored by swap-in too: the request is being evicted), and
+    // lend `tokens` tokens of scratch blocks to measure the replay's prefill on. releaseScratch() returns them; the request's own K/V
     // is rebuilt later through grow() when its context grows again on resume.
     std::optional<std::string> replayScratch(std::int32_t request, std::int64_t tokens, PrefillStep* step);
     void releaseScratch();
@@ -67,6 +67,9 @@ class LiveBookkeeper {
     const RequestKv* find(std::int32_t request) const;
     std::int64_t freeDeviceBlocks() const { return device_.freeCount(); }
     std::int64_t freeHostSlots() const { return host_.freeCount(); }
+    // The most arena blocks (scratch included) and host slots ever held at once.
+    std::int64_t peakDeviceBlocks() const { return device_.peakUsed(); }
+    std::int64_t peakHostSlots() const { return host_.peakUsed(); }
     std::int64_t trackedRequests() const { return static_cast<std::int64_t>(requests_.size()); }
     std::int64_t blockSize() const { return blockSize_; }
 

@@ -87,6 +87,10 @@ struct Checker {
             ++failures;
         }
     }
+    void skip(const std::string& name, const std::string& why) {
+        log << "SKIP " << name << ": " << why << "\n";
+        log.flush();
+    }
     // A device error fails the check it happened in, with the CUDA text.
     bool device(const Error& e, const std::string& name) {
         if (e) {
@@ -122,6 +126,11 @@ void swapChecks(Checker& c, KvDtype dtype) {
     for (SwapMethod out : {SwapMethod::PerBlock, SwapMethod::Batched, SwapMethod::Gather}) {
         for (SwapMethod in : {SwapMethod::PerBlock, SwapMethod::Batched, SwapMethod::Gather}) {
             const std::string name = tag + " " + toString(out) + "/" + toString(in);
+            if ((out == SwapMethod::Batched || in == SwapMethod::Batched) && !ctx->info().batch_memcpy) {
+                c.skip(name, "cudaMemcpyBatchAsync needs CUDA 12.8 or later (runtime " +
+                                 std::to_string(ctx->info().runtime_version) + ")");
+                continue;
+            }
             std::uint64_t original = 0, onHost = 0, scribbled = 0, back = 0;
             double usOut = 0, usIn = 0;
             std::int64_t copiesOut = 0, copiesIn = 0;

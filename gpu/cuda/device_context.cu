@@ -178,7 +178,9 @@ std::unique_ptr<DeviceContext> DeviceContext::create(const DeviceSetup& setup, s
         PL_CHECK(cublasCreate(&m.blas));
         PL_CHECK(cublasSetStream(m.blas, m.stream));
         PL_CHECK(cudaMalloc(&m.dArena, static_cast<std::size_t>(m.arena.totalBytes())));
-        PL_CHECK(cudaMemset(m.dArena, 0, static_cast<std::size_t>(m.arena.totalBytes())));
+        // On the context's own stream (non-blocking: not ordered with the legacy stream), finished before use.
+        PL_CHECK(cudaMemsetAsync(m.dArena, 0, static_cast<std::size_t>(m.arena.totalBytes()), m.stream));
+        PL_CHECK(cudaStreamSynchronize(m.stream));
         PL_CHECK(cudaHostAlloc(&m.hPool, static_cast<std::size_t>(m.pool.totalBytes()),
                                cudaHostAllocMapped | cudaHostAllocPortable));
         PL_CHECK(cudaHostGetDevicePointer(&m.hPoolDev, m.hPool, 0));
@@ -224,9 +226,27 @@ Error DeviceContext::swap(SwapMethod method, CopyDirection dir, const std::vecto
     char* srcBase = d2h ? dev : host;
     char* dstBase = d2h ? host : dev;
     const cudaMemcpyKind kind = d2h ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice;
+    // The copy plans are host arithmetic: made before the start event, so only the copies are timed.
+    std::vector<CopySpan> plan;
+    if (method == SwapMethod::PerBlock) {
+        plan = perBlockPlan(m.arena, m.pool, deviceBlocks, hostSlots, dir);
+    } else if (method == SwapMethod::Batched) {
+        plan = coalescedPlan(m.arena, m.pool, deviceBlocks, hostSlots, dir);
+    }
+#if CUDART_VERSION >= 12080
+    std::vector<void*> dsts;
+    std::vector<void*> srcs;
+    std::vector<std::size_t> sizes;
+    if (method == SwapMethod::Batched) {
+        for (const CopySpan& c : plan) {
+            dsts.push_back(dstBase + c.dst_offset);
+            srcs.push_back(srcBase + c.src_offset);
+            sizes.push_back(static_cast<std::size_t>(c.bytes));
+        }
+    }
+#endif
     PL_CHECK(cudaEventRecord(m.start, m.stream));
     if (method == SwapMethod::PerBlock) {
-        const auto plan = perBlockPlan(m.arena, m.pool, deviceBlocks, hostSlots, dir);
         for (const CopySpan& c : plan) {
             PL_CHECK(cudaMemcpyAsync(dstBase + c.dst_offset, srcBase + c.src_offset,
                                      static_cast<std::size_t>(c.bytes), kind, m.stream));
@@ -234,15 +254,6 @@ Error DeviceContext::swap(SwapMethod method, CopyDirection dir, const std::vecto
         *copies = static_cast<std::int64_t>(plan.size());
     } else if (method == SwapMethod::Batched) {
 #if CUDART_VERSION >= 12080
-        const auto plan = coalescedPlan(m.arena, m.pool, deviceBlocks, hostSlots, dir);
-        std::vector<void*> dsts;
-        std::vector<const void*> srcs;
-        std::vector<std::size_t> sizes;
-        for (const CopySpan& c : plan) {
-            dsts.push_back(dstBase + c.dst_offset);
-            srcs.push_back(srcBase + c.src_offset);
-            sizes.push_back(static_cast<std::size_t>(c.bytes));
-        }
         cudaMemcpyAttributes attr{};
         attr.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
         cudaMemLocation devLoc{cudaMemLocationTypeDevice, m.info.ordinal};
@@ -251,8 +262,15 @@ Error DeviceContext::swap(SwapMethod method, CopyDirection dir, const std::vecto
         attr.dstLocHint = d2h ? hostLoc : devLoc;
         attr.flags = cudaMemcpyFlagDefault;
         std::size_t attrIdx = 0;
+#if CUDART_VERSION >= 13000
         PL_CHECK(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), sizes.size(), &attr, &attrIdx, 1,
                                       m.stream));
+#else
+        // CUDA 12.8 and 12.9: non-const sources and a failIdx out-parameter.
+        std::size_t failIdx = 0;
+        PL_CHECK(cudaMemcpyBatchAsync(dsts.data(), srcs.data(), sizes.data(), sizes.size(), &attr, &attrIdx, 1,
+                                      &failIdx, m.stream));
+#endif
         *copies = static_cast<std::int64_t>(plan.size());
 #else
         return std::string("batched: cudaMemcpyBatchAsync needs CUDA 12.8 or later at build time");
@@ -292,14 +310,8 @@ Error DeviceContext::prefill(std::uint32_t seed, std::int64_t start, std::int64_
     if (!m.prefill) {
         return std::string("prefill: this context was created without a model");
     }
-    if (start < 0 || count < 0 || m.arena.blocksForTokens(start + count) > static_cast<std::int64_t>(blockTable.size())) {
-        return "prefill: " + std::to_string(blockTable.size()) + " blocks cannot hold " +
-               std::to_string(start + count) + " tokens";
-    }
-    for (std::int64_t b : blockTable) {
-        if (b < 0 || b >= m.arena.shape().num_blocks) {
-            return "prefill: block " + std::to_string(b) + " is outside the arena";
-        }
+    if (auto e = checkPrefillTable(m.arena, start, count, blockTable)) {
+        return e;
     }
     if (count == 0) {
         return std::nullopt;

@@ -182,6 +182,72 @@ class TestGpuHost : public QObject {
         QCOMPARE(p.usedCount(), std::int64_t{4});
     }
 
+    void blockPoolMatchesAListOfFreeIds() {
+        // Against the plainest model (a flag per id, lowest free first) over random allocate/release mixes.
+        std::uint64_t x = 0x9E3779B97F4A7C15ull;
+        auto next = [&](std::uint64_t n) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            return static_cast<std::int64_t>(x % n);
+        };
+        for (int world = 0; world < 40; ++world) {
+            const std::int64_t cap = 1 + next(90);
+            BlockPool p(cap);
+            std::vector<bool> used(static_cast<std::size_t>(cap), false);
+            std::int64_t peak = 0;
+            for (int step = 0; step < 300; ++step) {
+                std::int64_t inUse = 0;
+                for (bool u : used) inUse += u ? 1 : 0;
+                if (next(2) == 0) {
+                    const std::int64_t n = next(12);
+                    std::vector<std::int64_t> want;
+                    for (std::int64_t id = 0; id < cap && static_cast<std::int64_t>(want.size()) < n; ++id) {
+                        if (!used[static_cast<std::size_t>(id)]) want.push_back(id);
+                    }
+                    const auto got = p.allocate(n);
+                    if (static_cast<std::int64_t>(want.size()) < n) {
+                        QVERIFY(!got);
+                    } else {
+                        QVERIFY(got);
+                        QCOMPARE(*got, want);
+                        for (auto id : want) used[static_cast<std::size_t>(id)] = true;
+                        peak = std::max(peak, inUse + n);
+                    }
+                } else {
+                    std::vector<std::int64_t> ids;
+                    for (std::int64_t id = 0; id < cap; ++id) {
+                        if (used[static_cast<std::size_t>(id)] && next(3) == 0) ids.push_back(id);
+                    }
+                    const bool bad = next(8) == 0;
+                    if (bad) ids.push_back(next(static_cast<std::uint64_t>(cap) + 2)); // maybe free, twice, out of range
+                    bool ok = true;
+                    std::vector<bool> seen(static_cast<std::size_t>(cap), false);
+                    for (auto id : ids) {
+                        if (id >= cap || !used[static_cast<std::size_t>(id)] || seen[static_cast<std::size_t>(id)]) ok = false;
+                        else seen[static_cast<std::size_t>(id)] = true;
+                    }
+                    QCOMPARE(p.release(ids), ok);
+                    if (ok) for (auto id : ids) used[static_cast<std::size_t>(id)] = false;
+                }
+                std::int64_t freeNow = 0;
+                for (std::int64_t id = 0; id < cap; ++id) {
+                    QCOMPARE(p.isFree(id), !used[static_cast<std::size_t>(id)]);
+                    freeNow += used[static_cast<std::size_t>(id)] ? 0 : 1;
+                }
+                QCOMPARE(p.freeCount(), freeNow);
+                QCOMPARE(p.peakUsed(), peak);
+            }
+        }
+        // A huge pool costs nothing until used (a dry run sizes the arena with one).
+        BlockPool huge(std::int64_t{1} << 40);
+        QCOMPARE(huge.freeCount(), std::int64_t{1} << 40);
+        QCOMPARE(*huge.allocate(3), (std::vector<std::int64_t>{0, 1, 2}));
+        QVERIFY(!huge.isFree(2));
+        QVERIFY(huge.isFree((std::int64_t{1} << 40) - 1));
+        QVERIFY(!huge.isFree(std::int64_t{1} << 40));
+    }
+
     void bookkeeperGrowSwapReplay() {
         LiveBookkeeper b(10, 4, 16);
         PrefillStep p;
@@ -273,6 +339,18 @@ class TestGpuHost : public QObject {
         QVERIFY(!b.swapIn(1, &s));
         QVERIFY(!b.grow(1, 70, &p));
         QCOMPARE(p.start, std::int64_t{32});
+        // Evicted by recompute right after a swap-in, before growing (adaptive can): the restored prefix is
+        // dropped too, and the replay is measured on scratch from position 0.
+        QVERIFY(!b.swapOut(1, 64, &s)); // the four host slots' worth
+        QVERIFY(!b.swapIn(1, &s));
+        QVERIFY(b.find(1)->restored);
+        QVERIFY(!b.replayScratch(1, 70, &p));
+        QCOMPARE(p.start, std::int64_t{0});
+        QCOMPARE(p.count, std::int64_t{70});
+        QVERIFY(b.find(1) == nullptr);
+        b.releaseScratch();
+        QCOMPARE(b.freeDeviceBlocks(), std::int64_t{8});
+        QVERIFY(!b.grow(1, 70, &p));
         b.release(1);
         QCOMPARE(b.freeDeviceBlocks(), std::int64_t{8});
         QCOMPARE(b.freeHostSlots(), std::int64_t{4});
@@ -360,6 +438,17 @@ class TestGpuHost : public QObject {
         QVERIFY(std::fabs(f->slope - 0.5) < 1e-12);
         QVERIFY(std::fabs(f->r2 - 1.0) < 1e-12);
         QVERIFY(!fitLinear({1, 1}, {2, 3}));
+        // A copy's fixed cost is never negative: a positive intercept stays, a negative one gives the best line
+        // through the origin (sum xy / sum x^2), which is what a copy measured with noise at small sizes needs.
+        auto kept = fitLinearNonNegative(x, y);
+        QVERIFY(kept && std::fabs(kept->intercept - 3.0) < 1e-9 && std::fabs(kept->slope - 0.5) < 1e-12);
+        const std::vector<double> bx{1, 2, 3}, by{1.5, 4.5, 6.5}; // OLS: intercept -0.667, slope 2.5
+        QVERIFY(fitLinear(bx, by)->intercept < 0.0);
+        auto origin = fitLinearNonNegative(bx, by);
+        QVERIFY(origin);
+        QCOMPARE(origin->intercept, 0.0);
+        QVERIFY(std::fabs(origin->slope - (1.5 + 9.0 + 19.5) / 14.0) < 1e-12);
+        QVERIFY(origin->r2 > 0.9 && origin->r2 < 1.0);
         std::vector<double> t{512, 1024, 2048, 4096, 8192}, u;
         for (double v : t) {
             u.push_back(150.0 + 0.3 * v + 2e-5 * v * v);
