@@ -131,6 +131,14 @@ SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanit
 if [ -n "$SANITIZER" ]; then
     step memcheck 300 "$WORK/memcheck.txt" "$SANITIZER" --tool memcheck --leak-check full --error-exitcode 9 \
         "$CLI" gpu-selftest --cycles 20
+    # The step's exit code mixes two verdicts: 9 is memcheck's (errors found); any other non-zero is the
+    # selftest's own or the tool's. Say which, with memcheck's own summary line.
+    verdict=$(grep -m1 "ERROR SUMMARY" "$WORK/memcheck.txt" 2>/dev/null)
+    echo "memcheck verdict: ${verdict:-no ERROR SUMMARY line (see memcheck.txt)}" >>"$SUMMARY"
+    if grep -q "Device not supported" "$WORK/memcheck.txt" 2>/dev/null; then
+        echo "memcheck: compute-sanitizer does not support this device or runtime (not a finding)" >>"$SUMMARY"
+    fi
+    publish
 else
     echo "memcheck: skipped (compute-sanitizer not found)" >>"$SUMMARY"
     publish
