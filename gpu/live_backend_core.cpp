@@ -101,6 +101,43 @@ std::optional<LiveSizing> sizeLiveRun(const pl::Workload& workload, const LiveOp
     return s;
 }
 
+pl::Workload leakCheckWorkload() {
+    pl::Workload w;
+    w.config.block_size_tokens = 16;
+    w.config.capacity_blocks = 64;
+    w.config.kv_bytes_per_token = 1024; // the "tiny" preset's bf16 KV
+    w.config.host_capacity_bytes = 32 * 16 * 1024;
+    return w;
+}
+
+std::string leakCheckCycle(pl::LiveBackend& backend, std::int64_t i) {
+    const auto r = static_cast<std::int32_t>(i % 5);
+    backend.onContextGrown(r, 20 + (i * 7) % 90);
+    pl::LiveMeasurement m;
+    if (i % 2 == 0) {
+        m = backend.swapOut(r, 1 << 20);
+        if (m.ok) {
+            m = backend.swapIn(r, 0);
+        }
+    } else {
+        backend.drop(r);
+        m = backend.dropAndReplay(r, 20 + (i * 7) % 90);
+    }
+    if (!m.ok) {
+        return m.error;
+    }
+    if (i % 3 == 2) {
+        backend.onFinished(r);
+    }
+    return backend.lastError();
+}
+
+void leakCheckFinish(pl::LiveBackend& backend) {
+    for (std::int32_t r = 0; r < 5; ++r) {
+        backend.onFinished(r);
+    }
+}
+
 BookkeepingLiveBackend::BookkeepingLiveBackend(std::unique_ptr<LiveDevice> device, SwapMethod method,
                                                std::optional<Calibration> calibration, std::string note)
     : device_(std::move(device)), method_(method), calibration_(std::move(calibration)), note_(std::move(note)),

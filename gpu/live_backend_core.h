@@ -59,6 +59,14 @@ std::optional<LiveSizing> sizeLiveRun(const pl::Workload& workload, const LiveOp
 // The synthetic model's seed for a request (its token ids and so its K/V).
 inline std::uint32_t liveSeedOf(std::int32_t request) { return 0x5EEDu + static_cast<std::uint32_t>(request); }
 
+// gpu-selftest's leak check, kept here so the CPU tests run the very same calls: a small workload (64 blocks
+// of 16 tokens of the "tiny" model, 32 host slots), cycle i (grow request i % 5, then evict it by swap and
+// swap it back, or drop it and measure a replay; every third cycle it finishes), and the final release.
+// A cycle returns the first error met ("" if none).
+pl::Workload leakCheckWorkload();
+std::string leakCheckCycle(pl::LiveBackend& backend, std::int64_t i);
+void leakCheckFinish(pl::LiveBackend& backend);
+
 class BookkeepingLiveBackend final : public pl::LiveBackend {
   public:
     // `calibration`, when given, fills each measurement's modelled_us; `note` says how the model was chosen.

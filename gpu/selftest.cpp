@@ -11,6 +11,7 @@
 //   errors    bad block ids are refused with a message, not a crash
 #include "device_api.h"
 #include "device_context.h"
+#include "live_backend_core.h"
 #include "synthetic.h"
 
 #include "live_backend.h"
@@ -232,11 +233,7 @@ void recomputeChecks(Checker& c) {
 }
 
 void leakCheck(Checker& c, std::int64_t cycles) {
-    pl::Workload w;
-    w.config.block_size_tokens = 16;
-    w.config.capacity_blocks = 64;
-    w.config.kv_bytes_per_token = 1024; // the "tiny" preset's bf16 KV
-    w.config.host_capacity_bytes = 32 * 16 * 1024;
+    const pl::Workload w = leakCheckWorkload();
     std::string err;
     auto backend = makeLiveBackend(w, &err);
     if (!backend) {
@@ -244,27 +241,7 @@ void leakCheck(Checker& c, std::int64_t cycles) {
         return;
     }
     std::int64_t free0 = 0, free1 = 0, total = 0;
-    auto cycle = [&](std::int64_t i) -> std::string {
-        const auto r = static_cast<std::int32_t>(i % 5);
-        backend->onContextGrown(r, 20 + (i * 7) % 90);
-        pl::LiveMeasurement m;
-        if (i % 2 == 0) {
-            m = backend->swapOut(r, 1 << 20);
-            if (m.ok) {
-                m = backend->swapIn(r, 0);
-            }
-        } else {
-            backend->drop(r);
-            m = backend->dropAndReplay(r, 20 + (i * 7) % 90);
-        }
-        if (!m.ok) {
-            return m.error;
-        }
-        if (i % 3 == 2) {
-            backend->onFinished(r);
-        }
-        return backend->lastError();
-    };
+    auto cycle = [&](std::int64_t i) { return leakCheckCycle(*backend, i); };
     // Warm-up: 180 cycles visit every context length of the cycle (gcd(7, 90) = 1) on both paths, so the
     // grow-only scratch buffers and cuBLAS's workspace reach their final size before memory is compared.
     constexpr std::int64_t kWarmup = 180;
@@ -288,9 +265,7 @@ void leakCheck(Checker& c, std::int64_t cycles) {
             return;
         }
     }
-    for (std::int32_t r = 0; r < 5; ++r) {
-        backend->onFinished(r);
-    }
+    leakCheckFinish(*backend);
     mem(&free1);
     c.report(free0 == free1 && free0 > 0, "leak",
              std::to_string(cycles) + " evict/resume cycles (swap and recompute): free device memory " +

@@ -170,6 +170,28 @@ class TestLiveProtocol : public QObject {
         QCOMPARE(receiptHashes(w, live).event_hash, receiptHashes(w, runWorkload(w)).event_hash);
     }
 
+    void selftestLeakCyclesHoldTogether() {
+        // gpu-selftest's leak check (180 warm-up cycles, then 2,000) on the host device: every call succeeds,
+        // every prefill finds its context, and the end leaves every block and slot free.
+        const Workload w = leakCheckWorkload();
+        std::string error;
+        const auto sizing = sizeLiveRun(w, LiveOptions{}, &error);
+        QVERIFY2(sizing.has_value(), error.c_str());
+        QCOMPARE(sizing->model.name, std::string("tiny"));
+        auto owned = std::make_unique<TagDevice>(sizing->arena, sizing->host_slots);
+        TagDevice* device = owned.get();
+        BookkeepingLiveBackend backend(std::move(owned), SwapMethod::Gather, std::nullopt, sizing->note);
+        for (std::int64_t i = 0; i < 2180; ++i) {
+            const std::string e = leakCheckCycle(backend, i);
+            QVERIFY2(e.empty(), ("cycle " + std::to_string(i) + ": " + e).c_str());
+        }
+        leakCheckFinish(backend);
+        QCOMPARE(backend.bookkeeper().trackedRequests(), std::int64_t{0});
+        QCOMPARE(backend.bookkeeper().freeDeviceBlocks(), sizing->arena.num_blocks);
+        QCOMPARE(backend.bookkeeper().freeHostSlots(), sizing->host_slots);
+        QCOMPARE(device->swaps, std::int64_t{2 * 1090}); // out and in on every even cycle
+    }
+
     void sharedPrefixesGetAnArenaOfTheirOwn() {
         // The device does not share blocks, so a prefix-sharing workload's arena is the dry run's peak: more
         // than the engine's pool, at most the pool plus every request's prefix blocks.
