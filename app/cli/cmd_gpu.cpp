@@ -1,12 +1,16 @@
 // Live-mode commands: gpu-info, gpu-selftest, calibrate (gpu/device_api.h). Each exits 3 with the CUDA error
-// text where no device is usable, including in a build without CUDA ("built without CUDA"). `run --live` is
+// text where no device is usable, including in a build without CUDA ("built without CUDA"). live-plan needs
+// no device: it says what `run --live` would allocate. `run --live` is
 // part of `run` (cmd_core.cpp), which asks pl::gpu::makeLiveBackend for the backend.
 #include "args.h"
 #include "commands.h"
 
 #include "atomic_file.h"
 #include "device_api.h"
+#include "kv_layout.h"
+#include "live_backend_core.h"
 #include "transformer_shape.h"
+#include "workload_flags.h"
 
 #include <cstdio>
 #include <iostream>
@@ -176,6 +180,55 @@ int runCalibrate(int argc, char** argv) {
     return kExitOk;
 }
 
+std::string gib(std::int64_t bytes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+
+// What `run --live` would allocate for a workload, without a device (pl::gpu::sizeLiveRun).
+int runLivePlan(int argc, char** argv) {
+    Args args;
+    ArgSpec spec;
+    spec.valued = workloadFlagNames();
+    spec.valued.insert("model");
+    if (auto err = parseArgs(argc, argv, 1, spec, args)) {
+        return usageError("live-plan", *err);
+    }
+    if (args.positional.size() != 1) {
+        return usageError("live-plan", "expected one WORKLOAD");
+    }
+    auto w = loadWithOverrides(args.positional[0], args);
+    if (!w) {
+        return kExitBadInput;
+    }
+    pl::gpu::LiveOptions options;
+    if (auto m = args.value("model")) {
+        options.model = *m;
+    }
+    std::string error;
+    const auto plan = pl::gpu::sizeLiveRun(*w, options, &error);
+    if (!plan) {
+        return usageError("live-plan", args.positional[0] + ": " + error);
+    }
+    const pl::gpu::KvLayout arena(plan->arena);
+    const std::int64_t poolBytes = plan->host_slots * arena.blockBytes();
+    std::printf("live plan for %s (run --live would allocate this; no device needed to plan)\n",
+                args.positional[0].c_str());
+    std::printf("  model      %s: %lld layers, %lld KV heads x %lld, %s KV\n", plan->model.name.c_str(),
+                static_cast<long long>(plan->model.layers), static_cast<long long>(plan->model.kv_heads),
+                static_cast<long long>(plan->model.head_dim), pl::gpu::toString(plan->arena.dtype));
+    std::printf("  why        %s\n", plan->note.c_str());
+    std::printf("  arena      %lld blocks of %lld tokens, %lld B per block: %s of device memory\n",
+                static_cast<long long>(plan->arena.num_blocks), static_cast<long long>(plan->arena.block_size),
+                static_cast<long long>(arena.blockBytes()), gib(arena.totalBytes()).c_str());
+    std::printf("  host pool  %lld slots: %s of pinned host memory\n", static_cast<long long>(plan->host_slots),
+                gib(poolBytes).c_str());
+    std::printf("  weights    %s of synthetic bf16 layer weights (recompute runs the model on them)\n",
+                gib(2 * pl::gpu::weightParams(plan->model)).c_str());
+    return kExitOk;
+}
+
 } // namespace
 
 void registerGpuCommands(std::vector<Command>& table) {
@@ -189,6 +242,9 @@ void registerGpuCommands(std::vector<Command>& table) {
                      "[--prefill-tokens ...] [--repetitions N]",
                      "Measure swap bandwidth and prefill time on the device, fit them, write calibration.json",
                      runCalibrate});
+    table.push_back({"live-plan", "live-plan WORKLOAD [--<key> V ...] [--model M]",
+                     "Say what run --live would allocate (model, arena, pinned pool, weights); no device needed",
+                     runLivePlan});
 }
 
 } // namespace pl::cli

@@ -6,6 +6,7 @@
 
 #include "cli_runner.h"
 #include "device_api.h"
+#include "live_backend_core.h"
 #include "live_backend.h"
 #include "receipt.h"
 #include "verify.h"
@@ -86,6 +87,7 @@ class TestLiveRun : public QObject {
     void verifyIgnoresLiveButNotEvents();
     void failedDeviceCallsAreRecorded();
     void cliWithoutDeviceExits3AndWritesNothing();
+    void livePlanNeedsNoDevice();
 };
 
 void TestLiveRun::liveReceiptKeepsTheSimulation_data() {
@@ -225,6 +227,34 @@ void TestLiveRun::cliWithoutDeviceExits3AndWritesNothing() {
     QVERIFY(!QFile::exists(out));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 0);
     QVERIFY(r.out.isEmpty());
+}
+
+// live-plan says what run --live would allocate, on any machine: the arena from the workload (larger than the
+// pool for shared prefixes, as gpu::sizeLiveRun says), the pinned pool, the weights; bad input is exit 2.
+void TestLiveRun::livePlanNeedsNoDevice() {
+    const QString shared = QString(PREEMPTLAB_SOURCE_DIR) + "/samples/generated-bursty-shared-prefix.workload.json";
+    const pltest::CliRun r = pltest::runCli({"live-plan", shared});
+    QCOMPARE(r.code, 0);
+    const QString out = QString::fromUtf8(r.out);
+    const Workload w = loadSample("generated-bursty-shared-prefix");
+    std::string error;
+    const auto plan = gpu::sizeLiveRun(w, gpu::LiveOptions{}, &error);
+    QVERIFY2(plan.has_value(), error.c_str());
+    QVERIFY(plan->arena.num_blocks > w.config.capacity_blocks);
+    QVERIFY2(out.contains(QStringLiteral("arena      %1 blocks of 16 tokens").arg(plan->arena.num_blocks)), qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("shared prefixes kept per request")), qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("GiB of pinned host memory")), qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("model      llama-3.1-8b: 32 layers, 8 KV heads x 128, bf16 KV")), qPrintable(out));
+    // Overrides and --model apply; a bad model or file is exit 2 naming it.
+    const QString swapWins = QString(PREEMPTLAB_SOURCE_DIR) + "/samples/swap-wins.workload.json";
+    const pltest::CliRun big = pltest::runCli({"live-plan", swapWins, "--model", "llama-3.1-8b", "--capacity-blocks", "4096"});
+    QCOMPARE(big.code, 0);
+    QVERIFY2(QString::fromUtf8(big.out).contains(QStringLiteral("4096 blocks of 16 tokens, 2097152 B per block: 8.00 GiB")),
+             big.out.constData());
+    const pltest::CliRun bad = pltest::runCli({"live-plan", swapWins, "--model", "gpt-7"});
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("'gpt-7' is not a preset")), bad.err.constData());
+    QCOMPARE(pltest::runCli({"live-plan", QStringLiteral("/nonexistent/w.json")}).code, 2);
 }
 
 QTEST_GUILESS_MAIN(TestLiveRun)
