@@ -4,6 +4,7 @@
 //             the host copy and the restored blocks have the original checksum, the scribbled ones do not
 //   fp8       the same round trip on an fp8 arena
 //   kernels   layer-0 K and V against a plain CPU reference (embedding, RMSNorm, QKV GEMM, RoPE, arena write)
+//   model     every layer's K and V of a 100-token prefill against the CPU transformer (reference_model.h)
 //   recompute rebuilt K/V equals the K/V built incrementally (prefill chunk + decode steps) within 3% of the
 //             largest value; the same chunking twice is bitwise identical; causal (a prefix's K/V does not
 //             depend on later tokens)
@@ -12,6 +13,7 @@
 #include "device_api.h"
 #include "device_context.h"
 #include "live_backend_core.h"
+#include "reference_model.h"
 #include "synthetic.h"
 
 #include "live_backend.h"
@@ -24,59 +26,6 @@
 namespace pl::gpu {
 
 namespace {
-
-float roundBf16(float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, 4);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    u &= 0xffff0000u;
-    std::memcpy(&f, &u, 4);
-    return f;
-}
-
-// Layer-0 K (kv = 0) or V (kv = 1) of one token, computed plainly on the CPU.
-std::vector<float> referenceLayer0(const TransformerShape& s, std::uint32_t seed, std::int64_t pos, int kv) {
-    std::vector<float> x(static_cast<std::size_t>(s.hidden));
-    const std::uint32_t token = syntheticToken(seed, pos);
-    double ss = 0.0;
-    for (std::int64_t d = 0; d < s.hidden; ++d) {
-        x[static_cast<std::size_t>(d)] = roundBf16(embeddingValue(token, d));
-        ss += static_cast<double>(x[static_cast<std::size_t>(d)]) * x[static_cast<std::size_t>(d)];
-    }
-    const float inv = 1.0f / std::sqrt(static_cast<float>(ss / static_cast<double>(s.hidden)) + 1e-5f);
-    for (auto& v : x) {
-        v = roundBf16(v * inv);
-    }
-    const float scale = 1.0f / std::sqrt(static_cast<float>(s.hidden));
-    const std::int64_t half = s.head_dim / 2;
-    std::vector<float> out(static_cast<std::size_t>(s.kv_heads * s.head_dim));
-    for (std::int64_t h = 0; h < s.kv_heads; ++h) {
-        const std::int64_t col0 = (s.heads + kv * s.kv_heads + h) * s.head_dim;
-        std::vector<float> row(static_cast<std::size_t>(s.head_dim));
-        for (std::int64_t j = 0; j < s.head_dim; ++j) {
-            double acc = 0.0;
-            for (std::int64_t d = 0; d < s.hidden; ++d) {
-                acc += static_cast<double>(x[static_cast<std::size_t>(d)]) *
-                       roundBf16(weightValue(0, (col0 + j) * s.hidden + d, scale));
-            }
-            row[static_cast<std::size_t>(j)] = roundBf16(static_cast<float>(acc));
-        }
-        for (std::int64_t j = 0; j < half; ++j) {
-            float a = row[static_cast<std::size_t>(j)], b = row[static_cast<std::size_t>(j + half)];
-            if (kv == 0) {
-                const double freq = std::pow(s.rope_theta, -2.0 * static_cast<double>(j) / static_cast<double>(s.head_dim));
-                const double ang = static_cast<double>(pos) * freq;
-                const float ra = static_cast<float>(a * std::cos(ang) - b * std::sin(ang));
-                const float rb = static_cast<float>(b * std::cos(ang) + a * std::sin(ang));
-                a = ra;
-                b = rb;
-            }
-            out[static_cast<std::size_t>(h * s.head_dim + j)] = a;
-            out[static_cast<std::size_t>(h * s.head_dim + j + half)] = b;
-        }
-    }
-    return out;
-}
 
 struct Checker {
     std::ostream& log;
@@ -183,7 +132,9 @@ void recomputeChecks(Checker& c) {
             return;
         }
     }
-    // Plain reference for the layer-0 kernels.
+    // The plain CPU reference (reference_model.h): layer 0 at three positions first (the kernels before any
+    // attention), then, below, every layer and position of a one-shot prefill.
+    const ReferenceKv ref = referencePrefill(shape, seed, total);
     double refDiff = 0.0;
     for (std::int64_t pos : {std::int64_t{0}, std::int64_t{37}, std::int64_t{99}}) {
         for (int kv = 0; kv < 2; ++kv) {
@@ -191,9 +142,9 @@ void recomputeChecks(Checker& c) {
             if (!c.device(ctx->readToken(a, 0, kv, pos, &got), "kernels")) {
                 return;
             }
-            const auto ref = referenceLayer0(shape, seed, pos, kv);
-            for (std::size_t i = 0; i < ref.size(); ++i) {
-                refDiff = std::max(refDiff, static_cast<double>(std::fabs(got[i] - ref[i])));
+            for (std::int64_t i = 0; i < static_cast<std::int64_t>(got.size()); ++i) {
+                const float r = ref.at(0, kv, pos, i / shape.head_dim, i % shape.head_dim);
+                refDiff = std::max(refDiff, static_cast<double>(std::fabs(got[static_cast<std::size_t>(i)] - r)));
             }
         }
     }
@@ -216,6 +167,27 @@ void recomputeChecks(Checker& c) {
         !c.device(ctx->compareKv(a, e, total, &diffAE, &dummy), "recompute")) {
         return;
     }
+    // The whole network: every layer's K and V at every position of the one-shot prefill (b) against the CPU.
+    double modelDiff = 0.0, modelAbs = 0.0;
+    for (std::int64_t l = 0; l < shape.layers; ++l) {
+        for (int kv = 0; kv < 2; ++kv) {
+            for (std::int64_t pos = 0; pos < total; ++pos) {
+                std::vector<float> got;
+                if (!c.device(ctx->readToken(b, l, kv, pos, &got), "model")) {
+                    return;
+                }
+                for (std::int64_t i = 0; i < static_cast<std::int64_t>(got.size()); ++i) {
+                    const double r = ref.at(l, kv, pos, i / shape.head_dim, i % shape.head_dim);
+                    modelDiff = std::max(modelDiff, std::fabs(got[static_cast<std::size_t>(i)] - r));
+                    modelAbs = std::max(modelAbs, std::fabs(r));
+                }
+            }
+        }
+    }
+    c.report(modelDiff <= 0.03 * std::max(1.0, modelAbs), "model",
+             "K/V of all " + std::to_string(shape.layers) + " layers x " + std::to_string(total) +
+                 " positions vs the CPU transformer (attention, MLP, residuals): max |diff| " +
+                 std::to_string(modelDiff) + ", max |K/V| " + std::to_string(modelAbs) + " (tolerance 3%)");
     c.report(diffAB <= 0.03 * std::max(1.0, absA), "recompute",
              "rebuilt K/V of " + std::to_string(total) + " tokens vs incremental: max |diff| " +
                  std::to_string(diffAB) + ", max |K/V| " + std::to_string(absA) + " (tolerance 3%)");

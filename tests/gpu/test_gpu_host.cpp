@@ -6,6 +6,7 @@
 #include "copy_plan.h"
 #include "kv_layout.h"
 #include "live_bookkeeper.h"
+#include "reference_model.h"
 #include "synthetic.h"
 #include "transformer_shape.h"
 
@@ -180,6 +181,49 @@ class TestGpuHost : public QObject {
         QVERIFY(!p.release({6}));    // out of range
         QCOMPARE(*p.allocate(2), (std::vector<std::int64_t>{1, 3}));
         QCOMPARE(p.usedCount(), std::int64_t{4});
+    }
+
+    void referenceTransformerIsCausalAndDeterministic() {
+        // The CPU transformer the selftest's "model" check compares the device with (reference_model.h).
+        QCOMPARE(roundToBf16(1.0f), 1.0f);
+        // bf16 keeps 7 fraction bits: near 1 a step is 1/128, half a step 1/256.
+        QCOMPARE(roundToBf16(1.0f + 1.0f / 512.0f), 1.0f);                // below half a step: down
+        QCOMPARE(roundToBf16(1.0f + 1.0f / 256.0f), 1.0f);                // a tie goes to even (down)
+        QCOMPARE(roundToBf16(1.0f + 3.0f / 256.0f), 1.0f + 1.0f / 64.0f); // a tie goes to even (up)
+        QCOMPARE(roundToBf16(-2.5f), -2.5f);
+        const TransformerShape tiny = *findTransformerPreset("tiny");
+        const ReferenceKv full = referencePrefill(tiny, 4242, 48);
+        const ReferenceKv head = referencePrefill(tiny, 4242, 20);
+        QCOMPARE(full.values.size(), static_cast<std::size_t>(tiny.layers * 2 * 48 * tiny.kv_heads * tiny.head_dim));
+        double maxAbs = 0.0, layerDiff = 0.0;
+        for (std::int64_t l = 0; l < tiny.layers; ++l) {
+            for (int kv = 0; kv < 2; ++kv) {
+                for (std::int64_t p = 0; p < 48; ++p) {
+                    for (std::int64_t h = 0; h < tiny.kv_heads; ++h) {
+                        for (std::int64_t d = 0; d < tiny.head_dim; ++d) {
+                            const float v = full.at(l, kv, p, h, d);
+                            QVERIFY(std::isfinite(v));
+                            QCOMPARE(v, roundToBf16(v)); // stored as the arena stores it
+                            maxAbs = std::max(maxAbs, static_cast<double>(std::fabs(v)));
+                            if (p < 20) {
+                                QVERIFY(head.at(l, kv, p, h, d) == v); // later tokens change nothing before them (bitwise)
+                            }
+                            if (l == 1) {
+                                layerDiff = std::max(layerDiff, static_cast<double>(std::fabs(v - full.at(0, kv, p, h, d))));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        QVERIFY2(maxAbs > 0.1 && maxAbs < 100.0, std::to_string(maxAbs).c_str());
+        QVERIFY(layerDiff > 0.01); // layers have their own weights
+        // Another request (seed) has other tokens, so other K/V from the first position on.
+        const ReferenceKv other = referencePrefill(tiny, 4243, 1);
+        QVERIFY(other.at(0, 0, 0, 0, 0) != full.at(0, 0, 0, 0, 0) || other.at(0, 1, 0, 0, 1) != full.at(0, 1, 0, 0, 1));
+        // One token alone: the same K/V as the first position of the longer prefill.
+        const ReferenceKv one = referencePrefill(tiny, 4242, 1);
+        QCOMPARE(one.at(1, 1, 0, 1, 7), full.at(1, 1, 0, 1, 7));
     }
 
     void blockPoolMatchesAListOfFreeIds() {
