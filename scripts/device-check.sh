@@ -78,10 +78,11 @@ cli_loads() { # the CLI starts and prints its version (every library found)
     "$1" --version >/dev/null 2>&1
 }
 
-# The kit's libcrypto is a fallback for a machine without libssl3; the system's comes first.
-if [ -d "$KIT/prefix/lib" ]; then
-    export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$KIT/prefix/lib
-fi
+# Where the CUDA runtime and cuBLAS may live (the kit's CLI was linked on another machine), then the kit's
+# libcrypto as a fallback for a machine without libssl3 (the system's comes first).
+for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib "$KIT/prefix/lib"; do
+    [ -d "$d" ] && export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d
+done
 
 CLI=""
 stamp=$("$SRC/scripts/source-stamp.sh" "$SRC")
