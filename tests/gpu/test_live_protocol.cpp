@@ -7,6 +7,7 @@
 #include "live_backend_core.h"
 
 #include "engine.h"
+#include "trace/generator.h"
 #include "receipt.h"
 #include "workload_io.h"
 
@@ -104,6 +105,48 @@ Workload loadSampleFile(const std::string& path) {
     return std::get<Workload>(std::move(r));
 }
 
+// Runs `w` live on a TagDevice through the real backend and checks the protocol: no failed call, no error,
+// everything released at the end, swaps as annotated, the simulation's event hash.
+struct LiveTally {
+    std::int64_t swaps = 0, replays = 0, censored = 0, prefixWorkloads = 0;
+};
+
+void runLiveChecked(const Workload& w, LiveTally* tally = nullptr) {
+    std::string error;
+    const auto sizing = sizeLiveRun(w, LiveOptions{}, &error);
+    QVERIFY2(sizing.has_value(), error.c_str());
+    auto owned = std::make_unique<TagDevice>(sizing->arena, sizing->host_slots);
+    TagDevice* device = owned.get();
+    BookkeepingLiveBackend backend(std::move(owned), SwapMethod::Gather, std::nullopt, sizing->note);
+
+    const RunResult live = runWorkload(w, &backend);
+    for (const LiveAnnotation& a : live.live) {
+        QVERIFY2(a.ok, (a.kind + " of " + w.requests[static_cast<std::size_t>(a.request)].id + " at seq " +
+                        std::to_string(a.seq) + ": " + a.error)
+                           .c_str());
+    }
+    QVERIFY2(backend.lastError().empty(), backend.lastError().c_str());
+    QVERIFY2(live.live_error.empty(), live.live_error.c_str());
+    // Everything was given back: every request ended (completed or censored) and said so.
+    QCOMPARE(backend.bookkeeper().trackedRequests(), std::int64_t{0});
+    QCOMPARE(backend.bookkeeper().freeDeviceBlocks(), sizing->arena.num_blocks);
+    QCOMPARE(backend.bookkeeper().freeHostSlots(), sizing->host_slots);
+    // The device did the work the receipt describes, and the simulation is untouched.
+    QVERIFY(device->prefills > 0);
+    std::int64_t swapped = 0;
+    for (const LiveAnnotation& a : live.live) {
+        swapped += a.kind == "replay" ? 0 : 1;
+    }
+    QCOMPARE(device->swaps, swapped);
+    QCOMPARE(receiptHashes(w, live).event_hash, receiptHashes(w, runWorkload(w)).event_hash);
+    if (tally != nullptr) {
+        tally->swaps += swapped;
+        tally->replays += static_cast<std::int64_t>(live.live.size()) - swapped;
+        tally->censored += live.totals.censored;
+        tally->prefixWorkloads += sharesPrefixes(w) ? 1 : 0;
+    }
+}
+
 } // namespace
 
 class TestLiveProtocol : public QObject {
@@ -141,33 +184,69 @@ class TestLiveProtocol : public QObject {
         QFETCH(int, mode);
         Workload w = loadSampleFile(path.toStdString());
         w.policy.recovery = static_cast<Recovery>(mode);
-        std::string error;
-        const auto sizing = sizeLiveRun(w, LiveOptions{}, &error);
-        QVERIFY2(sizing.has_value(), error.c_str());
-        auto owned = std::make_unique<TagDevice>(sizing->arena, sizing->host_slots);
-        TagDevice* device = owned.get();
-        BookkeepingLiveBackend backend(std::move(owned), SwapMethod::Gather, std::nullopt, sizing->note);
+        runLiveChecked(w);
+    }
 
-        const RunResult live = runWorkload(w, &backend);
-        for (const LiveAnnotation& a : live.live) {
-            QVERIFY2(a.ok, (a.kind + " of " + w.requests[static_cast<std::size_t>(a.request)].id + " at seq " +
-                            std::to_string(a.seq) + ": " + a.error)
-                               .c_str());
+    void randomWorkloadsRunLiveWithoutAFault() {
+        // Generated workloads on tight machines under every policy knob: censoring, host pools too small to
+        // swap into, watermarks, preempt-ahead, both resume guards, hybrid shares, shared prefixes.
+        std::uint64_t x = 0x2545F4914F6CDD1Dull;
+        auto pick = [&](std::uint64_t n) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            return static_cast<std::int64_t>(x % n);
+        };
+        LiveTally tally;
+        for (int world = 0; world < 60; ++world) {
+            trace::GeneratorParams g;
+            g.seed = static_cast<std::uint64_t>(world + 1);
+            g.count = 20 + pick(40);
+            g.rate_per_tick = 0.05 + 0.05 * static_cast<double>(pick(10));
+            g.prompt_median = 64.0 + 32.0 * static_cast<double>(pick(8));
+            g.prompt_max = 700;
+            g.output_median = 16.0 + 8.0 * static_cast<double>(pick(8));
+            g.output_max = 200;
+            g.priority_mix = {{0, 2}, {1, 1}};
+            g.tenant_mix = {{"a", 1}, {"b", 1}};
+            if (pick(3) == 0) {
+                g.prefix_groups = 1 + pick(3);
+                g.prefix_tokens = 32 + 16 * pick(6);
+                g.prefix_share_percent = 30 + pick(60);
+            }
+            Config& c = g.config;
+            c.block_size_tokens = pick(2) == 0 ? 8 : 16;
+            c.kv_bytes_per_token = 1024; // the tiny model: small tag arrays
+            c.capacity_blocks = 100 + pick(150);
+            c.prefill_tokens_per_tick = 16 + pick(96);
+            c.transfer_bytes_per_tick = 1024 * (8 + pick(200));
+            c.host_capacity_bytes = pick(4) == 0 ? 4096 * (1 + pick(8)) : std::int64_t{64} << 20;
+            c.max_ticks = 300 + pick(3000);
+            Policy& p = g.policy;
+            p.recovery = static_cast<Recovery>(pick(4));
+            p.victim_rule = static_cast<VictimRule>(pick(7));
+            p.adaptive_tie = pick(2) == 0 ? AdaptiveTie::Recompute : AdaptiveTie::Swap;
+            p.resume_guard = pick(2) == 0 ? ResumeGuard::FullReservation : ResumeGuard::NextBlock;
+            p.watermark_blocks = pick(3) == 0 ? pick(8) : 0;
+            p.preempt_ahead = pick(3) == 0;
+            p.hybrid_swap_percent = pick(101);
+            auto made = trace::generateWorkload(g);
+            auto* w = std::get_if<Workload>(&made);
+            if (w == nullptr) {
+                QFAIL(std::get<InputError>(made).message().c_str());
+            }
+            runLiveChecked(*w, &tally);
+            if (QTest::currentTestFailed()) {
+                qInfo("world %d failed (generator seed %llu, recovery %d)", world,
+                      static_cast<unsigned long long>(g.seed), static_cast<int>(p.recovery));
+                return;
+            }
         }
-        QVERIFY2(backend.lastError().empty(), backend.lastError().c_str());
-        QVERIFY2(live.live_error.empty(), live.live_error.c_str());
-        // Everything was given back: every request ended (completed or censored) and said so.
-        QCOMPARE(backend.bookkeeper().trackedRequests(), std::int64_t{0});
-        QCOMPARE(backend.bookkeeper().freeDeviceBlocks(), sizing->arena.num_blocks);
-        QCOMPARE(backend.bookkeeper().freeHostSlots(), sizing->host_slots);
-        // The device did the work the receipt describes, and the simulation is untouched.
-        QVERIFY(device->prefills > 0);
-        std::int64_t swapped = 0;
-        for (const LiveAnnotation& a : live.live) {
-            swapped += a.kind == "replay" ? 0 : 1;
-        }
-        QCOMPARE(device->swaps, swapped);
-        QCOMPARE(receiptHashes(w, live).event_hash, receiptHashes(w, runWorkload(w)).event_hash);
+        // The worlds did exercise what they are for.
+        qInfo("60 worlds: %lld swap copies, %lld replays, %lld censored requests, %lld sharing prefixes",
+              static_cast<long long>(tally.swaps), static_cast<long long>(tally.replays),
+              static_cast<long long>(tally.censored), static_cast<long long>(tally.prefixWorkloads));
+        QVERIFY(tally.swaps > 100 && tally.replays > 100 && tally.censored > 0 && tally.prefixWorkloads > 5);
     }
 
     void selftestLeakCyclesHoldTogether() {
