@@ -11,6 +11,8 @@
 #include "transformer_shape.h"
 
 #include <QTemporaryDir>
+#include "test_rng.h"
+
 #include <QtTest>
 
 #include <cmath>
@@ -228,13 +230,8 @@ class TestGpuHost : public QObject {
 
     void blockPoolMatchesAListOfFreeIds() {
         // Against the plainest model (a flag per id, lowest free first) over random allocate/release mixes.
-        std::uint64_t x = 0x9E3779B97F4A7C15ull;
-        auto next = [&](std::uint64_t n) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            return static_cast<std::int64_t>(x % n);
-        };
+        pltest::XorShift rng(0x9E3779B97F4A7C15ull);
+        auto next = [&](std::uint64_t n) { return rng.below(n); };
         for (int world = 0; world < 40; ++world) {
             const std::int64_t cap = 1 + next(90);
             BlockPool p(cap);

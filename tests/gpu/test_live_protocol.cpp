@@ -11,6 +11,8 @@
 #include "receipt.h"
 #include "workload_io.h"
 
+#include "test_rng.h"
+
 #include <QtTest>
 
 #include <filesystem>
@@ -190,13 +192,8 @@ class TestLiveProtocol : public QObject {
     void randomWorkloadsRunLiveWithoutAFault() {
         // Generated workloads on tight machines under every policy knob: censoring, host pools too small to
         // swap into, watermarks, preempt-ahead, both resume guards, hybrid shares, shared prefixes.
-        std::uint64_t x = 0x2545F4914F6CDD1Dull;
-        auto pick = [&](std::uint64_t n) {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            return static_cast<std::int64_t>(x % n);
-        };
+        pltest::XorShift rng(0x2545F4914F6CDD1Dull);
+        auto pick = [&](std::uint64_t n) { return rng.below(n); };
         LiveTally tally;
         for (int world = 0; world < 60; ++world) {
             trace::GeneratorParams g;
