@@ -193,20 +193,6 @@ int cmdVerify(int argc, char** argv) {
     return kExitOk;
 }
 
-std::string fmtBytes(std::int64_t b) {
-    char buf[64];
-    if (b >= (std::int64_t{1} << 30)) {
-        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(b) / (1 << 30));
-    } else if (b >= (1 << 20)) {
-        std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(b) / (1 << 20));
-    } else if (b >= (1 << 10)) {
-        std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / (1 << 10));
-    } else {
-        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
-    }
-    return buf;
-}
-
 int cmdCompare(int argc, char** argv) {
     Args args;
     if (auto err = parseArgs(argc, argv, 1, workloadSpec({"out", "receipts"}), args);
@@ -331,6 +317,20 @@ int cmdCompare(int argc, char** argv) {
 }
 
 } // namespace
+
+std::string fmtBytes(std::int64_t b) {
+    char buf[64];
+    if (b >= (std::int64_t{1} << 30)) {
+        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(b) / (1 << 30));
+    } else if (b >= (1 << 20)) {
+        std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(b) / (1 << 20));
+    } else if (b >= (1 << 10)) {
+        std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / (1 << 10));
+    } else {
+        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+    }
+    return buf;
+}
 
 void registerCoreCommands(std::vector<Command>& table) {
     table.push_back({"validate", "validate WORKLOAD [--<key> V ...]", "check a workload file; exit 2 names the problem",

@@ -180,12 +180,6 @@ int runCalibrate(int argc, char** argv) {
     return kExitOk;
 }
 
-std::string gib(std::int64_t bytes) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-    return buf;
-}
-
 // What `run --live` would allocate for a workload, without a device (pl::gpu::sizeLiveRun).
 int runLivePlan(int argc, char** argv) {
     Args args;
@@ -221,11 +215,11 @@ int runLivePlan(int argc, char** argv) {
     std::printf("  why        %s\n", plan->note.c_str());
     std::printf("  arena      %lld blocks of %lld tokens, %lld B per block: %s of device memory\n",
                 static_cast<long long>(plan->arena.num_blocks), static_cast<long long>(plan->arena.block_size),
-                static_cast<long long>(arena.blockBytes()), gib(arena.totalBytes()).c_str());
+                static_cast<long long>(arena.blockBytes()), fmtBytes(arena.totalBytes()).c_str());
     std::printf("  host pool  %lld slots: %s of pinned host memory\n", static_cast<long long>(plan->host_slots),
-                gib(poolBytes).c_str());
+                fmtBytes(poolBytes).c_str());
     std::printf("  weights    %s of synthetic bf16 layer weights (recompute runs the model on them)\n",
-                gib(2 * pl::gpu::weightParams(plan->model)).c_str());
+                fmtBytes(2 * pl::gpu::weightParams(plan->model)).c_str());
     return kExitOk;
 }
 

@@ -3,6 +3,7 @@
 // main.cpp only dispatches. Exit codes (docs/contracts.md): 0 done, 1 a check failed, 2 bad input or usage,
 // 3 needs a CUDA device and none is usable.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ void registerCoreCommands(std::vector<Command>& table);   // validate run verify
 void registerBenchCommands(std::vector<Command>& table);  // bench (cmd_bench.cpp)
 void registerCostCommands(std::vector<Command>& table);   // breakeven rates sweep (cmd_cost.cpp)
 void registerTraceCommands(std::vector<Command>& table);  // import-trace generate (cmd_trace.cpp)
-void registerGpuCommands(std::vector<Command>& table);    // gpu-info gpu-selftest calibrate (cmd_gpu.cpp)
+void registerGpuCommands(std::vector<Command>& table);    // gpu-info gpu-selftest calibrate live-plan (cmd_gpu.cpp)
+
+// "512 B", "4.0 KiB", "3.25 MiB", "8.00 GiB" (cmd_core.cpp): byte counts in the commands' tables and reports.
+std::string fmtBytes(std::int64_t bytes);
 
 } // namespace pl::cli
