@@ -55,8 +55,8 @@ class LiveBookkeeper {
     std::optional<std::string> replay(std::int32_t request, std::int64_t tokens, PrefillStep* step);
     // The engine's evict-time replay measurement (core/engine.cpp calls dropAndReplay when it evicts): drop
     // all of the request's device KV (a prefix restored by swap-in too: the request is being evicted), and
-    // lend `tokens` tokens of scratch blocks to measure the replay's prefill on. releaseScratch() returns them; the request's own K/V
-    // is rebuilt later through grow() when its context grows again on resume.
+    // lend `tokens` tokens of scratch blocks to measure the replay's prefill on. releaseScratch() returns
+    // them; the request's own K/V is rebuilt later through grow() when its context grows again on resume.
     std::optional<std::string> replayScratch(std::int32_t request, std::int64_t tokens, PrefillStep* step);
     void releaseScratch();
     // Evict by recompute: drop all device KV now.
@@ -67,9 +67,8 @@ class LiveBookkeeper {
     const RequestKv* find(std::int32_t request) const;
     std::int64_t freeDeviceBlocks() const { return device_.freeCount(); }
     std::int64_t freeHostSlots() const { return host_.freeCount(); }
-    // The most arena blocks (scratch included) and host slots ever held at once.
+    // The most arena blocks (scratch included) ever held at once (sizeLiveRun's dry run).
     std::int64_t peakDeviceBlocks() const { return device_.peakUsed(); }
-    std::int64_t peakHostSlots() const { return host_.peakUsed(); }
     std::int64_t trackedRequests() const { return static_cast<std::int64_t>(requests_.size()); }
     std::int64_t blockSize() const { return blockSize_; }
 
