@@ -135,16 +135,25 @@ void recomputeChecks(Checker& c) {
     // The plain CPU reference (reference_model.h): layer 0 at three positions first (the kernels before any
     // attention), then, below, every layer and position of a one-shot prefill.
     const ReferenceKv ref = referencePrefill(shape, seed, total);
-    double refDiff = 0.0;
+    // One token's K or V of `layer` in `table` against the reference: the largest |diff| and |reference| so far.
+    auto compareToken = [&](const std::vector<std::int64_t>& table, std::int64_t layer, int kv, std::int64_t pos,
+                            const char* check, double* maxDiff, double* maxAbs) {
+        std::vector<float> got;
+        if (!c.device(ctx->readToken(table, layer, kv, pos, &got), check)) {
+            return false;
+        }
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(got.size()); ++i) {
+            const double r = ref.at(layer, kv, pos, i / shape.head_dim, i % shape.head_dim);
+            *maxDiff = std::max(*maxDiff, std::fabs(got[static_cast<std::size_t>(i)] - r));
+            *maxAbs = std::max(*maxAbs, std::fabs(r));
+        }
+        return true;
+    };
+    double refDiff = 0.0, refAbs = 0.0;
     for (std::int64_t pos : {std::int64_t{0}, std::int64_t{37}, std::int64_t{99}}) {
         for (int kv = 0; kv < 2; ++kv) {
-            std::vector<float> got;
-            if (!c.device(ctx->readToken(a, 0, kv, pos, &got), "kernels")) {
+            if (!compareToken(a, 0, kv, pos, "kernels", &refDiff, &refAbs)) {
                 return;
-            }
-            for (std::int64_t i = 0; i < static_cast<std::int64_t>(got.size()); ++i) {
-                const float r = ref.at(0, kv, pos, i / shape.head_dim, i % shape.head_dim);
-                refDiff = std::max(refDiff, static_cast<double>(std::fabs(got[static_cast<std::size_t>(i)] - r)));
             }
         }
     }
@@ -172,14 +181,8 @@ void recomputeChecks(Checker& c) {
     for (std::int64_t l = 0; l < shape.layers; ++l) {
         for (int kv = 0; kv < 2; ++kv) {
             for (std::int64_t pos = 0; pos < total; ++pos) {
-                std::vector<float> got;
-                if (!c.device(ctx->readToken(b, l, kv, pos, &got), "model")) {
+                if (!compareToken(b, l, kv, pos, "model", &modelDiff, &modelAbs)) {
                     return;
-                }
-                for (std::int64_t i = 0; i < static_cast<std::int64_t>(got.size()); ++i) {
-                    const double r = ref.at(l, kv, pos, i / shape.head_dim, i % shape.head_dim);
-                    modelDiff = std::max(modelDiff, std::fabs(got[static_cast<std::size_t>(i)] - r));
-                    modelAbs = std::max(modelAbs, std::fabs(r));
                 }
             }
         }
