@@ -7,6 +7,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -37,13 +39,30 @@ inline pl::Workload workload(pl::Config c, pl::Policy p, std::vector<pl::Request
     return w;
 }
 
-inline pl::Workload loadSample(const std::string& name) {
-    const std::string path = std::string(PREEMPTLAB_SOURCE_DIR) + "/samples/" + name + ".workload.json";
+// A bundled workload file; a file that does not load stops the suite.
+inline pl::Workload loadSampleFile(const std::string& path) {
     auto r = pl::loadWorkloadFile(path);
     if (auto* e = std::get_if<pl::InputError>(&r)) {
         qFatal("cannot load sample %s: %s", path.c_str(), e->message().c_str());
     }
     return std::get<pl::Workload>(std::move(r));
+}
+
+inline pl::Workload loadSample(const std::string& name) {
+    return loadSampleFile(std::string(PREEMPTLAB_SOURCE_DIR) + "/samples/" + name + ".workload.json");
+}
+
+// Every bundled samples/*.workload.json, as paths in name order.
+inline std::vector<std::string> sampleFiles() {
+    std::vector<std::string> paths;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(PREEMPTLAB_SOURCE_DIR) + "/samples")) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() > 14 && name.ends_with(".workload.json")) {
+            paths.push_back(entry.path().string());
+        }
+    }
+    std::sort(paths.begin(), paths.end());
+    return paths;
 }
 
 // A run ticked one by one (no quiescent skips: the lab's way, with `options`), as a RunResult to compare with

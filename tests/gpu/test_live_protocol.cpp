@@ -6,6 +6,8 @@
 // leak fails here, where on the device it would fail the live run (or, worse, compute on the wrong K/V).
 #include "live_backend_core.h"
 
+#include "core/engine_fixtures.h"
+
 #include "engine.h"
 #include "trace/generator.h"
 #include "receipt.h"
@@ -99,14 +101,6 @@ class TagDevice final : public LiveDevice {
     std::vector<std::int64_t> host_;
 };
 
-Workload loadSampleFile(const std::string& path) {
-    auto r = loadWorkloadFile(path);
-    if (auto* e = std::get_if<InputError>(&r)) {
-        qFatal("cannot load %s: %s", path.c_str(), e->message().c_str());
-    }
-    return std::get<Workload>(std::move(r));
-}
-
 // Runs `w` live on a TagDevice through the real backend and checks the protocol: no failed call, no error,
 // everything released at the end, swaps as annotated, the simulation's event hash.
 struct LiveTally {
@@ -158,15 +152,7 @@ class TestLiveProtocol : public QObject {
     void everySampleRunsLiveWithoutAFault_data() {
         QTest::addColumn<QString>("path");
         QTest::addColumn<int>("mode");
-        const std::filesystem::path dir = std::filesystem::path(PREEMPTLAB_SOURCE_DIR) / "samples";
-        std::vector<std::string> paths;
-        for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-            const std::string name = entry.path().filename().string();
-            if (name.size() > 14 && name.ends_with(".workload.json")) {
-                paths.push_back(entry.path().string());
-            }
-        }
-        std::sort(paths.begin(), paths.end());
+        const std::vector<std::string> paths = pltest::sampleFiles();
         QVERIFY(paths.size() >= 10);
         const std::pair<const char*, Recovery> modes[] = {{"recompute", Recovery::Recompute},
                                                           {"swap", Recovery::Swap},
@@ -184,7 +170,7 @@ class TestLiveProtocol : public QObject {
     void everySampleRunsLiveWithoutAFault() {
         QFETCH(QString, path);
         QFETCH(int, mode);
-        Workload w = loadSampleFile(path.toStdString());
+        Workload w = pltest::loadSampleFile(path.toStdString());
         w.policy.recovery = static_cast<Recovery>(mode);
         runLiveChecked(w);
     }
@@ -271,8 +257,7 @@ class TestLiveProtocol : public QObject {
     void sharedPrefixesGetAnArenaOfTheirOwn() {
         // The device does not share blocks, so a prefix-sharing workload's arena is the dry run's peak: more
         // than the engine's pool, at most the pool plus every request's prefix blocks.
-        const Workload shared = loadSampleFile(std::string(PREEMPTLAB_SOURCE_DIR) +
-                                               "/samples/generated-bursty-shared-prefix.workload.json");
+        const Workload shared = pltest::loadSample("generated-bursty-shared-prefix");
         std::string error;
         const auto s = sizeLiveRun(shared, LiveOptions{}, &error);
         QVERIFY2(s.has_value(), error.c_str());
@@ -284,8 +269,7 @@ class TestLiveProtocol : public QObject {
                  std::to_string(s->arena.num_blocks).c_str());
         QVERIFY2(s->note.find("shared prefixes kept per request") != std::string::npos, s->note.c_str());
         // Without prefix sharing the arena is the pool, and an unknown model is refused by name.
-        const Workload plain =
-            loadSampleFile(std::string(PREEMPTLAB_SOURCE_DIR) + "/samples/swap-wins.workload.json");
+        const Workload plain = pltest::loadSample("swap-wins");
         const auto p = sizeLiveRun(plain, LiveOptions{}, &error);
         QVERIFY(p.has_value());
         QCOMPARE(p->arena.num_blocks, plain.config.capacity_blocks);

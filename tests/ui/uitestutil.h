@@ -1,6 +1,7 @@
 #pragma once
 // Shared helpers for the ui suites: the bundled samples and synthetic workloads of a given size.
 
+#include "core/engine_fixtures.h"
 #include "trace/generator.h"
 #include "workload_io.h"
 
@@ -14,19 +15,14 @@
 namespace uitest {
 
 inline QStringList sampleFiles() {
-    const QDir dir(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples"));
     QStringList out;
-    for (const QString& f : dir.entryList({QStringLiteral("*.workload.json")}, QDir::Files, QDir::Name)) {
-        out << dir.filePath(f);
+    for (const std::string& path : pltest::sampleFiles()) {
+        out << QString::fromStdString(path);
     }
     return out;
 }
 
-inline pl::Workload loadSample(const QString& path) {
-    auto r = pl::loadWorkloadFile(path.toStdString());
-    if (auto* e = std::get_if<pl::InputError>(&r)) qFatal("%s", e->message().c_str());
-    return std::get<pl::Workload>(std::move(r));
-}
+inline pl::Workload loadSample(const QString& path) { return pltest::loadSampleFile(path.toStdString()); }
 
 // A workload with `blocks` device blocks and `requests` requests under pressure (core's generator, fixed seed).
 inline pl::Workload syntheticWorkload(std::int64_t blocks, std::int64_t requests, std::uint64_t seed = 7) {
