@@ -27,7 +27,6 @@ std::optional<std::string> LiveBookkeeper::grow(std::int32_t request, std::int64
     step->count = contextTokens - kv.resident_tokens;
     step->block_table = kv.device_blocks;
     kv.resident_tokens = contextTokens;
-    kv.restored = false;
     return std::nullopt;
 }
 
@@ -82,24 +81,7 @@ std::optional<std::string> LiveBookkeeper::swapIn(std::int32_t request, SwapStep
     kv.device_blocks = *ids;
     kv.resident_tokens = kv.host_tokens;
     kv.host_tokens = 0;
-    kv.restored = true;
     return std::nullopt;
-}
-
-std::optional<std::string> LiveBookkeeper::replay(std::int32_t request, std::int64_t tokens, PrefillStep* step) {
-    *step = PrefillStep{};
-    RequestKv& kv = requests_[request];
-    if (!kv.restored) {
-        dropDevice(kv);
-    }
-    kv.restored = false;
-    if (tokens <= 0) {
-        step->start = kv.resident_tokens;
-        step->block_table = kv.device_blocks;
-        forgetIfEmpty(request);
-        return std::nullopt;
-    }
-    return grow(request, kv.resident_tokens + tokens, step);
 }
 
 std::optional<std::string> LiveBookkeeper::replayScratch(std::int32_t request, std::int64_t tokens,
@@ -150,7 +132,6 @@ void LiveBookkeeper::dropDevice(RequestKv& kv) {
     device_.release(kv.device_blocks);
     kv.device_blocks.clear();
     kv.resident_tokens = 0;
-    kv.restored = false;
 }
 
 void LiveBookkeeper::forgetIfEmpty(std::int32_t request) {

@@ -21,7 +21,6 @@ struct RequestKv {
     std::int64_t resident_tokens = 0;
     std::vector<std::int64_t> host_slots;
     std::int64_t host_tokens = 0;
-    bool restored = false; // its resident prefix came back by swap-in and has not grown since
 };
 
 // Prefill positions [start, start + count) of a request into `block_table` (all of its blocks, in order).
@@ -48,11 +47,9 @@ class LiveBookkeeper {
     // Evict by swap: the first `tokens` resident tokens (clamped) go to host slots; every device block of
     // the request is released (the tail beyond `tokens`, if any, is dropped: hybrid).
     std::optional<std::string> swapOut(std::int32_t request, std::int64_t tokens, SwapStep* step);
-    // Resume by swap: the host copy comes back into fresh device blocks; its host slots are released.
+    // Resume by swap: the host copy comes back into fresh device blocks; its host slots are released. A
+    // hybrid resume's replayed tail is then rebuilt through grow(), after the restored prefix.
     std::optional<std::string> swapIn(std::int32_t request, SwapStep* step);
-    // Rebuild `tokens` tokens by prefill after the swapped-in prefix (if the request was just restored) or
-    // from position 0 (otherwise, dropping any resident KV first).
-    std::optional<std::string> replay(std::int32_t request, std::int64_t tokens, PrefillStep* step);
     // The engine's evict-time replay measurement (core/engine.cpp calls dropAndReplay when it evicts): drop
     // all of the request's device KV (a prefix restored by swap-in too: the request is being evicted), and
     // lend `tokens` tokens of scratch blocks to measure the replay's prefill on. releaseScratch() returns

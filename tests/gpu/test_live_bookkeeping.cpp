@@ -120,14 +120,15 @@ class TestLiveBookkeeping : public QObject {
         QCOMPARE(s.device_blocks, (std::vector<std::int64_t>{1, 2, 3}));
         QCOMPARE(b.freeHostSlots(), std::int64_t{4});
         QCOMPARE(b.find(7)->resident_tokens, std::int64_t{33});
-        QVERIFY(b.find(7)->restored);
 
-        // A restored prefix is kept; the replay continues after it.
-        QVERIFY(!b.replay(7, 5, &p));
+        // A restored prefix is kept; a hybrid resume's replayed tail grows after it.
+        QVERIFY(!b.grow(7, 38, &p));
         QCOMPARE(p.start, std::int64_t{33});
         QCOMPARE(p.count, std::int64_t{5});
-        // Without a restore, a replay first drops what is resident and rebuilds from 0.
-        QVERIFY(!b.replay(7, 38, &p));
+        // Dropped (evicted by recompute), the context is rebuilt from 0.
+        b.drop(7);
+        QVERIFY(b.find(7) == nullptr);
+        QVERIFY(!b.grow(7, 38, &p));
         QCOMPARE(p.start, std::int64_t{0});
         QCOMPARE(p.count, std::int64_t{38});
         QCOMPARE(b.find(7)->device_blocks.size(), std::size_t{3});
@@ -152,8 +153,9 @@ class TestLiveBookkeeping : public QObject {
         QVERIFY(b.swapIn(1, &s)->find("to swap in") != std::string::npos);
         b.release(3);
         QVERIFY(!b.swapIn(1, &s));
-        QVERIFY(!b.replay(1, 48, &p));
+        QVERIFY(!b.grow(1, 64, &p));
         QCOMPARE(p.start, std::int64_t{16});
+        QCOMPARE(p.count, std::int64_t{48});
         QCOMPARE(b.find(1)->device_blocks.size(), std::size_t{4});
         QVERIFY(b.grow(4, 1, &p).has_value()); // arena full
     }
@@ -187,7 +189,7 @@ class TestLiveBookkeeping : public QObject {
         // dropped too, and the replay is measured on scratch from position 0.
         QVERIFY(!b.swapOut(1, 64, &s)); // the four host slots' worth
         QVERIFY(!b.swapIn(1, &s));
-        QVERIFY(b.find(1)->restored);
+        QCOMPARE(b.find(1)->resident_tokens, std::int64_t{64});
         QVERIFY(!b.replayScratch(1, 70, &p));
         QCOMPARE(p.start, std::int64_t{0});
         QCOMPARE(p.count, std::int64_t{70});
@@ -213,7 +215,7 @@ class TestLiveBookkeeping : public QObject {
                 QVERIFY(!b.swapIn(r, &s));
             } else if (i % 3 == 1) {
                 b.drop(r);
-                QVERIFY(!b.replay(r, 1 + i % 50, &p));
+                QVERIFY(!b.grow(r, 1 + i % 50, &p));
             }
             if (i % 5 == 4) {
                 b.release(r);
