@@ -72,6 +72,26 @@ class BenchLab : public QObject {
         }
     }
 
+    // Worst case: every view of the window repainted, changed or not.
+    void fullRepaintBench() {
+        QBENCHMARK {
+            window_->document()->stepForward();
+            QApplication::processEvents();
+            window_->repaint();
+        }
+    }
+
+    // A grid repaint with the pool changed (image rebuilt), as after a step.
+    void gridBench() {
+        BlockGridWidget* g = window_->poolView()->grid();
+        window_->document()->seek(window_->document()->lastTick() / 2);
+        const auto& e = window_->document()->session()->cursor();
+        QBENCHMARK {
+            g->setPool(e.blockOwners(), e.blockInFlight(), window_->document()->victimBlockMask());
+            g->repaint();
+        }
+    }
+
   private slots:
     void step_2000_blocks_500_requests() {
         open(2000, 500);
@@ -82,24 +102,12 @@ class BenchLab : public QObject {
         scrubBench();
     }
     void fullWindowRepaint_2000_blocks() {
-        // Worst case: every view of the window repainted, changed or not.
         open(2000, 500);
-        QBENCHMARK {
-            window_->document()->stepForward();
-            QApplication::processEvents();
-            window_->repaint();
-        }
+        fullRepaintBench();
     }
     void gridOnly_2000_blocks() {
         open(2000, 500);
-        BlockGridWidget* g = window_->poolView()->grid();
-        window_->document()->seek(window_->document()->lastTick() / 2);
-        // A grid repaint with the pool changed (image rebuilt), as after a step.
-        const auto& e = window_->document()->session()->cursor();
-        QBENCHMARK {
-            g->setPool(e.blockOwners(), e.blockInFlight(), window_->document()->victimBlockMask());
-            g->repaint();
-        }
+        gridBench();
     }
     void step_100000_blocks_10000_requests() {
         open(100000, 10000);
@@ -111,22 +119,11 @@ class BenchLab : public QObject {
     }
     void fullWindowRepaint_100000_blocks() {
         open(100000, 10000);
-        QBENCHMARK {
-            window_->document()->stepForward();
-            QApplication::processEvents();
-            window_->repaint();
-        }
+        fullRepaintBench();
     }
     void gridOnly_100000_blocks() {
         open(100000, 10000);
-        BlockGridWidget* g = window_->poolView()->grid();
-        window_->document()->seek(window_->document()->lastTick() / 2);
-        // A grid repaint with the pool changed (image rebuilt), as after a step.
-        const auto& e = window_->document()->session()->cursor();
-        QBENCHMARK {
-            g->setPool(e.blockOwners(), e.blockInFlight(), window_->document()->victimBlockMask());
-            g->repaint();
-        }
+        gridBench();
     }
     void cleanupTestCase() { window_.reset(); }
 };
