@@ -1,6 +1,7 @@
 #include "summary.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace pl {
 
@@ -52,6 +53,20 @@ RunSummary summarize(const Workload& workload, const RunResult& run) {
     s.tpot_ticks_x100 = percentiles(std::move(tpot));
     s.completion_ticks = percentiles(std::move(completion));
     return s;
+}
+
+std::string formatBytes(std::int64_t b) {
+    char buf[64];
+    if (b >= (std::int64_t{1} << 30)) {
+        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(b) / (1 << 30));
+    } else if (b >= (1 << 20)) {
+        std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(b) / (1 << 20));
+    } else if (b >= (1 << 10)) {
+        std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / (1 << 10));
+    } else {
+        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+    }
+    return buf;
 }
 
 } // namespace pl

@@ -36,4 +36,8 @@ struct RunSummary {
 
 RunSummary summarize(const Workload& workload, const RunResult& run);
 
+// "512 B", "4.0 KiB", "3.25 MiB", "8.00 GiB" (binary units): byte counts in the CLI's tables and reports and in
+// the lab, so both say the same thing.
+std::string formatBytes(std::int64_t bytes);
+
 } // namespace pl

@@ -33,4 +33,21 @@ void useCompactTicks(QCustomPlot* plot, bool valueAxesToo) {
     }
 }
 
+void legendBelow(QCustomPlot* plot) {
+    QCPLegend* legend = plot->legend;
+    plot->axisRect()->insetLayout()->take(legend);
+    const int row = plot->plotLayout()->rowCount();
+    plot->plotLayout()->addElement(row, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(row, 0.001);
+    plot->plotLayout()->setRowSpacing(0);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setVisible(true);
+    QFont f = plot->font();
+    f.setPointSize(8);
+    legend->setFont(f);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setBrush(Qt::NoBrush);
+    legend->setMargins(QMargins(4, 0, 4, 0));
+}
+
 } // namespace plui

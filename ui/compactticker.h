@@ -19,4 +19,7 @@ class CompactTicker : public QCPAxisTicker {
 // Gives the plot's key axis (and, when asked, its value axes) a CompactTicker.
 void useCompactTicks(QCustomPlot* plot, bool valueAxesToo = true);
 
+// Shows the plot's legend in one row under the axes (8 pt), where it covers no data.
+void legendBelow(QCustomPlot* plot);
+
 } // namespace plui

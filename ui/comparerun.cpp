@@ -16,6 +16,7 @@ CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::R
     CompareEntry e;
     e.recovery = recovery;
     e.totals = run.totals;
+    e.summary = pl::summarize(w, run);
     e.dist = Distributions::from(w, run.records);
     for (const pl::RequestRecord& r : run.records) {
         if (!r.excessive_wait && !r.repeated_preemption) continue;

@@ -6,6 +6,7 @@
 
 #include "engine.h"
 #include "model.h"
+#include "summary.h"
 
 #include <QFuture>
 #include <QString>
@@ -17,6 +18,7 @@ namespace plui {
 struct CompareEntry {
     pl::Recovery recovery = pl::Recovery::Recompute;
     pl::Totals totals;
+    pl::RunSummary summary; // core's figures (nearest-rank percentiles): the same numbers as `preemptlab-cli compare`
     Distributions dist;
     std::vector<QString> flagged; // "r07: excessive wait, repeated preemption"
 };

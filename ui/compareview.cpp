@@ -1,5 +1,6 @@
 #include "compareview.h"
 
+#include "compactticker.h"
 #include "comparerun.h"
 #include "labdocument.h"
 
@@ -93,13 +94,7 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
         p->setMinimumSize(200, 90);
         p->xAxis->setLabel(titles[i]);
         p->yAxis->setLabel(tr("share of requests"));
-        p->legend->setVisible(true);
-        QFont lf = p->font();
-        lf.setPointSize(7);
-        p->legend->setFont(lf);
-        p->legend->setBrush(QColor(255, 255, 255, 170));
-        p->legend->setRowSpacing(-3);
-        p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+        legendBelow(p);
         d->plots[i] = p;
         plots->addWidget(p, 1);
     }
@@ -169,39 +164,53 @@ void CompareView::cancel() { d->watcher.cancel(); }
 void CompareView::show(const CompareResult& r) {
     d->hasResult = true;
     const int cols = static_cast<int>(r.entries.size());
+    // The rows of `preemptlab-cli compare`, with the same numbers (core's RunSummary); bytes in binary units.
     struct Row {
         QString label;
-        std::int64_t pl::Totals::*field;
+        std::int64_t (*value)(const pl::RunSummary&);
+        bool bytes;
         bool lowerIsBetter;
     };
-    const Row rows[] = {{tr("ticks"), &pl::Totals::ticks, true},
-                        {tr("evictions"), &pl::Totals::evictions, true},
-                        {tr("replay tokens"), &pl::Totals::replay_tokens, true},
-                        {tr("swap-out bytes"), &pl::Totals::swap_out_bytes, true},
-                        {tr("swap-in bytes"), &pl::Totals::swap_in_bytes, true},
-                        {tr("peak host bytes"), &pl::Totals::peak_host_bytes, true},
-                        {tr("queue re-entries"), &pl::Totals::queue_reentries, true},
-                        {tr("completed"), &pl::Totals::completed, false},
-                        {tr("censored"), &pl::Totals::censored, true}};
-    const int nTotals = static_cast<int>(std::size(rows));
+    using S = const pl::RunSummary&;
+    const Row rows[] = {
+        {tr("ticks"), [](S s) { return s.totals.ticks; }, false, true},
+        {tr("evictions"), [](S s) { return s.totals.evictions; }, false, true},
+        {tr("freed blocks"), [](S s) { return s.totals.freed_blocks; }, false, true},
+        {tr("replay tokens"), [](S s) { return s.totals.replay_tokens; }, false, true},
+        {tr("swap out"), [](S s) { return s.totals.swap_out_bytes; }, true, true},
+        {tr("swap in"), [](S s) { return s.totals.swap_in_bytes; }, true, true},
+        {tr("peak host"), [](S s) { return s.totals.peak_host_bytes; }, true, true},
+        {tr("queue re-entries"), [](S s) { return s.totals.queue_reentries; }, false, true},
+        {tr("completed"), [](S s) { return s.totals.completed; }, false, false},
+        {tr("censored"), [](S s) { return s.totals.censored; }, false, true},
+        {tr("queue delay p50"), [](S s) { return s.queue_ticks.p50; }, false, true},
+        {tr("queue delay p99"), [](S s) { return s.queue_ticks.p99; }, false, true},
+        {tr("TTFT p50 (ticks)"), [](S s) { return s.ttft_ticks.p50; }, false, true},
+        {tr("TTFT p99 (ticks)"), [](S s) { return s.ttft_ticks.p99; }, false, true},
+        {tr("completion p50"), [](S s) { return s.completion_ticks.p50; }, false, true},
+        {tr("completion p99"), [](S s) { return s.completion_ticks.p99; }, false, true},
+        {tr("flagged requests"), [](S s) { return s.flagged_any; }, false, true}};
+    const int nRows = static_cast<int>(std::size(rows));
     table_->clear();
     table_->setColumnCount(cols);
-    table_->setRowCount(nTotals + 3);
+    table_->setRowCount(nRows);
     QStringList headers;
     for (const auto& e : r.entries) headers << name(e.recovery);
     table_->setHorizontalHeaderLabels(headers);
     QStringList vheaders;
-    for (int i = 0; i < nTotals; ++i) {
+    for (int i = 0; i < nRows; ++i) {
         vheaders << rows[i].label;
         std::int64_t best = 0;
         for (int c = 0; c < cols; ++c) {
-            const std::int64_t v = r.entries[static_cast<std::size_t>(c)].totals.*(rows[i].field);
+            const std::int64_t v = rows[i].value(r.entries[static_cast<std::size_t>(c)].summary);
             if (c == 0 || (rows[i].lowerIsBetter ? v < best : v > best)) best = v;
         }
         for (int c = 0; c < cols; ++c) {
-            const std::int64_t v = r.entries[static_cast<std::size_t>(c)].totals.*(rows[i].field);
-            auto* item = new QTableWidgetItem(QString::number(v));
+            const std::int64_t v = rows[i].value(r.entries[static_cast<std::size_t>(c)].summary);
+            const QString text = rows[i].bytes ? QString::fromStdString(pl::formatBytes(v)) : QString::number(v);
+            auto* item = new QTableWidgetItem(text);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (rows[i].bytes) item->setToolTip(tr("%1 B").arg(v));
             if (v == best) {
                 QFont f = item->font();
                 f.setBold(true);
@@ -209,17 +218,6 @@ void CompareView::show(const CompareResult& r) {
             }
             table_->setItem(i, c, item);
         }
-    }
-    vheaders << tr("completion p50 / p90") << tr("queue delay p50 / p90") << tr("flagged requests");
-    for (int c = 0; c < cols; ++c) {
-        const auto& e = r.entries[static_cast<std::size_t>(c)];
-        table_->setItem(nTotals, c, new QTableWidgetItem(QStringLiteral("%1 / %2")
-                                                             .arg(percentile(e.dist.completion, 50), 0, 'f', 0)
-                                                             .arg(percentile(e.dist.completion, 90), 0, 'f', 0)));
-        table_->setItem(nTotals + 1, c, new QTableWidgetItem(QStringLiteral("%1 / %2")
-                                                                 .arg(percentile(e.dist.queueDelay, 50), 0, 'f', 0)
-                                                                 .arg(percentile(e.dist.queueDelay, 90), 0, 'f', 0)));
-        table_->setItem(nTotals + 2, c, new QTableWidgetItem(QString::number(e.flagged.size())));
     }
     table_->setVerticalHeaderLabels(vheaders);
     fillCdf(d->plots[0], r, true);

@@ -25,12 +25,12 @@ Distributions Distributions::from(const pl::Workload& workload, const std::vecto
     return d;
 }
 
-Histogram histogram(const std::vector<double>& values, int maxBins) {
+Histogram histogram(const std::vector<double>& values, double minWidth, int maxBins) {
     Histogram h;
     if (values.empty()) return h;
     const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
     const double span = *hi - *lo;
-    double width = span / maxBins;
+    double width = std::max(span / maxBins, minWidth);
     if (width >= 1.0) width = std::ceil(width);
     if (width <= 0) width = 1;
     const double start = std::floor(*lo / width) * width;
@@ -44,15 +44,6 @@ Histogram histogram(const std::vector<double>& values, int maxBins) {
         h.counts[static_cast<std::size_t>(i)] += 1;
     }
     return h;
-}
-
-double percentile(std::vector<double> values, double p) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    const double rank = p / 100.0 * static_cast<double>(values.size() - 1);
-    const auto i = static_cast<std::size_t>(std::floor(rank));
-    const auto j = std::min(values.size() - 1, i + 1);
-    return values[i] + (values[j] - values[i]) * (rank - std::floor(rank));
 }
 
 } // namespace plui

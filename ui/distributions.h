@@ -25,8 +25,8 @@ struct Histogram {
     std::vector<double> counts;
     double width = 1;
 };
-// Integer-friendly bins: width a whole number of ticks when the range allows it.
-Histogram histogram(const std::vector<double>& values, int maxBins = 40);
-double percentile(std::vector<double> values, double p);
+// Integer-friendly bins: width a whole number of ticks when the range allows it, never under `minWidth` (1 for
+// whole ticks, 0.01 for ticks per token: the resolution the summaries report), so near-equal values share a bar.
+Histogram histogram(const std::vector<double>& values, double minWidth, int maxBins = 40);
 
 } // namespace plui

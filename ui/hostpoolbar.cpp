@@ -1,5 +1,7 @@
 #include "hostpoolbar.h"
 
+#include "summary.h"
+
 #include <QPainter>
 
 namespace plui {
@@ -13,17 +15,7 @@ void HostPoolBar::setUsage(std::int64_t usedBytes, std::int64_t capacityBytes) {
     update();
 }
 
-QString HostPoolBar::bytesText(std::int64_t bytes) {
-    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1024.0 && u < 4) {
-        v /= 1024.0;
-        ++u;
-    }
-    return u == 0 ? QStringLiteral("%1 B").arg(bytes)
-                  : QStringLiteral("%1 %2").arg(v, 0, 'f', v < 10 ? 2 : 1).arg(QLatin1String(units[u]));
-}
+QString HostPoolBar::bytesText(std::int64_t bytes) { return QString::fromStdString(pl::formatBytes(bytes)); }
 
 void HostPoolBar::paintEvent(QPaintEvent*) {
     QPainter p(this);

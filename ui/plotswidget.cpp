@@ -5,6 +5,7 @@
 #include "labdocument.h"
 
 #include "session.h"
+#include "summary.h"
 
 #include <qcustomplot.h>
 
@@ -31,13 +32,6 @@ QCustomPlot* makePlot(QWidget* parent, const QString& title, const QString& name
     p->axisRect()->setRangeZoom(Qt::Horizontal);
     p->axisRect()->setRangeDrag(Qt::Horizontal);
     p->legend->setVisible(false);
-    QFont lf = p->font();
-    lf.setPointSize(7);
-    p->legend->setFont(lf);
-    p->legend->setBrush(QColor(255, 255, 255, 170)); // the data stays visible behind it
-    p->legend->setBorderPen(QPen(QColor(0, 0, 0, 60)));
-    p->legend->setRowSpacing(-3);
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     return p;
 }
 
@@ -50,25 +44,51 @@ QCPGraph* addLine(QCustomPlot* p, QCPAxis* valueAxis, const QString& name, QColo
     return g;
 }
 
-void fillHistogram(QCustomPlot* p, const std::vector<double>& values, const QString& unit, QColor color) {
+// A distribution's bars with the run's percentiles under it: `pct` is core's summary of the same values
+// (nearest rank, as `preemptlab-cli compare` prints them), `scale` what its integers are in (100 for ticks per
+// token x 100).
+void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double minWidth, const pl::Percentiles& pct,
+                   int scale, const QString& unit, QColor color) {
     p->clearPlottables();
     auto* bars = new QCPBars(p->xAxis, p->yAxis);
-    const Histogram h = histogram(values);
+    const Histogram h = histogram(values, minWidth);
     bars->setWidth(h.width * 0.9);
     bars->setPen(QPen(color.darker(140)));
     bars->setBrush(color);
     bars->setData(QVector<double>(h.centers.begin(), h.centers.end()), QVector<double>(h.counts.begin(), h.counts.end()), true);
+    const int decimals = scale == 1 ? 0 : 2;
+    auto q = [&](std::int64_t v) { return QString::number(static_cast<double>(v) / scale, 'f', decimals); };
     p->xAxis->setLabel(values.empty() ? QObject::tr("%1 (no completed requests)").arg(unit)
                                       : QObject::tr("%1  p50 %2 \u00b7 p90 %3 \u00b7 p99 %4 \u00b7 n=%5")
-                                            .arg(unit)
-                                            .arg(percentile(values, 50), 0, 'f', 1)
-                                            .arg(percentile(values, 90), 0, 'f', 1)
-                                            .arg(percentile(values, 99), 0, 'f', 1)
+                                            .arg(unit, q(pct.p50), q(pct.p90), q(pct.p99))
                                             .arg(values.size()));
     p->yAxis->setLabel(QObject::tr("requests"));
-    p->rescaleAxes();
-    p->yAxis->setRangeLower(0);
+    // Counts of requests: whole-number ticks only (no "0.5 requests").
+    auto counts = QSharedPointer<QCPAxisTickerFixed>::create();
+    counts->setTickStep(1);
+    counts->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    p->yAxis->setTicker(counts);
+    if (h.centers.empty()) {
+        p->xAxis->setRange(0, 1);
+        p->yAxis->setRange(0, 1);
+    } else {
+        // Whole bars with half a bin to spare on each side (never below 0: these are durations), and headroom
+        // above the tallest.
+        p->xAxis->setRange(std::max(0.0, h.centers.front() - h.width), h.centers.back() + h.width);
+        p->yAxis->setRange(0, *std::max_element(h.counts.begin(), h.counts.end()) * 1.15);
+    }
     p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// A value axis whose series are all zero (no swap in a recompute run, no replay in a swap run) shows 0..1,
+// not the ±2.5 the plot pads an empty range to; the zero series leave the legend.
+void fitValueAxis(QCPAxis* axis, const std::vector<QCPGraph*>& graphs, double maxValue) {
+    if (maxValue > 0) {
+        axis->setRange(0, maxValue * 1.05);
+        return;
+    }
+    axis->setRange(0, 1);
+    for (QCPGraph* g : graphs) g->removeFromLegend();
 }
 
 } // namespace
@@ -87,7 +107,7 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     }
     for (int i = 0; i < 2; ++i) {
         d->plots[i]->yAxis2->setVisible(true);
-        d->plots[i]->legend->setVisible(true);
+        legendBelow(d->plots[i]);
         d->plots[i]->addLayer(QStringLiteral("cursor"), d->plots[i]->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
         d->plots[i]->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
         d->cursors[i] = new QCPItemStraightLine(d->plots[i]);
@@ -138,17 +158,23 @@ void PlotsWidget::rebuild() {
     p0->yAxis->setRange(0, static_cast<double>(s->workload().config.capacity_blocks) * 1.05);
     p0->yAxis2->setRangeLower(0);
     QCustomPlot* p1 = d->plots[1];
-    addLine(p1, p1->yAxis, tr("replay tokens"), QColor(0xf9, 0x73, 0x16), Qt::SolidLine)->setData(t, replay, true);
-    addLine(p1, p1->yAxis2, tr("swap-out bytes (right)"), QColor(0x93, 0x33, 0xea), Qt::DashLine)->setData(t, out, true);
-    addLine(p1, p1->yAxis2, tr("swap-in bytes (right)"), QColor(0x05, 0x96, 0x69), Qt::DotLine)->setData(t, in, true);
+    QCPGraph* replayLine = addLine(p1, p1->yAxis, tr("replay tokens"), QColor(0xf9, 0x73, 0x16), Qt::SolidLine);
+    QCPGraph* outLine = addLine(p1, p1->yAxis2, tr("swap-out bytes (right)"), QColor(0x93, 0x33, 0xea), Qt::DashLine);
+    QCPGraph* inLine = addLine(p1, p1->yAxis2, tr("swap-in bytes (right)"), QColor(0x05, 0x96, 0x69), Qt::DotLine);
+    replayLine->setData(t, replay, true);
+    outLine->setData(t, out, true);
+    inLine->setData(t, in, true);
     p1->rescaleAxes();
-    p1->yAxis->setRangeLower(0);
-    p1->yAxis2->setRangeLower(0);
-    if (p1->yAxis->range().upper <= 0) p1->yAxis->setRangeUpper(1);
-    if (p1->yAxis2->range().upper <= 0) p1->yAxis2->setRangeUpper(1);
+    // The totals are cumulative: the last point is each series' largest.
+    const auto& last = series.empty() ? pl::TickStats{} : series.back();
+    fitValueAxis(p1->yAxis, {replayLine}, static_cast<double>(last.replay_tokens_total));
+    fitValueAxis(p1->yAxis2, {outLine, inLine},
+                 static_cast<double>(std::max(last.swap_out_bytes_total, last.swap_in_bytes_total)));
     const Distributions dist = Distributions::from(s->workload(), s->result().records);
-    fillHistogram(d->plots[2], dist.ttft, tr("ticks"), QColor(0x60, 0xa5, 0xfa));
-    fillHistogram(d->plots[3], dist.tpot, tr("ticks/token"), QColor(0x34, 0xd3, 0x99));
+    const pl::RunSummary sum = pl::summarize(s->workload(), s->result());
+    fillHistogram(d->plots[2], dist.ttft, 1, sum.ttft_ticks, 1, tr("ticks"), QColor(0x60, 0xa5, 0xfa));
+    fillHistogram(d->plots[3], dist.tpot, 0.01, sum.tpot_ticks_x100, 100, tr("ticks/token"),
+                  QColor(0x34, 0xd3, 0x99));
     updateCursor();
     p0->replot(QCustomPlot::rpQueuedReplot);
     p1->replot(QCustomPlot::rpQueuedReplot);

@@ -235,9 +235,9 @@ int cmdCompare(int argc, char** argv) {
         {"evictions", [](const Column& c) { return std::to_string(c.sum.totals.evictions); }},
         {"freed blocks", [](const Column& c) { return std::to_string(c.sum.totals.freed_blocks); }},
         {"replay tokens", [](const Column& c) { return std::to_string(c.sum.totals.replay_tokens); }},
-        {"swap out", [](const Column& c) { return fmtBytes(c.sum.totals.swap_out_bytes); }},
-        {"swap in", [](const Column& c) { return fmtBytes(c.sum.totals.swap_in_bytes); }},
-        {"peak host", [](const Column& c) { return fmtBytes(c.sum.totals.peak_host_bytes); }},
+        {"swap out", [](const Column& c) { return pl::formatBytes(c.sum.totals.swap_out_bytes); }},
+        {"swap in", [](const Column& c) { return pl::formatBytes(c.sum.totals.swap_in_bytes); }},
+        {"peak host", [](const Column& c) { return pl::formatBytes(c.sum.totals.peak_host_bytes); }},
         {"completed", [](const Column& c) { return std::to_string(c.sum.totals.completed); }},
         {"censored", [](const Column& c) { return std::to_string(c.sum.totals.censored); }},
         {"queue delay p50", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p50); }},
@@ -317,20 +317,6 @@ int cmdCompare(int argc, char** argv) {
 }
 
 } // namespace
-
-std::string fmtBytes(std::int64_t b) {
-    char buf[64];
-    if (b >= (std::int64_t{1} << 30)) {
-        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(b) / (1 << 30));
-    } else if (b >= (1 << 20)) {
-        std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(b) / (1 << 20));
-    } else if (b >= (1 << 10)) {
-        std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / (1 << 10));
-    } else {
-        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
-    }
-    return buf;
-}
 
 void registerCoreCommands(std::vector<Command>& table) {
     table.push_back({"validate", "validate WORKLOAD [--<key> V ...]", "check a workload file; exit 2 names the problem",

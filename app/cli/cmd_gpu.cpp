@@ -9,6 +9,7 @@
 #include "device_api.h"
 #include "kv_layout.h"
 #include "live_backend_core.h"
+#include "summary.h"
 #include "transformer_shape.h"
 #include "workload_flags.h"
 
@@ -215,11 +216,11 @@ int runLivePlan(int argc, char** argv) {
     std::printf("  why        %s\n", plan->note.c_str());
     std::printf("  arena      %lld blocks of %lld tokens, %lld B per block: %s of device memory\n",
                 static_cast<long long>(plan->arena.num_blocks), static_cast<long long>(plan->arena.block_size),
-                static_cast<long long>(arena.blockBytes()), fmtBytes(arena.totalBytes()).c_str());
+                static_cast<long long>(arena.blockBytes()), pl::formatBytes(arena.totalBytes()).c_str());
     std::printf("  host pool  %lld slots: %s of pinned host memory\n", static_cast<long long>(plan->host_slots),
-                fmtBytes(poolBytes).c_str());
+                pl::formatBytes(poolBytes).c_str());
     std::printf("  weights    %s of synthetic bf16 layer weights (recompute runs the model on them)\n",
-                fmtBytes(2 * pl::gpu::weightParams(plan->model)).c_str());
+                pl::formatBytes(2 * pl::gpu::weightParams(plan->model)).c_str());
     return kExitOk;
 }
 

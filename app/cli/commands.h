@@ -27,7 +27,4 @@ void registerCostCommands(std::vector<Command>& table);   // breakeven rates swe
 void registerTraceCommands(std::vector<Command>& table);  // import-trace generate (cmd_trace.cpp)
 void registerGpuCommands(std::vector<Command>& table);    // gpu-info gpu-selftest calibrate live-plan (cmd_gpu.cpp)
 
-// "512 B", "4.0 KiB", "3.25 MiB", "8.00 GiB" (cmd_core.cpp): byte counts in the commands' tables and reports.
-std::string fmtBytes(std::int64_t bytes);
-
 } // namespace pl::cli

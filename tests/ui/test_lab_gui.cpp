@@ -25,6 +25,7 @@
 
 #include "receipt.h"
 #include "session.h"
+#include "summary.h"
 
 #include <QAction>
 #include <QApplication>
@@ -395,11 +396,32 @@ class TestLabGui : public QObject {
         QTableWidget* t = cmp->totalsTable();
         QCOMPARE(t->columnCount(), 4);
         QCOMPARE(t->horizontalHeaderItem(1)->text(), QStringLiteral("swap"));
-        pl::Workload wl = uitest::loadSample(kSwapWins);
-        wl.policy.recovery = pl::Recovery::Recompute;
-        const auto recompute = pl::runWorkload(wl);
-        QCOMPARE(t->item(0, 0)->text(), QString::number(recompute.totals.ticks));
-        QCOMPARE(t->item(2, 0)->text(), QString::number(recompute.totals.replay_tokens));
+        // Every column holds core's summary of that mode's run: the numbers `preemptlab-cli compare` prints
+        // (nearest-rank percentiles, binary byte units).
+        auto row = [&](const QString& label) {
+            for (int i = 0; i < t->rowCount(); ++i) {
+                if (t->verticalHeaderItem(i)->text() == label) return i;
+            }
+            return -1;
+        };
+        const pl::Recovery modes[] = {pl::Recovery::Recompute, pl::Recovery::Swap, pl::Recovery::Adaptive,
+                                      pl::Recovery::Hybrid};
+        for (int c = 0; c < 4; ++c) {
+            pl::Workload wl = uitest::loadSample(kSwapWins);
+            wl.policy.recovery = modes[c];
+            const pl::RunSummary s = pl::summarize(wl, pl::runWorkload(wl));
+            QCOMPARE(t->item(row(QStringLiteral("ticks")), c)->text(), QString::number(s.totals.ticks));
+            QCOMPARE(t->item(row(QStringLiteral("replay tokens")), c)->text(), QString::number(s.totals.replay_tokens));
+            QCOMPARE(t->item(row(QStringLiteral("swap out")), c)->text(),
+                     QString::fromStdString(pl::formatBytes(s.totals.swap_out_bytes)));
+            QCOMPARE(t->item(row(QStringLiteral("queue delay p50")), c)->text(), QString::number(s.queue_ticks.p50));
+            QCOMPARE(t->item(row(QStringLiteral("queue delay p99")), c)->text(), QString::number(s.queue_ticks.p99));
+            QCOMPARE(t->item(row(QStringLiteral("TTFT p99 (ticks)")), c)->text(), QString::number(s.ttft_ticks.p99));
+            QCOMPARE(t->item(row(QStringLiteral("completion p99")), c)->text(),
+                     QString::number(s.completion_ticks.p99));
+            QCOMPARE(t->item(row(QStringLiteral("flagged requests")), c)->text(), QString::number(s.flagged_any));
+        }
+        QVERIFY(t->item(row(QStringLiteral("swap out")), 1)->text().endsWith(QStringLiteral("MiB")));
         // Cancel right after starting: it ends cleanly either way.
         cmp->start();
         cmp->cancel();

@@ -1,7 +1,17 @@
-// Compact axis labels: short at every magnitude, exact below 10,000, and what the lab's plots actually draw.
+// Compact axis labels: short at every magnitude, exact below 10,000, and what the lab's plots actually draw;
+// the distributions' bins, and the plots' percentiles and empty axes.
 #include "compactticker.h"
+#include "distributions.h"
+#include "labdocument.h"
+#include "plotswidget.h"
+#include "uitestutil.h"
+
+#include "session.h"
+#include "summary.h"
 
 #include <QTest>
+
+#include <numeric>
 
 using plui::compactNumber;
 
@@ -33,6 +43,53 @@ class TestPlotLabels : public QObject {
         QVERIFY(!labels.isEmpty());
         for (const QString& l : labels) QVERIFY2(l.size() <= 4, qPrintable(l)); // "0", "100k", ...
         QVERIFY(labels.contains(QStringLiteral("200k")));
+    }
+
+    void histogramBins() {
+        // Ticks per token that differ in the third decimal share one bar (a bar 0.0001 wide is invisible).
+        const plui::Histogram tpot = plui::histogram({1.0, 1.001, 1.002, 1.003}, 0.01);
+        QCOMPARE(tpot.width, 0.01);
+        QCOMPARE(tpot.counts, (std::vector<double>{4}));
+        // One value: one bar of one tick, holding all of them.
+        const plui::Histogram same = plui::histogram({0, 0, 0}, 1);
+        QCOMPARE(same.width, 1.0);
+        QCOMPARE(same.counts, (std::vector<double>{3}));
+        QCOMPARE(same.centers, (std::vector<double>{0.5}));
+        // A wide range: whole-tick bins of span / 40 (the largest value opens a 41st), every value counted once.
+        std::vector<double> wide;
+        for (int i = 0; i <= 1000; ++i) wide.push_back(i);
+        const plui::Histogram w = plui::histogram(wide, 1);
+        QCOMPARE(w.width, 25.0);
+        QCOMPARE(w.counts.size(), std::size_t{41});
+        QCOMPARE(w.counts.back(), 1.0);
+        QCOMPARE(std::accumulate(w.counts.begin(), w.counts.end(), 0.0), 1001.0);
+        QVERIFY(plui::histogram({}, 1).counts.empty());
+    }
+
+    // The plots print core's percentiles (nearest rank): the numbers `preemptlab-cli compare` prints, not an
+    // interpolation between them. An axis with only zero series shows 0..1 and keeps them out of the legend.
+    void plotsShowCoresPercentilesAndNoInventedAxes() {
+        for (const char* mode : {"recompute", "swap"}) {
+            plui::LabDocument doc;
+            doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+            pl::Workload w = uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json"));
+            w.policy.recovery = pl::parseRecovery(mode).value();
+            QString error;
+            QVERIFY2(doc.setWorkload(w, QStringLiteral("swap-wins"), &error), qPrintable(error));
+            plui::PlotsWidget plots(&doc);
+            plots.resize(900, 600);
+            const pl::RunSummary sum = pl::summarize(w, doc.session()->result());
+            const QString ttft = plots.plot(2)->xAxis->label();
+            QVERIFY2(ttft.contains(QStringLiteral("p50 %1 ").arg(sum.ttft_ticks.p50)), qPrintable(ttft));
+            QVERIFY2(ttft.contains(QStringLiteral("p99 %1 ").arg(sum.ttft_ticks.p99)), qPrintable(ttft));
+            const QString tpot = plots.plot(3)->xAxis->label();
+            QVERIFY2(tpot.contains(QString::number(static_cast<double>(sum.tpot_ticks_x100.p50) / 100.0, 'f', 2)), qPrintable(tpot));
+            QCustomPlot* cost = plots.plot(1);
+            const bool swap = std::string(mode) == "swap";
+            QCOMPARE(cost->legend->itemCount(), swap ? 2 : 1); // the swap lines, or the replay line
+            QCOMPARE((swap ? cost->yAxis : cost->yAxis2)->range().upper, 1.0);
+            QVERIFY((swap ? cost->yAxis2 : cost->yAxis)->range().upper > 1.0);
+        }
     }
 };
 
