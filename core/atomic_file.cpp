@@ -5,7 +5,9 @@
 #include "atomic_file.h"
 
 #include <atomic>
+#include <memory>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -58,6 +60,25 @@ std::optional<std::string> writeFileAtomically(const std::string& path, std::str
     return writer.commit();
 }
 
+std::optional<std::string> checkWritable(const std::string& path) { return AtomicFileWriter(path).error(); }
+
+std::optional<std::string> writeFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::vector<std::unique_ptr<AtomicFileWriter>> writers;
+    for (const auto& [path, contents] : files) {
+        writers.push_back(std::make_unique<AtomicFileWriter>(path));
+        writers.back()->write(contents);
+        if (auto e = writers.back()->finish()) {
+            return e; // every temporary so far is removed by its writer's destructor
+        }
+    }
+    for (auto& w : writers) {
+        if (auto e = w->commit()) {
+            return e;
+        }
+    }
+    return std::nullopt;
+}
+
 AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
     if (path_.empty()) {
         error_ = std::string("(empty path): no file name given");
@@ -67,8 +88,24 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
         error_ = path_ + ": names a folder, not a file";
         return;
     }
+    target_ = path_;
+    struct stat st {};
+    if (::lstat(path_.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        char* resolved = ::realpath(path_.c_str(), nullptr);
+        if (resolved == nullptr) {
+            error_ = path_ + ": a symbolic link that cannot be followed: " + std::strerror(errno);
+            return;
+        }
+        target_ = resolved;
+        std::free(resolved);
+    }
+    if (::stat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        error_ = path_ + (S_ISDIR(st.st_mode) ? ": names a folder, not a file"
+                                              : ": is not a regular file (a device, pipe or socket); name a file");
+        return;
+    }
     for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
-        tmpPath_ = temporaryName(path_);
+        tmpPath_ = temporaryName(target_);
         fd_ = ::open(tmpPath_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd_ < 0 && errno != EEXIST) {
             break;
@@ -121,13 +158,14 @@ void AtomicFileWriter::flushBuffer() {
     }
 }
 
-std::optional<std::string> AtomicFileWriter::commit() {
+std::optional<std::string> AtomicFileWriter::finish() {
     if (committed_) {
         return std::string(path_ + ": already committed");
     }
-    if (!error_) {
-        flushBuffer();
+    if (error_ || finished_) {
+        return error_;
     }
+    flushBuffer();
     if (error_) {
         return error_;
     }
@@ -149,11 +187,22 @@ std::optional<std::string> AtomicFileWriter::commit() {
     if (::close(fd) != 0) {
         return fail(errno);
     }
-    if (::rename(tmpPath_.c_str(), path_.c_str()) != 0) {
-        return fail(errno);
+    finished_ = true;
+    return std::nullopt;
+}
+
+std::optional<std::string> AtomicFileWriter::commit() {
+    if (auto e = finish()) {
+        return e;
+    }
+    if (::rename(tmpPath_.c_str(), target_.c_str()) != 0) {
+        error_ = errnoMessage(path_, errno);
+        ::unlink(tmpPath_.c_str());
+        tmpPath_.clear();
+        return error_;
     }
     committed_ = true;
-    syncFolder(folderOf(path_));
+    syncFolder(folderOf(target_));
     return std::nullopt;
 }
 

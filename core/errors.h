@@ -12,12 +12,14 @@ struct InputError {
     std::string path;   // JSON pointer (e.g. "/requests/3/prompt_tokens"), "line 12, column 3", or ""
     std::string reason; // what is wrong, in words
 
+    // "FILE: PATH: reason"; an error not from a file (a command-line flag, an edit in the lab) starts at PATH.
     std::string message() const {
-        std::string m = file.empty() ? std::string("<input>") : file;
-        if (!path.empty()) {
-            m += ": " + path;
+        std::string m = file;
+        for (const std::string* part : {&path, &reason}) {
+            if (!part->empty()) {
+                m += (m.empty() ? "" : ": ") + *part;
+            }
         }
-        m += ": " + reason;
         return m;
     }
 };

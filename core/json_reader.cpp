@@ -191,6 +191,15 @@ std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, 
                                                          const std::vector<JsonArrayCap>& arrayCaps) {
     StrictDomBuilder builder(text, file, arrayCaps);
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
+    // nlohmann's lexer takes a NUL byte for the end of the input, so a document followed by a NUL and anything
+    // at all would pass. A parse that ended at a NUL (a whole document, or one cut off there) is refused at the
+    // NUL; an error before it (a cap, a syntax error) stands.
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+        const std::string at = lineColumnAt(text, nul);
+        if ((ok && !builder.error()) || (builder.error() && builder.error()->path == at)) {
+            return InputError{file, at, "invalid JSON: a NUL byte (JSON text holds none)"};
+        }
+    }
     if (!ok || builder.error()) {
         if (builder.error()) {
             return *builder.error();

@@ -449,4 +449,6 @@ std::optional<std::string> writeReceipt(const std::string& path, const Workload&
     return writeFileAtomically(path, receiptText(workload, run));
 }
 
+std::string receiptTotalsJson(const Totals& totals, bool prefixSharing) { return totalsJson(totals, prefixSharing); }
+
 } // namespace pl

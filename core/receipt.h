@@ -28,6 +28,9 @@ ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run);
 // Run and write atomically; returns an error message on failure (nothing written).
 std::optional<std::string> writeReceipt(const std::string& path, const Workload& workload, const RunResult& run);
 
+// The receipt's "totals" object, as the receipt holds it (compare --out repeats it per mode).
+std::string receiptTotalsJson(const Totals& totals, bool prefixSharing);
+
 // One event as its canonical JSON object (the form that event_hash covers).
 std::string eventCanonical(const Workload& workload, const RunResult& run, const Event& e);
 

@@ -319,22 +319,25 @@ Result<Workload> parseWorkload(std::string_view text, const std::string& file, c
     return workloadFromJson(std::get<json>(doc), file, caps);
 }
 
-Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps) {
+Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes, const std::string& kind) {
     const bool isStdin = path == "-";
     const int fd = isStdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         return InputError{path, "", std::string("cannot open: ") + std::strerror(errno)};
     }
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ::close(fd);
-        return InputError{path, "", "is a folder, not a workload file"};
-    }
-    const auto cap = static_cast<std::uint64_t>(caps.max_file_bytes);
-    if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap) {
+    const auto closeFd = [&] {
         if (!isStdin) {
             ::close(fd);
         }
+    };
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        closeFd();
+        return InputError{path, "", "is a folder, not a " + kind};
+    }
+    const auto cap = static_cast<std::uint64_t>(maxBytes);
+    if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > cap) {
+        closeFd();
         return InputError{path, "",
                           "the file is " + std::to_string(st.st_size) + " bytes, over the cap of " +
                               std::to_string(cap) + " bytes"};
@@ -351,26 +354,28 @@ Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps) {
         }
         if (n < 0) {
             const int err = errno;
-            if (!isStdin) {
-                ::close(fd);
-            }
+            closeFd();
             return InputError{path, "", std::string("cannot read: ") + std::strerror(err)};
         }
         if (n == 0) {
             break;
         }
         text.append(chunk, static_cast<std::size_t>(n));
-        if (static_cast<std::uint64_t>(text.size()) > cap) { // a pipe or a growing file
-            if (!isStdin) {
-                ::close(fd);
-            }
+        if (static_cast<std::uint64_t>(text.size()) > cap) { // a pipe, a device or a growing file
+            closeFd();
             return InputError{path, "", "the input exceeds the cap of " + std::to_string(cap) + " bytes"};
         }
     }
-    if (!isStdin) {
-        ::close(fd);
+    closeFd();
+    return text;
+}
+
+Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps) {
+    auto text = readTextFile(path, caps.max_file_bytes, "workload file");
+    if (auto* error = std::get_if<InputError>(&text)) {
+        return *error;
     }
-    return parseWorkload(text, path, caps);
+    return parseWorkload(std::get<std::string>(text), path, caps);
 }
 
 nlohmann::json configJson(const Config& c) {

@@ -35,6 +35,11 @@ Result<Workload> parseWorkload(std::string_view text, const std::string& file, c
 Result<Workload> workloadFromJson(const nlohmann::json& doc, const std::string& file, const Caps& caps = {});
 Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps = {});
 
+// The whole of a file ("-": standard input) as text, refused over `maxBytes` (from its size when it has one,
+// else while reading) and when it is a folder; `kind` names what was expected ("workload file", "receipt").
+// Every file the project reads goes through here, so each gets the same caps and messages.
+Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes, const std::string& kind);
+
 // Validate a workload built in memory (the lab's editor, generators, importers); same rules as parsing.
 std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps = {});
 

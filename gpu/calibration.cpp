@@ -1,13 +1,13 @@
 #include "calibration.h"
 
+#include "json_reader.h"
+#include "workload_io.h"
+
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 namespace pl::gpu {
@@ -429,29 +429,18 @@ std::optional<std::string> fromJson(const nlohmann::json& j, Calibration& out) {
 }
 
 std::variant<Calibration, std::string> loadCalibrationFile(const std::string& path) {
-    constexpr std::uintmax_t kMaxBytes = std::uintmax_t{64} << 20;
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) {
-        return path + ": cannot read: " + ec.message();
+    // The project's reader: a size cap, a folder named as such, no NUL, duplicate keys refused, numbers past a
+    // double refused with their line and column (nlohmann's own parser throws out_of_range on 1e999).
+    auto text = readTextFile(path, std::int64_t{64} << 20, "calibration file");
+    if (auto* e = std::get_if<InputError>(&text)) {
+        return e->message();
     }
-    if (size > kMaxBytes) {
-        return path + ": " + std::to_string(size) + " bytes is larger than a calibration can be (64 MiB)";
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return path + ": cannot open for reading";
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        return path + ": not valid JSON at byte " + std::to_string(e.byte) + ": " + e.what();
+    auto doc = parseJsonStrict(std::get<std::string>(text), path);
+    if (auto* e = std::get_if<InputError>(&doc)) {
+        return e->message();
     }
     Calibration c;
-    if (auto e = fromJson(j, c)) {
+    if (auto e = fromJson(std::get<nlohmann::json>(doc), c)) {
         return path + ": " + *e;
     }
     return c;

@@ -1,5 +1,9 @@
 #include "args.h"
 
+#include "atomic_file.h"
+
+#include <filesystem>
+
 namespace pl::cli {
 
 bool Args::has(const std::string& name) const {
@@ -43,6 +47,10 @@ std::optional<std::string> parseArgs(int argc, char** argv, int first, const Arg
                 onlyPositional = true;
                 continue;
             }
+            if (!onlyPositional && a.size() >= 2 && a[0] == '-' && a[1] != '-' &&
+                !(a[1] >= '0' && a[1] <= '9')) {
+                return "unknown option " + a + " (options start with --, e.g. --out)";
+            }
             out.positional.push_back(a);
             continue;
         }
@@ -62,12 +70,43 @@ std::optional<std::string> parseArgs(int argc, char** argv, int first, const Arg
         if (!spec.valued.count(name) && !spec.allow_any_valued) {
             return "unknown option --" + name;
         }
+        if (!spec.repeatable.count(name) && out.has(name)) {
+            return "option --" + name + " is given twice (each option once; the second would silently win)";
+        }
         if (inlineValue) {
             out.options.emplace_back(name, *inlineValue);
         } else if (i + 1 < argc) {
             out.options.emplace_back(name, argv[++i]);
         } else {
             return "option --" + name + " needs a value";
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> outputIsAnInput(const std::string& out, const std::vector<std::string>& inputs) {
+    if (out == "-") {
+        return std::nullopt;
+    }
+    for (const std::string& in : inputs) {
+        std::error_code ec;
+        if (in != "-" && std::filesystem::equivalent(out, in, ec) && !ec) {
+            return out + ": is the input file " + in + "; writing it would destroy the input (name another file)";
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> checkOutputs(const std::vector<std::string>& outputs,
+                                        const std::vector<std::string>& inputs) {
+    for (const std::string& out : outputs) {
+        if (auto e = outputIsAnInput(out, inputs)) {
+            return e;
+        }
+        if (out != "-") {
+            if (auto e = checkWritable(out)) {
+                return "cannot write " + *e;
+            }
         }
     }
     return std::nullopt;

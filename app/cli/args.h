@@ -21,12 +21,23 @@ struct Args {
 };
 
 struct ArgSpec {
-    std::set<std::string> valued;   // options that take a value
-    std::set<std::string> switches; // options without a value
-    bool allow_any_valued = false;  // accept any --name value (checked later by the command)
+    std::set<std::string> valued;     // options that take a value
+    std::set<std::string> switches;   // options without a value
+    bool allow_any_valued = false;    // accept any --name value (checked later by the command)
+    std::set<std::string> repeatable; // valued options that may be given more than once (sweep's --vary)
 };
 
-// Parses argv[first..]. On error returns a message naming the offending argument.
+// Parses argv[first..]. On error returns a message naming the offending argument: an unknown option, a
+// missing value, a valued option given twice (unless repeatable: the second would silently win), a
+// single-dash option ("-o": options start with --).
 std::optional<std::string> parseArgs(int argc, char** argv, int first, const ArgSpec& spec, Args& out);
+
+// A command's output must not be one of its input files (by any path to the same file): writing it would
+// destroy the input. Returns the message for exit 2, or nothing when `out` is a different file or "-".
+std::optional<std::string> outputIsAnInput(const std::string& out, const std::vector<std::string>& inputs);
+
+// Every output a command will write, checked before its work: not an input, and writable now.
+std::optional<std::string> checkOutputs(const std::vector<std::string>& outputs,
+                                        const std::vector<std::string>& inputs);
 
 } // namespace pl::cli

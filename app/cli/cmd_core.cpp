@@ -14,10 +14,8 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <variant>
 
@@ -103,6 +101,15 @@ bool reportLive(const RunResult& run) {
     return failed == 0 && run.live_error.empty();
 }
 
+// The files a workload command reads: the workload and, with --calibration, the calibration.
+std::vector<std::string> inputFilesOf(const Args& args) {
+    std::vector<std::string> inputs = args.positional;
+    if (auto c = args.value("calibration")) {
+        inputs.push_back(*c);
+    }
+    return inputs;
+}
+
 int cmdRun(int argc, char** argv) {
     Args args;
     if (auto err = parseArgs(argc, argv, 1, workloadSpec({"out"}, {"live"}), args)) {
@@ -117,6 +124,11 @@ int cmdRun(int argc, char** argv) {
     std::optional<gpu::Calibration> calibration;
     if (!w || !applyCalibrationFlags(args, args.positional[0], *w, calibration)) {
         return kExitBadInput;
+    }
+    if (auto out = args.value("out")) {
+        if (auto err = checkOutputs({*out}, inputFilesOf(args))) {
+            return badInput(*err);
+        }
     }
     // --live: the same simulation, with every eviction and resume also carried out on the device; the
     // measurements go to the receipt's unhashed "live" member (docs/live-mode.md). With --calibration the
@@ -154,28 +166,17 @@ int cmdRun(int argc, char** argv) {
     return passed ? kExitOk : kExitCheckFailed;
 }
 
-std::optional<std::string> readWhole(const std::string& path, std::string& out) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return path + ": cannot open for reading";
-    }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    out = ss.str();
-    return std::nullopt;
-}
-
 int cmdVerify(int argc, char** argv) {
     Args args;
     if (auto err = parseArgs(argc, argv, 1, ArgSpec{}, args); err || args.positional.size() != 1) {
         return badInput((err ? *err + "\n" : std::string()) + "usage: preemptlab-cli verify RECEIPT");
     }
     const std::string& file = args.positional[0];
-    std::string text;
-    if (auto err = readWhole(file, text)) {
-        return badInput(*err);
+    auto text = readTextFile(file, Caps{}.max_file_bytes, "receipt");
+    if (auto* err = std::get_if<InputError>(&text)) {
+        return badInput(err->message());
     }
-    auto result = verifyReceiptText(text, file);
+    auto result = verifyReceiptText(std::get<std::string>(text), file);
     if (auto* err = std::get_if<InputError>(&result)) {
         return badInput(err->message());
     }
@@ -207,6 +208,25 @@ int cmdCompare(int argc, char** argv) {
         return kExitBadInput;
     }
     const Recovery modes[] = {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid};
+    // Every output is checked before the four runs and written together after them: a bad path anywhere
+    // leaves nothing written (exit 2 means that).
+    std::vector<std::string> outputs;
+    if (auto dir = args.value("receipts")) {
+        std::error_code ec;
+        std::filesystem::create_directories(*dir, ec);
+        if (ec) {
+            return badInput("cannot create receipts folder " + *dir + ": " + ec.message());
+        }
+        for (auto m : modes) {
+            outputs.push_back(*dir + "/" + std::string(toString(m)) + ".receipt.json");
+        }
+    }
+    if (auto out = args.value("out")) {
+        outputs.push_back(*out);
+    }
+    if (auto err = checkOutputs(outputs, inputFilesOf(args))) {
+        return badInput(*err);
+    }
     struct Column {
         Recovery mode;
         Workload w;
@@ -276,18 +296,10 @@ int cmdCompare(int argc, char** argv) {
             std::printf("flagged under %s: %s\n", std::string(toString(c.mode)).c_str(), ids.c_str());
         }
     }
-    if (auto dir = args.value("receipts")) {
-        std::error_code ec;
-        std::filesystem::create_directories(*dir, ec);
-        if (ec) {
-            return badInput("cannot create receipts folder " + *dir + ": " + ec.message());
-        }
-        for (const auto& c : cols) {
-            const std::string path = *dir + "/" + std::string(toString(c.mode)) + ".receipt.json";
-            if (auto err = writeFileAtomically(path, c.receipt)) {
-                return badInput("cannot write receipt: " + *err);
-            }
-            std::fprintf(stderr, "wrote %s\n", path.c_str());
+    std::vector<std::pair<std::string, std::string>> files;
+    if (args.value("receipts")) {
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            files.emplace_back(outputs[i], cols[i].receipt);
         }
     }
     if (auto out = args.value("out")) {
@@ -295,19 +307,33 @@ int cmdCompare(int argc, char** argv) {
         doc["format"] = "preemptlab.compare.v1";
         doc["workload"] = base->name;
         doc["input_hash"] = cols[0].hashes.input_hash;
+        auto pct = [](const Percentiles& p) {
+            return nlohmann::ordered_json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max},
+                                          {"count", p.count}};
+        };
         for (const auto& c : cols) {
             nlohmann::ordered_json col;
             for (const auto& [label, get] : rows) {
-                col[label] = get(c);
+                col[label] = get(c); // the table as printed (display strings)
             }
             col["policy_hash"] = c.hashes.policy_hash;
             col["event_hash"] = c.hashes.event_hash;
             col["flagged"] = c.sum.flagged_ids;
+            // The same figures as numbers, for scripts: the receipt's totals and nearest-rank percentiles.
+            col["totals"] = nlohmann::ordered_json::parse(receiptTotalsJson(c.run.totals, sharesPrefixes(c.w)));
+            col["percentiles"] = {{"queue_ticks", pct(c.sum.queue_ticks)},
+                                  {"ttft_ticks", pct(c.sum.ttft_ticks)},
+                                  {"tpot_ticks_x100", pct(c.sum.tpot_ticks_x100)},
+                                  {"completion_ticks", pct(c.sum.completion_ticks)}};
             doc["modes"][std::string(toString(c.mode))] = col;
         }
-        if (auto err = writeFileAtomically(*out, doc.dump(2) + "\n")) {
-            return badInput("cannot write comparison: " + *err);
-        }
+        files.emplace_back(*out, doc.dump(2) + "\n");
+    }
+    if (auto err = writeFilesAtomically(files)) {
+        return badInput("cannot write: " + *err);
+    }
+    for (std::size_t i = 0; args.value("receipts") && i < cols.size(); ++i) {
+        std::fprintf(stderr, "wrote %s\n", outputs[i].c_str());
     }
     bool allPassed = true;
     for (const auto& c : cols) {

@@ -54,7 +54,7 @@ std::optional<std::vector<std::int64_t>> parseList(const std::string& text, std:
 
 int runGpuInfo(int argc, char** argv) {
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, ArgSpec{{}, {"json"}, false}, args)) {
+    if (auto err = parseArgs(argc, argv, 1, ArgSpec{{}, {"json"}, false, {}}, args)) {
         return usageError("gpu-info", *err);
     }
     if (!args.positional.empty()) {
@@ -92,7 +92,7 @@ int runGpuInfo(int argc, char** argv) {
 
 int runGpuSelftest(int argc, char** argv) {
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, ArgSpec{{"cycles"}, {}, false}, args)) {
+    if (auto err = parseArgs(argc, argv, 1, ArgSpec{{"cycles"}, {}, false, {}}, args)) {
         return usageError("gpu-selftest", *err);
     }
     if (!args.positional.empty()) {
@@ -116,7 +116,7 @@ int runGpuSelftest(int argc, char** argv) {
 
 int runCalibrate(int argc, char** argv) {
     Args args;
-    const ArgSpec spec{{"out", "model", "block-sizes", "copy-blocks", "prefill-tokens", "repetitions"}, {"quick"}, false};
+    const ArgSpec spec{{"out", "model", "block-sizes", "copy-blocks", "prefill-tokens", "repetitions"}, {"quick"}, false, {}};
     if (auto err = parseArgs(argc, argv, 1, spec, args)) {
         return usageError("calibrate", *err);
     }
@@ -126,6 +126,10 @@ int runCalibrate(int argc, char** argv) {
     const auto out = args.value("out");
     if (!out || out->empty()) {
         return usageError("calibrate", "--out FILE is required");
+    }
+    if (auto err = checkOutputs({*out}, {})) { // before minutes of measuring
+        std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", err->c_str());
+        return kExitBadInput;
     }
     pl::gpu::CalibrateOptions o;
     if (args.has("quick")) {

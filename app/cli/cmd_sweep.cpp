@@ -9,6 +9,7 @@
 #include "cost/sweep.h"
 #include "workload_io.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -36,6 +37,7 @@ bool endsWith(const std::string& s, const std::string& tail) {
 int runSweep(int argc, char** argv) {
     ArgSpec spec;
     spec.valued = {"vary", "modes", "metric", "out", "threads"};
+    spec.repeatable = {"vary"};
     spec.switches = {"help", "quiet"};
     Args args;
     if (auto err = parseArgs(argc, argv, 1, spec, args)) {
@@ -59,6 +61,9 @@ int runSweep(int argc, char** argv) {
     if (!json && !endsWith(*out, ".csv")) {
         return fail("--out: '" + *out + "' must end in .csv or .json");
     }
+    if (auto err = checkOutputs({*out}, args.positional)) {
+        return fail(*err);
+    }
     pl::cost::SweepSpec sweep;
     const auto varies = args.values("vary");
     if (varies.empty()) {
@@ -69,7 +74,13 @@ int runSweep(int argc, char** argv) {
         if (auto* err = std::get_if<InputError>(&axis)) {
             return fail(describe(*err));
         }
-        sweep.axes.push_back(std::get<pl::cost::SweepAxis>(std::move(axis)));
+        auto& a = std::get<pl::cost::SweepAxis>(axis);
+        for (const auto& earlier : sweep.axes) {
+            if (earlier.key == a.key) {
+                return fail("--vary: " + a.key + " is varied twice (one --vary per key; list every value in one)");
+            }
+        }
+        sweep.axes.push_back(std::move(a));
     }
     if (auto modes = args.value("modes")) {
         std::size_t start = 0;
@@ -79,6 +90,9 @@ int runSweep(int argc, char** argv) {
             auto mode = parseRecovery(name);
             if (!mode) {
                 return fail("--modes: '" + name + "' is not recompute, swap, adaptive or hybrid");
+            }
+            if (std::find(sweep.modes.begin(), sweep.modes.end(), *mode) != sweep.modes.end()) {
+                return fail("--modes: '" + name + "' is listed twice");
             }
             sweep.modes.push_back(*mode);
             if (comma == std::string::npos) {

@@ -82,6 +82,9 @@ int runImportTrace(int argc, char** argv) {
     if (!out) {
         return fail(cmd, "--out WORKLOAD is required ('-' for stdout)");
     }
+    if (auto err = checkOutputs({*out}, args.positional)) {
+        return fail(cmd, *err);
+    }
     trace::ImportOptions options;
     if (auto err = importOptionsFromArgs(args, options)) {
         return fail(cmd, *err);
@@ -151,6 +154,13 @@ int runGenerate(int argc, char** argv) {
     const auto out = args.value("out");
     if (!out) {
         return fail(cmd, "--out WORKLOAD is required ('-' for stdout)");
+    }
+    std::vector<std::string> inputs;
+    if (auto from = args.value("lengths-from")) {
+        inputs.push_back(*from);
+    }
+    if (auto err = checkOutputs({*out}, inputs)) {
+        return fail(cmd, *err);
     }
     trace::GeneratorParams params;
     if (auto err = generatorParamsFromArgs(args, params)) {

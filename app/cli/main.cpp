@@ -1,8 +1,10 @@
 // preemptlab-cli: the headless face of PreemptLab. Dispatches to the command table (commands.h).
 #include "commands.h"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,36 @@ void printUsage(const std::vector<pl::cli::Command>& table, std::FILE* to) {
     std::fprintf(to, "\nexit codes: 0 done, 1 a check failed, 2 bad input or usage, 3 no usable CUDA device\n");
 }
 
+// Commands that print a page of their own for --help (every option explained); the others get their line of
+// the command table.
+const std::set<std::string> kDetailedHelp = {"breakeven", "rates", "sweep", "import-trace", "generate"};
+
+bool asksForHelp(int argc, char** argv) {
+    for (int i = 2; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--") == 0) {
+            return false;
+        }
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// What a command printed must have reached its destination: a full disk or a closed pipe behind stdout is a
+// failure (exit 2 with the reason), not a receipt silently lost with exit 0.
+int finish(int code) {
+    errno = 0;
+    const bool flushFailed = std::fflush(stdout) != 0;
+    const int err = errno;
+    if (flushFailed || std::ferror(stdout)) {
+        std::fprintf(stderr, "preemptlab-cli: cannot write to standard output: %s\n",
+                     flushFailed && err != 0 ? std::strerror(err) : "a write failed (a full disk or a closed pipe)");
+        return pl::cli::kExitBadInput;
+    }
+    return code;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -33,16 +65,32 @@ int main(int argc, char** argv) {
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
         std::strcmp(argv[1], "help") == 0) {
         printUsage(table, argc < 2 ? stderr : stdout);
-        return argc < 2 ? pl::cli::kExitBadInput : pl::cli::kExitOk;
+        return finish(argc < 2 ? pl::cli::kExitBadInput : pl::cli::kExitOk);
     }
     if (std::strcmp(argv[1], "--version") == 0) {
         std::printf("preemptlab-cli 0.1.0 (tick-model-1)\n");
         return pl::cli::kExitOk;
     }
     for (const auto& c : table) {
-        if (c.name == argv[1]) {
-            return c.run(argc - 1, argv + 1);
+        if (c.name != argv[1]) {
+            continue;
         }
+        if (asksForHelp(argc, argv) && !kDetailedHelp.count(c.name)) {
+            std::printf("usage: preemptlab-cli %s\n  %s\n\nexit codes: 0 done, 1 a check failed, 2 bad input or "
+                        "usage, 3 no usable CUDA device\n",
+                        c.usage.c_str(), c.summary.c_str());
+            return finish(pl::cli::kExitOk);
+        }
+        if (asksForHelp(argc, argv)) {
+            std::vector<char*> args(argv + 1, argv + argc);
+            for (char*& a : args) {
+                if (std::strcmp(a, "-h") == 0) {
+                    a = const_cast<char*>("--help");
+                }
+            }
+            return finish(c.run(static_cast<int>(args.size()), args.data()));
+        }
+        return finish(c.run(argc - 1, argv + 1));
     }
     std::fprintf(stderr, "preemptlab-cli: unknown command '%s'\n\n", argv[1]);
     printUsage(table, stderr);

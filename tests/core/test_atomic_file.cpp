@@ -36,6 +36,8 @@ class TestAtomicFile : public QObject {
     void readOnlyFolderKeepsPreviousFile();
     void failedWriteKeepsPreviousFile();
     void targetIsAFolder();
+    void symbolicLinkIsWrittenThrough();
+    void nonRegularTargetsAreRefused();
     void streamingWriterCommits();
     void uncommittedWriterLeavesNothing();
 };
@@ -119,6 +121,46 @@ void TestAtomicFile::targetIsAFolder() {
     QVERIFY2(error->rfind(path + ": ", 0) == 0, error->c_str());
     QVERIFY(QFileInfo(dir.filePath("sub")).isDir());
     QCOMPARE(entries(dir), QStringList{"sub"});
+}
+
+void TestAtomicFile::symbolicLinkIsWrittenThrough() {
+    QTemporaryDir dir;
+    const std::string target = dir.filePath("real.json").toStdString();
+    const std::string link = dir.filePath("link.json").toStdString();
+    QVERIFY(!pl::writeFileAtomically(target, "old"));
+    QVERIFY(::symlink("real.json", link.c_str()) == 0);
+    QVERIFY(!pl::writeFileAtomically(link, "new"));
+    QVERIFY(QFileInfo(QString::fromStdString(link)).isSymLink()); // the link stays a link
+    QCOMPARE(readAll(target), std::string("new"));
+    QCOMPARE(entries(dir), (QStringList{"link.json", "real.json"}));
+    // A link to nowhere is refused with the reason; nothing is created.
+    const std::string dangling = dir.filePath("dangling.json").toStdString();
+    QVERIFY(::symlink("missing/none.json", dangling.c_str()) == 0);
+    const auto error = pl::writeFileAtomically(dangling, "x");
+    QVERIFY(error.has_value());
+    QVERIFY2(error->rfind(dangling + ": a symbolic link that cannot be followed", 0) == 0, error->c_str());
+}
+
+void TestAtomicFile::nonRegularTargetsAreRefused() {
+    // A device or a pipe at the path is never replaced by a regular file (as root, a rename over /dev/null
+    // would succeed and break the machine's /dev/null).
+    QTemporaryDir dir;
+    const std::string fifo = dir.filePath("pipe").toStdString();
+    QVERIFY(::mkfifo(fifo.c_str(), 0600) == 0);
+    auto error = pl::writeFileAtomically(fifo, "x");
+    QVERIFY(error.has_value());
+    QCOMPARE(*error, fifo + ": is not a regular file (a device, pipe or socket); name a file");
+    struct stat st {};
+    QVERIFY(::stat(fifo.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)); // still the pipe
+    QVERIFY(entries(dir).isEmpty()); // no temporary left (QDir lists no pipes)
+    // /dev/null through a link in a writable folder: the link is followed to the device and refused there.
+    const std::string toNull = dir.filePath("null.json").toStdString();
+    QVERIFY(::symlink("/dev/null", toNull.c_str()) == 0);
+    error = pl::writeFileAtomically(toNull, "x");
+    QVERIFY(error.has_value());
+    QCOMPARE(*error, toNull + ": is not a regular file (a device, pipe or socket); name a file");
+    QCOMPARE(entries(dir), QStringList{"null.json"});
+    QVERIFY(::stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
 }
 
 void TestAtomicFile::streamingWriterCommits() {

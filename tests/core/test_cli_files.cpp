@@ -39,6 +39,11 @@ class TestCliFiles : public QObject {
     void fullDiskKeepsPreviousReceipt();
     void vanishedFolderIsAnError();
     void folderInTheWay();
+    void outputThatIsAnInputIsRefused();
+    void compareWritesAllOrNothing();
+    void failedStdoutIsAnError();
+    void optionsOnceAndWithTwoDashes();
+    void everyCommandHasHelp();
 };
 
 void TestCliFiles::fullDiskKeepsPreviousReceipt() {
@@ -85,6 +90,88 @@ void TestCliFiles::folderInTheWay() {
     QVERIFY(QFileInfo(out + QStringLiteral("/inside")).isDir());
     QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
              QStringList{QStringLiteral("r.json")});
+}
+
+void TestCliFiles::outputThatIsAnInputIsRefused() {
+    // Writing the output over an input would destroy it: exit 2 before any work, the input untouched, by any
+    // path to the same file.
+    QTemporaryDir dir;
+    const QString w = dir.filePath(QStringLiteral("w.json"));
+    QVERIFY(QFile::copy(kSample, w));
+    const QByteArray before = readAll(w);
+    const QString viaDot = dir.path() + QStringLiteral("/./w.json");
+    const QString commands[] = {
+        QStringLiteral("%1 run %2 --out %3"),
+        QStringLiteral("%1 compare %2 --out %3"),
+        QStringLiteral("%1 sweep %2 --vary capacity_blocks=16:24:8 --out %3"),
+    };
+    for (const QString& command : commands) {
+        const Outcome o = runShell(command.arg(quoted(kCli), quoted(w), quoted(viaDot)));
+        QCOMPARE(o.code, 2);
+        QVERIFY2(o.err.contains(viaDot + QStringLiteral(": is the input file ") + w), qPrintable(o.err));
+        QCOMPARE(readAll(w), before);
+    }
+}
+
+void TestCliFiles::compareWritesAllOrNothing() {
+    // An unwritable --out is found before the four runs, and the receipts are not written either.
+    QTemporaryDir dir;
+    const QString receipts = dir.filePath(QStringLiteral("rc"));
+    const QString out = dir.filePath(QStringLiteral("gone/c.json"));
+    Outcome o = runShell(QStringLiteral("exec %1 compare %2 --receipts %3 --out %4")
+                             .arg(quoted(kCli), quoted(kSample), quoted(receipts), quoted(out)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(out + QStringLiteral(": No such file or directory")), qPrintable(o.err));
+    QVERIFY(QDir(receipts).entryList(QDir::Files | QDir::Hidden).isEmpty());
+    // Fixed, the same command writes all five files, and the JSON carries the figures as numbers too.
+    const QString good = dir.filePath(QStringLiteral("c.json"));
+    o = runShell(QStringLiteral("exec %1 compare %2 --receipts %3 --out %4")
+                     .arg(quoted(kCli), quoted(kSample), quoted(receipts), quoted(good)));
+    QCOMPARE(o.code, 0);
+    QCOMPARE(QDir(receipts).entryList(QDir::Files | QDir::Hidden).size(), 4);
+    const QByteArray json = readAll(good);
+    QVERIFY(json.contains("\"totals\": {") && json.contains("\"percentiles\": {") && json.contains("\"p99\":"));
+}
+
+void TestCliFiles::failedStdoutIsAnError() {
+    // A receipt to stdout on a full disk is lost: that is exit 2, not 0.
+    const Outcome o = runShell(QStringLiteral("exec %1 run %2 > /dev/full").arg(quoted(kCli), quoted(kSample)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("cannot write to standard output")), qPrintable(o.err));
+    const Outcome ok = runShell(QStringLiteral("exec %1 run %2 > /dev/null").arg(quoted(kCli), quoted(kSample)));
+    QCOMPARE(ok.code, 0);
+}
+
+void TestCliFiles::optionsOnceAndWithTwoDashes() {
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("r.json"));
+    Outcome o = runShell(QStringLiteral("exec %1 run %2 --recovery swap --recovery recompute --out %3")
+                             .arg(quoted(kCli), quoted(kSample), quoted(out)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("option --recovery is given twice")), qPrintable(o.err));
+    o = runShell(QStringLiteral("exec %1 run %2 -o %3").arg(quoted(kCli), quoted(kSample), quoted(out)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("unknown option -o (options start with --")), qPrintable(o.err));
+    o = runShell(QStringLiteral("exec %1 sweep %2 --vary capacity_blocks=16:24:8 --vary capacity_blocks=32 --out %3.csv")
+                     .arg(quoted(kCli), quoted(kSample), quoted(out)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("capacity_blocks is varied twice")), qPrintable(o.err));
+    QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).isEmpty());
+}
+
+void TestCliFiles::everyCommandHasHelp() {
+    const char* commands[] = {"validate", "run",       "verify", "compare", "bench",        "live-plan", "gpu-info",
+                              "gpu-selftest", "calibrate", "breakeven", "rates", "sweep", "import-trace", "generate"};
+    for (const char* c : commands) {
+        for (const char* flag : {"--help", "-h"}) {
+            QProcess p;
+            p.start(kCli, {QString::fromLatin1(c), QString::fromLatin1(flag)});
+            QVERIFY(p.waitForFinished(30'000));
+            QCOMPARE(p.exitCode(), 0);
+            const QByteArray out = p.readAllStandardOutput();
+            QVERIFY2(out.startsWith("usage: preemptlab-cli " + QByteArray(c)), out.constData());
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCliFiles)

@@ -258,6 +258,9 @@ void TestWorkloadIo::syntaxErrorsGiveLineAndColumn_data() {
     QTest::newRow("empty") << QByteArray("") << "line 1, column 1";
     QTest::newRow("invalid utf-8") << QByteArray("{\"name\": \"a\xff\"}") << "line 1, column 12";
     QTest::newRow("second value") << QByteArray("{}\n\n  {}") << "line 3, column 3";
+    // nlohmann's lexer reads a NUL as the end of the input: the document before it would pass, whatever follows.
+    QTest::newRow("NUL after the document") << QByteArray("{}\0garbage{{", 12) << "line 1, column 3";
+    QTest::newRow("NUL inside") << QByteArray("{\"a\"\0: 1}", 9) << "line 1, column 5";
 }
 
 void TestWorkloadIo::syntaxErrorsGiveLineAndColumn() {

@@ -188,7 +188,7 @@ class TestCalibrationCli : public QObject {
             {{"--calibration", kCalibration, "--tick-ms", "10", "--block-size-tokens", "32", "--capacity-blocks", "64"},
              kSeed + QStringLiteral(": /config/block_size_tokens: the calibration has no gather swap fit")},
             {{"--calibration", dir.filePath(QStringLiteral("absent.json")), "--tick-ms", "10"},
-             dir.filePath(QStringLiteral("absent.json")) + QStringLiteral(": cannot read")},
+             dir.filePath(QStringLiteral("absent.json")) + QStringLiteral(": cannot open: No such file or directory")},
         };
         for (const auto& c : cases) {
             const auto r = cli(QStringList{"run", kSeed, "--out", out} + c.args);

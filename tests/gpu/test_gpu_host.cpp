@@ -387,11 +387,29 @@ class TestGpuHost : public QObject {
         const std::string missing = dir.filePath(QStringLiteral("absent.json")).toStdString();
         auto r = loadCalibrationFile(missing);
         QVERIFY(std::holds_alternative<std::string>(r));
-        QVERIFY(std::get<std::string>(r).rfind(missing + ": cannot read", 0) == 0);
+        QCOMPARE(std::get<std::string>(r), missing + ": cannot open: No such file or directory");
+        r = loadCalibrationFile(dir.path().toStdString());
+        QCOMPARE(std::get<std::string>(r), dir.path().toStdString() + ": is a folder, not a calibration file");
         const QString bad = dir.filePath(QStringLiteral("bad.json"));
-        QVERIFY(writeText(bad, "{\"format\": "));
-        r = loadCalibrationFile(bad.toStdString());
-        QVERIFY(std::get<std::string>(r).rfind(bad.toStdString() + ": not valid JSON at byte 12", 0) == 0);
+        const std::string badName = bad.toStdString();
+        auto refused = [&](const std::string& text) {
+            if (!writeText(bad, text)) return std::string("(not written)");
+            auto loaded = loadCalibrationFile(badName);
+            return std::holds_alternative<std::string>(loaded) ? std::get<std::string>(loaded) : std::string("(loaded)");
+        };
+        QVERIFY2(refused("{\"format\": ").rfind(badName + ": line 1, column 12: invalid JSON", 0) == 0,
+                 refused("{\"format\": ").c_str());
+        // The strict reader's refusals: a number past a double (nlohmann's own parse threw out_of_range and the
+        // CLI aborted), a NUL byte (it ended the input there), a duplicate key (the last one won).
+        auto over = toJson(handCalibration());
+        over["measurements"]["prefill"][0]["us"] = 12345.0;
+        std::string overText = over.dump();
+        overText.replace(overText.find("12345.0"), 7, "1e999");
+        QVERIFY2(refused(overText).rfind(badName + ": line 1, column ", 0) == 0, refused(overText).c_str());
+        const std::string nul = refused(std::string("{}\0garbage", 10));
+        QVERIFY2(nul == badName + ": line 1, column 3: invalid JSON: a NUL byte (JSON text holds none)", nul.c_str());
+        QVERIFY2(refused("{\"format\": 1, \"format\": 2}").find("/format") != std::string::npos,
+                 refused("{\"format\": 1, \"format\": 2}").c_str());
         auto j = toJson(handCalibration());
         j["measurements"]["prefill"][0]["us"] = 0;
         QVERIFY(writeText(bad, j.dump()));
