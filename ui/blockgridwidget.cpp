@@ -172,7 +172,9 @@ QRgb BlockGridWidget::blockColor(std::size_t b) const {
     if (owner < 0 && isCachedFree(static_cast<int>(b))) c = RequestPalette::cachedFreeColor().rgb();
     if (selected_ >= 0 && owner >= 0 && owner != selected_) c = blend(c, qRgb(255, 255, 255), 170);
     if (b < inFlight_.size() && inFlight_[b]) c = blend(c, RequestPalette::inFlightColor().rgb(), 110);
-    if (b < victims_.size() && victims_[b]) c = blend(c, RequestPalette::victimColor().rgb(), 150);
+    if (b < victims_.size() && victims_[b] == RequestPalette::kVictimBlock) {
+        c = blend(c, RequestPalette::victimColor().rgb(), 150);
+    }
     return c;
 }
 
@@ -254,7 +256,11 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 p.drawLine(cell.topRight() + QPoint(-l.cell / 3, 2), cell.topRight() + QPoint(-2, 2));
                 p.drawLine(cell.topRight() + QPoint(-2, 2), cell.topRight() + QPoint(-2, l.cell / 3));
             }
-            if (bi < victims_.size() && victims_[bi]) {
+            if (bi < victims_.size() && victims_[bi] == RequestPalette::kVictimBlockReused) {
+                // Freed by this tick's victim and already another request's: a red frame, no cross.
+                p.setPen(QPen(RequestPalette::victimColor().darker(130), 2, Qt::DotLine));
+                p.drawRect(cell.adjusted(1, 1, -1, -1));
+            } else if (bi < victims_.size() && victims_[bi]) {
                 p.setPen(QPen(RequestPalette::victimColor().darker(130), 2));
                 p.drawRect(cell.adjusted(1, 1, -1, -1));
                 const int m = l.cell / 4;
@@ -330,7 +336,11 @@ bool BlockGridWidget::event(QEvent* e) {
         if (holdersOf(b) >= 2) text += tr("\nshared prefix block: held by %1 requests").arg(holdersOf(b));
         if (owner >= 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0) text += tr("\nprefix id %1").arg(prefixIds_[bi]);
         if (bi < inFlight_.size() && inFlight_[bi]) text += tr(" (copy in flight)");
-        if (bi < victims_.size() && victims_[bi]) text += tr(" (victim this tick)");
+        if (bi < victims_.size() && victims_[bi] == RequestPalette::kVictimBlockReused) {
+            text += tr(" (freed by this tick's victim, handed on in the same tick)");
+        } else if (bi < victims_.size() && victims_[bi]) {
+            text += tr(" (victim this tick)");
+        }
         if (layout().blocksPerPixel > 1) text += tr("\n%1 blocks per pixel: zoom in").arg(layout().blocksPerPixel);
         QToolTip::showText(help->globalPos(), text, this);
         return true;

@@ -87,6 +87,9 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 struct BreakevenView::Impl {
     std::map<QString, QSlider*> sliders;
     std::map<QString, QLabel*> values;
+    // A preset's exact values (50 GB/s, 4,096 tokens) until the user moves that slider: a slider position is
+    // one of 200 log steps and would price 49.7 GB/s and 4,110 tokens instead of the seed's numbers.
+    std::map<QString, double> exact;
     QCustomPlot* plot = nullptr;
     QCPItemStraightLine* crossover = nullptr;
     QCPItemText* crossoverLabel = nullptr;
@@ -177,8 +180,10 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
         d->sliders[s.name] = slider;
         d->values[s.name] = value;
         form->addRow(s.label, row);
-        connect(slider, &QSlider::valueChanged, this, [this]() {
-            if (!d->applying) recompute();
+        connect(slider, &QSlider::valueChanged, this, [this, name = s.name]() {
+            if (d->applying) return;
+            d->exact.erase(name);
+            recompute();
         });
     }
     verdict_ = new QLabel(controls);
@@ -304,6 +309,7 @@ void BreakevenView::applyPreset(int index) {
                                               {QStringLiteral("overhead"), p.overhead}, {QStringLiteral("block"), p.block},
                                               {QStringLiteral("tp"), p.tp},           {QStringLiteral("context"), p.context}};
     for (const SliderSpec& s : kSliders) d->sliders[s.name]->setValue(toPos(s, values.at(s.name)));
+    d->exact = values;
     d->applying = false;
     recompute();
 }
@@ -315,8 +321,10 @@ void BreakevenView::recompute() {
     in.layout = static_cast<pl::cost::CopyLayout>(layout_->currentData().toInt());
     std::map<QString, double> v;
     for (const SliderSpec& s : kSliders) {
-        v[s.name] = toValue(s, d->sliders[s.name]->value());
-        d->values[s.name]->setText(QStringLiteral("%1 %2").arg(v[s.name], 0, 'f', s.decimals).arg(s.unit));
+        const auto exact = d->exact.find(s.name);
+        v[s.name] = exact != d->exact.end() ? exact->second : toValue(s, d->sliders[s.name]->value());
+        const QString unit = s.name == QLatin1String("tp") && v[s.name] == 1 ? QStringLiteral("GPU") : s.unit;
+        d->values[s.name]->setText(QStringLiteral("%1 %2").arg(v[s.name], 0, 'f', s.decimals).arg(unit));
     }
     in.link_gbps = v[QStringLiteral("link")];
     in.mfu = v[QStringLiteral("mfu")] / 100.0;

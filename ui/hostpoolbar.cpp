@@ -1,5 +1,7 @@
 #include "hostpoolbar.h"
 
+#include "statecolors.h"
+
 #include "summary.h"
 
 #include <QPainter>
@@ -31,7 +33,7 @@ void HostPoolBar::paintEvent(QPaintEvent*) {
         const double frac = std::min(1.0, static_cast<double>(used_) / static_cast<double>(capacity_));
         const int h = std::max(1, static_cast<int>(frac * bar.height()));
         const QRect fill(bar.left() + 1, bar.bottom() - h + 1, bar.width() - 1, h - 1);
-        p.fillRect(fill, QColor(0xd9, 0x77, 0x06));
+        p.fillRect(fill, stateColor(LaneState::SwappedOut)); // the colour of swapped-out lanes
         p.fillRect(fill, QBrush(QColor(255, 255, 255, 120), Qt::FDiagPattern));
     }
     const double pct = capacity_ > 0 ? static_cast<double>(used_) * 100.0 / static_cast<double>(capacity_) : 0.0;

@@ -2,6 +2,7 @@
 
 #include "editcommands.h"
 #include "labrun.h"
+#include "requestpalette.h"
 
 #include "calibrated_rates.h"
 #include "run_control.h"
@@ -304,9 +305,13 @@ void LabDocument::updateVictims() {
     const auto now = session_->cursor().blockOwners();
     victimBlockMask_.assign(now.size(), 0);
     for (std::size_t b = 0; b < now.size(); ++b) {
-        // Held by a victim before this tick: taken back now (and possibly handed on in the same tick).
+        // Held by a victim before this tick: taken back now, and possibly handed on in the same tick.
         const bool heldBefore = b < before.size() && isVictim(before[b]);
-        if (heldBefore || isVictim(now[b])) victimBlockMask_[b] = 1;
+        if (isVictim(now[b]) || (heldBefore && now[b] == pl::kFreeBlock)) {
+            victimBlockMask_[b] = RequestPalette::kVictimBlock;
+        } else if (heldBefore) {
+            victimBlockMask_[b] = RequestPalette::kVictimBlockReused;
+        }
     }
 }
 

@@ -92,7 +92,8 @@ class LabDocument : public QObject {
     bool seekNextPressure();
     bool seekPreviousPressure();
     // Request indices (into workload().requests) evicted or whose swap-out landed in the cursor tick, and the
-    // device blocks they held just before (the pool view highlights them).
+    // device blocks they held just before (the pool view highlights them): per block 0,
+    // RequestPalette::kVictimBlock or RequestPalette::kVictimBlockReused.
     const std::vector<std::int32_t>& victimsAtCursor() const { return victimsAtCursor_; }
     const std::vector<std::uint8_t>& victimBlockMask() const { return victimBlockMask_; }
 

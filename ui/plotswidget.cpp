@@ -151,16 +151,16 @@ void PlotsWidget::rebuild() {
         in[i] = static_cast<double>(st.swap_in_bytes_total);
     }
     QCustomPlot* p0 = d->plots[0];
-    addLine(p0, p0->yAxis, tr("occupied blocks"), QColor(0x1d, 0x4e, 0xd8), Qt::SolidLine)->setData(t, occ, true);
-    addLine(p0, p0->yAxis, tr("blocks in flight"), QColor(0x93, 0x33, 0xea), Qt::DotLine)->setData(t, fly, true);
-    addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0xd9, 0x77, 0x06), Qt::DashLine)->setData(t, wait, true);
+    addLine(p0, p0->yAxis, tr("occupied"), QColor(0x1d, 0x4e, 0xd8), Qt::SolidLine)->setData(t, occ, true);
+    addLine(p0, p0->yAxis, tr("in flight"), QColor(0x93, 0x33, 0xea), Qt::DotLine)->setData(t, fly, true);
+    addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0x4b, 0x55, 0x63), Qt::DashLine)->setData(t, wait, true);
     p0->rescaleAxes();
     p0->yAxis->setRange(0, static_cast<double>(s->workload().config.capacity_blocks) * 1.05);
     p0->yAxis2->setRangeLower(0);
     QCustomPlot* p1 = d->plots[1];
-    QCPGraph* replayLine = addLine(p1, p1->yAxis, tr("replay tokens"), QColor(0xf9, 0x73, 0x16), Qt::SolidLine);
-    QCPGraph* outLine = addLine(p1, p1->yAxis2, tr("swap-out bytes (right)"), QColor(0x93, 0x33, 0xea), Qt::DashLine);
-    QCPGraph* inLine = addLine(p1, p1->yAxis2, tr("swap-in bytes (right)"), QColor(0x05, 0x96, 0x69), Qt::DotLine);
+    QCPGraph* replayLine = addLine(p1, p1->yAxis, tr("replayed"), QColor(0xf9, 0x73, 0x16), Qt::SolidLine);
+    QCPGraph* outLine = addLine(p1, p1->yAxis2, tr("swapped out (right)"), QColor(0x93, 0x33, 0xea), Qt::DashLine);
+    QCPGraph* inLine = addLine(p1, p1->yAxis2, tr("swapped in (right)"), QColor(0x05, 0x96, 0x69), Qt::DotLine);
     replayLine->setData(t, replay, true);
     outLine->setData(t, out, true);
     inLine->setData(t, in, true);

@@ -2,6 +2,7 @@
 
 #include "labdocument.h"
 
+#include "summary.h"
 #include "workload_io.h"
 
 #include <QCheckBox>
@@ -14,6 +15,7 @@
 #include <QSlider>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace plui {
@@ -118,7 +120,21 @@ void PolicyPanel::build() {
                 spin->setRange(0, 9007199254740991.0);
                 spin->setValue(value.toDouble());
                 spin->setKeyboardTracking(false);
-                spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QStringLiteral("00000000")) + 28);
+                // Wide enough for the largest value its slider reaches (4x the file's): 68719476736 must not
+                // show as "687194767".
+                const auto widest = QString::number(static_cast<qint64>(value.toDouble() * 4)).size();
+                const int digits = std::clamp(static_cast<int>(widest), 8, 17);
+                spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QString(digits, QLatin1Char('0'))) + 28);
+                if (key.endsWith(QLatin1String("_bytes")) || key.endsWith(QLatin1String("_bytes_per_tick"))) {
+                    // Bytes in binary units beside the exact count, as the CLI prints them.
+                    auto bytesTip = [spin] {
+                        const auto bytes = static_cast<std::int64_t>(spin->value());
+                        spin->setToolTip(QStringLiteral("%1 B = %2").arg(bytes).arg(
+                            QString::fromStdString(pl::formatBytes(bytes))));
+                    };
+                    bytesTip();
+                    connect(spin, &QDoubleSpinBox::valueChanged, spin, bytesTip);
+                }
                 auto* slider = new QSlider(Qt::Horizontal, row);
                 slider->setRange(0, kSliderSteps);
                 slider->setMinimumWidth(70);

@@ -13,6 +13,8 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace plui {
 
 PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
@@ -75,7 +77,9 @@ QString PoolView::legendText() const { return legend_->text(); }
 void PoolView::setLegend(bool prefixSharing) {
     QString text = tr("<span style='color:#9ca3af'>&#9633;</span> free &nbsp; "
                       "<span style='color:#1d4ed8'>&#9633;</span> dashed frame: copy in flight &nbsp; "
-                      "<span style='color:#dc2626'>&#9746;</span> victim this tick &nbsp; ");
+                      "<span style='color:#dc2626'>&#9746;</span> victim this tick &nbsp; "
+                      "<span style='color:#dc2626'>&#9633;</span> dotted red frame: the victim's block, "
+                      "already handed on &nbsp; ");
     if (prefixSharing) {
         text += tr("<span style='color:#e8e0c0'>&#9632;</span> free, prefix still cached &nbsp; "
                    "&#9699; shared prefix block &nbsp; ");
@@ -129,7 +133,10 @@ void PoolView::refresh() {
     if (!victims.empty()) {
         QStringList ids;
         for (auto v : victims) ids << QString::fromStdString(s->workload().requests[static_cast<std::size_t>(v)].id);
+        const auto& mask = doc_->victimBlockMask();
+        const auto reused = std::count(mask.begin(), mask.end(), RequestPalette::kVictimBlockReused);
         text += tr("; victim: %1").arg(ids.join(QStringLiteral(", ")));
+        if (reused > 0) text += tr(" (%1 of its blocks already handed on)").arg(reused);
     }
     figures_->setText(text);
 }

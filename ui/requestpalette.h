@@ -6,6 +6,8 @@
 #include <QColor>
 #include <QString>
 
+#include <cstdint>
+
 namespace plui {
 
 struct RequestPalette {
@@ -20,6 +22,11 @@ struct RequestPalette {
     // A free block that still caches a prefix id (a later request with that prefix can attach it).
     static QColor cachedFreeColor() { return QColor(0xe8, 0xe0, 0xc0); }
     static QColor sharedMarkColor() { return QColor(0x11, 0x18, 0x27); }
+    // Values of the victim mask (LabDocument::victimBlockMask, drawn by the pool grid): a victim's block, still
+    // held or freed (red, crossed), or one already handed on to another request in the same tick (a dotted red
+    // frame only: that request is no victim).
+    static constexpr std::uint8_t kVictimBlock = 1;
+    static constexpr std::uint8_t kVictimBlockReused = 2;
 };
 
 } // namespace plui

@@ -10,7 +10,7 @@ QColor stateColor(LaneState s) {
     case LaneState::Prefill: return QColor(0x60, 0xa5, 0xfa);
     case LaneState::Decode: return QColor(0x1d, 0x4e, 0xd8);
     case LaneState::Preempted: return QColor(0xdc, 0x26, 0x26);
-    case LaneState::SwappedOut: return QColor(0xd9, 0x77, 0x06);
+    case LaneState::SwappedOut: return QColor(0xca, 0x8a, 0x04); // yellow: apart from replaying's orange
     case LaneState::Copying: return QColor(0x93, 0x33, 0xea);
     case LaneState::Replaying: return QColor(0xf9, 0x73, 0x16);
     case LaneState::Done: return QColor(0x05, 0x96, 0x69);

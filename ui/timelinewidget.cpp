@@ -65,6 +65,9 @@ class LanePlottable : public QCPAbstractPlottable {
             const auto& segs = model->lanes[static_cast<std::size_t>(lane)];
             auto it = std::upper_bound(segs.begin(), segs.end(), kr.lower,
                                        [](double t, const LaneSegment& s) { return t < static_cast<double>(s.end); });
+            // A preemption, copy or replay shorter than a few pixels (one tick of a 5,000-tick run) is drawn
+            // 3 px wide on top of its neighbours, so no eviction disappears at a zoom that shows the whole run.
+            QVector<QPair<QRectF, QColor>> brief;
             for (; it != segs.end() && static_cast<double>(it->begin) <= kr.upper; ++it) {
                 const double x0 = kx->coordToPixel(static_cast<double>(it->begin));
                 const double x1 = kx->coordToPixel(static_cast<double>(it->end));
@@ -75,7 +78,13 @@ class LanePlottable : public QCPAbstractPlottable {
                 if (pat != Qt::SolidPattern && lanePx >= 4) {
                     painter->fillRect(r, QBrush(QColor(255, 255, 255, 150), pat));
                 }
+                const bool event = it->state == LaneState::Preempted || it->state == LaneState::Copying ||
+                                   it->state == LaneState::Replaying;
+                if (event && x1 - x0 < 3) {
+                    brief.push_back({QRectF((x0 + x1) / 2 - 1.5, band.top(), 3, band.height()), c});
+                }
             }
+            for (const auto& [r, c] : brief) painter->fillRect(r, c);
         }
     }
 };
@@ -125,6 +134,9 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     useCompactTicks(d->plot, false); // the value axis names requests
     d->plot->yAxis->setRangeReversed(true);
     d->plot->yAxis->setSubTicks(false);
+    // No solid zero lines across lane 0 and tick 0: the lanes are the data.
+    d->plot->xAxis->grid()->setZeroLinePen(Qt::NoPen);
+    d->plot->yAxis->grid()->setZeroLinePen(Qt::NoPen);
     d->plot->setInteractions(QCP::Interactions(QCP::iRangeDrag) | QCP::iRangeZoom);
     d->plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     d->plot->setNoAntialiasingOnDrag(true);
@@ -213,7 +225,7 @@ void TimelineWidget::rebuild() {
         d->plot->yAxis->setLabel(QString());
     } else {
         d->plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-        d->plot->yAxis->setLabel(tr("request (workload order)"));
+        d->plot->yAxis->setLabel(tr("request (workload order; %1 in all, drag or zoom)").arg(n));
     }
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.endTick)));
     // Many requests: show the first 60 lanes; zoom or drag to see the rest.
@@ -241,7 +253,18 @@ void TimelineWidget::followCursor(std::int64_t tick) {
     const int lo = std::max(0, static_cast<int>(std::ceil(r.lower)));
     const int hi = std::min(n, static_cast<int>(std::floor(r.upper)) + 1);
     const int sel = d->doc->selectedRequest();
-    if ((sel >= lo && sel < hi) || d->model.firstActiveLane(tick, lo, hi) >= 0) return;
+    if (sel >= lo && sel < hi) return;
+    // At an eviction tick the victim's lane is what the user came to see: bring it into view (centred).
+    const auto& victims = d->doc->victimsAtCursor();
+    if (!victims.empty()) {
+        for (std::int32_t v : victims) {
+            if (v >= lo && v < hi) return;
+        }
+        const double top = std::clamp(victims.front() - r.size() / 2, -0.5, std::max(-0.5, n - 0.5 - r.size()));
+        d->plot->yAxis->setRange(top, top + r.size());
+        return;
+    }
+    if (d->model.firstActiveLane(tick, lo, hi) >= 0) return;
     const int first = d->model.firstActiveLane(tick);
     if (first < 0) return;
     d->plot->yAxis->setRange(first - 0.5, first - 0.5 + r.size());
