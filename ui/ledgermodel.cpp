@@ -2,6 +2,7 @@
 
 #include "engine.h"
 #include "session.h"
+#include "summary.h"
 
 #include <QBrush>
 #include <QFont>
@@ -125,6 +126,7 @@ QString LedgerModel::cellText(int row, int column) const {
         return m;
     }
     case Freed: return QString::number(e.freed_blocks);
+    case SharedKept: return QString::number(e.shared_blocks);
     case Replay: return QString::number(e.replay_tokens);
     case BytesOut: return QString::number(e.swap_out_bytes);
     case BytesBack: return QString::number(bytesBack_[static_cast<std::size_t>(row)]);
@@ -141,6 +143,13 @@ QVariant LedgerModel::data(const QModelIndex& index, int role) const {
     if (!session_ || !index.isValid()) return {};
     const int row = index.row();
     const int col = index.column();
+    if (role == Qt::DisplayRole && (col == BytesOut || col == BytesBack)) {
+        return QString::fromStdString(pl::formatBytes(cellText(row, col).toLongLong())); // the CSV keeps bytes
+    }
+    if (role == Qt::ToolTipRole && (col == BytesOut || col == BytesBack)) return tr("%1 B").arg(cellText(row, col));
+    if (role == Qt::ToolTipRole && col == SharedKept) {
+        return tr("blocks the victim let go that other requests still hold (shared prefix): not freed");
+    }
     if (role == Qt::DisplayRole) return cellText(row, col);
     if (role == Qt::ToolTipRole && (col == MeasuredUs || col == ModelledUs)) {
         if (live_.empty()) return tr("Not a live run: switch on Run > Live Mode on a machine with a CUDA device");
@@ -170,9 +179,10 @@ QVariant LedgerModel::data(const QModelIndex& index, int role) const {
 
 QVariant LedgerModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"tick", "victim", "mode", "freed blocks", "replay tokens", "bytes out",
-                                  "bytes back", "est. recompute (ticks)", "est. swap (ticks)", "queue pos.",
-                                  "measured us", "modelled us"};
+    static const char* names[] = {"tick", "victim", "mode", "est. recompute (ticks)", "est. swap (ticks)",
+                                  "freed blocks", "shared, kept", "replay tokens", "bytes out", "bytes back",
+                                  "queue pos.", "measured us", "modelled us"};
+    static_assert(std::size(names) == Count);
     return section >= 0 && section < Count ? tr(names[section]) : QVariant();
 }
 

@@ -24,8 +24,10 @@ namespace plui {
 class LedgerModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum Column { Tick, Victim, Mode, Freed, Replay, BytesOut, BytesBack, EstRecompute, EstSwap, QueuePos, MeasuredUs,
-                  ModelledUs, Count };
+    // The decision first (who, how, both estimates), then what it moved. SharedKept (prefix workloads) and the
+    // live columns are hidden by the view where they say nothing.
+    enum Column { Tick, Victim, Mode, EstRecompute, EstSwap, Freed, SharedKept, Replay, BytesOut, BytesBack, QueuePos,
+                  MeasuredUs, ModelledUs, Count };
     explicit LedgerModel(QObject* parent = nullptr);
 
     // `live`: the live run of the same workload (LabDocument::liveRun), or nullptr.
@@ -43,6 +45,7 @@ class LedgerModel : public QAbstractTableModel {
     // columns follow (sums over the eviction's device calls, as in the table; empty where there was no call,
     // modelled_us empty without a calibration).
     std::string csv() const;
+    bool hasLive() const { return !live_.empty(); }
 
   private:
     QString cellText(int row, int column) const;

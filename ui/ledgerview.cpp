@@ -17,6 +17,12 @@
 
 namespace plui {
 
+namespace {
+
+QString ticksText(std::int64_t n) { return n == 1 ? LedgerView::tr("1 tick") : LedgerView::tr("%1 ticks").arg(n); }
+
+} // namespace
+
 LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
@@ -61,6 +67,12 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & LabChangeKind::Session) {
             model_->setSession(doc_->session(), doc_->liveRun());
+            // Columns that say nothing here are hidden: device times outside a live run, shared blocks
+            // without prefix sharing.
+            table_->setColumnHidden(LedgerModel::MeasuredUs, !model_->hasLive());
+            table_->setColumnHidden(LedgerModel::ModelledUs, !model_->hasLive());
+            table_->setColumnHidden(LedgerModel::SharedKept,
+                                    !doc_->session() || !pl::sharesPrefixes(doc_->session()->workload()));
             table_->resizeColumnsToContents();
             candidates_->setRowCount(0);
             why_->setText(model_->rowCount() == 0 ? tr("No evictions in this run: the pool never ran out.")
@@ -110,13 +122,13 @@ void LedgerView::showCandidates(int row) {
     const auto& reqs = s->workload().requests;
     const QString victim = QString::fromStdString(reqs[static_cast<std::size_t>(e.request)].id);
     why_->setText(tr("<b>Why %1?</b> Rule <b>%2</b> takes the candidate with the greatest key %3. "
-                     "Pool: %4 of %5 blocks occupied; %6 candidates. Estimates: recompute %7 ticks, swap %8 "
-                     "ticks; mode used: %9.")
+                     "Pool before the eviction: %4 of %5 blocks occupied; %6 candidates. Estimates: recompute %7, "
+                     "swap %8; mode used: %9.")
                       .arg(victim.toHtmlEscaped(),
                            QString::fromUtf8(pl::toString(s->workload().policy.victim_rule).data()),
                            victimKeyDescription(*s))
                       .arg(e.occupied_blocks).arg(e.capacity_blocks).arg(ranked.size())
-                      .arg(e.est_recompute_ticks).arg(e.est_swap_ticks)
+                      .arg(ticksText(e.est_recompute_ticks), ticksText(e.est_swap_ticks))
                       .arg(QString::fromUtf8(pl::toString(e.mode).data())));
     candidates_->setRowCount(static_cast<int>(ranked.size()));
     for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {

@@ -118,6 +118,18 @@ class TestLiveMode : public QObject {
             QCOMPARE(m->data(m->index(row, measured), Qt::DisplayRole).toString(), QStringLiteral("-"));
             QCOMPARE(m->data(m->index(row, modelled), Qt::DisplayRole).toString(), QStringLiteral("-"));
         }
+        // The view hides what says nothing here: the device columns outside a live run, the shared blocks
+        // without prefix sharing; the decision (both estimates) comes right after the mode.
+        QVERIFY(w.ledger()->table()->isColumnHidden(measured) && w.ledger()->table()->isColumnHidden(modelled));
+        QVERIFY(w.ledger()->table()->isColumnHidden(LedgerModel::SharedKept));
+        QCOMPARE(column(*m, "est. recompute (ticks)"), column(*m, "mode") + 1);
+        QVERIFY(w.openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/mooncake-conv-slice.workload.json")));
+        QVERIFY(!w.ledger()->table()->isColumnHidden(LedgerModel::SharedKept));
+        std::int64_t shared = 0;
+        for (int row = 0; row < m->rowCount(); ++row) {
+            shared += m->data(m->index(row, LedgerModel::SharedKept), Qt::DisplayRole).toLongLong();
+        }
+        QVERIFY(shared > 0); // the slice's victims let go of blocks others still hold
     }
 
     void liveModeWithoutDeviceKeepsTheSimulation() {
