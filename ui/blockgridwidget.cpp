@@ -104,13 +104,34 @@ QFont BlockGridWidget::labelFont(int cell) const {
     return f;
 }
 
+void BlockGridWidget::setRequestNames(QStringList names) {
+    names_ = std::move(names);
+    sharedPrefix_ = names_.isEmpty() ? 0 : names_.front().size();
+    for (const QString& n : names_) {
+        qsizetype i = 0;
+        while (i < sharedPrefix_ && i < n.size() && n[i] == names_.front()[i]) ++i;
+        sharedPrefix_ = i;
+    }
+    update();
+}
+
 QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metrics) const {
     if (owner < 0 || cell < kNumberLabelCell) return {};
     const QString number = RequestPalette::label(owner);
     if (cell < kIdLabelCell || owner >= names_.size()) return number;
-    // Ids of one workload share their prefix ("az-000123"), so the end is what tells them apart.
-    const QString id = metrics.elidedText(names_[owner], Qt::ElideLeft, cell - 4);
-    return id.size() > 1 ? id : number; // a lone ellipsis says less than the number
+    const QString& name = names_[owner];
+    const int room = cell - 4;
+    if (metrics.horizontalAdvance(name) <= room) return name;
+    // What every id shares ("az-000" of "az-000123") tells none apart: drop it. Then the first character and
+    // as much of the end as fits ("b…-07", "c…-07"): the end tells one tenant's requests apart, the start
+    // the tenants, so batch-07 and chat-07 never read alike.
+    const QString rest = name.mid(std::min(sharedPrefix_, name.size() - 1));
+    if (metrics.horizontalAdvance(rest) <= room) return rest;
+    for (qsizetype tail = rest.size() - 2; tail >= 1; --tail) {
+        const QString id = rest.left(1) + QChar(0x2026) + rest.right(tail);
+        if (metrics.horizontalAdvance(id) <= room) return id;
+    }
+    return number; // not even "x…y" fits: the palette number says more
 }
 
 QString BlockGridWidget::cellLabel(int b) const {

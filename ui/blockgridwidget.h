@@ -32,10 +32,9 @@ class BlockGridWidget : public QWidget {
     void setSharing(std::span<const std::int32_t> holders, std::span<const std::int64_t> prefixIds);
     int holdersOf(int b) const; // 0 for free blocks, 1 without sharing
     bool isCachedFree(int b) const;
-    void setRequestNames(QStringList names) {
-        names_ = std::move(names);
-        update();
-    }
+    // Request ids for the cell labels; the prefix every id shares ("mc-00" of "mc-001760") is left out of a
+    // label that does not fit whole.
+    void setRequestNames(QStringList names);
     void setSelectedRequest(int request);
 
     // Cell size in pixels; 0 = fit the whole pool into the widget.
@@ -82,6 +81,7 @@ class BlockGridWidget : public QWidget {
     std::vector<std::int32_t> holders_;
     std::vector<std::int64_t> prefixIds_;
     QStringList names_;
+    qsizetype sharedPrefix_ = 0; // characters every name starts with
     int selected_ = -1;
     int cellSize_ = 0;
     QImage image_;

@@ -62,7 +62,7 @@ class TestBlockGrid : public QObject {
                            QStringLiteral("r4"), QStringLiteral("r5"), QStringLiteral("r6"), QStringLiteral("r7"),
                            QStringLiteral("r8"), QStringLiteral("r9"), QStringLiteral("r10"),
                            QStringLiteral("mc-000011")});
-        // Small cells: no label; medium: the palette number (base 36); large: the id, elided from the left.
+        // Small cells: no label; medium: the palette number (base 36); large: the id, elided in the middle.
         g.setCellSize(12);
         QCOMPARE(g.cellLabel(0), QString());
         g.setCellSize(20);
@@ -71,10 +71,28 @@ class TestBlockGrid : public QObject {
         g.setCellSize(40);
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
         const QString elided = g.cellLabel(1);
-        QVERIFY2(elided.endsWith(QStringLiteral("11")) && elided.startsWith(QChar(0x2026)), qPrintable(elided));
+        QVERIFY2(elided.endsWith(QStringLiteral("11")) && elided.startsWith(QLatin1Char('m')) &&
+                     elided.contains(QChar(0x2026)),
+                 qPrintable(elided));
         QCOMPARE(g.cellLabel(2), QStringLiteral("11")); // no name known for request 37: its number
         QCOMPARE(g.cellLabel(5), QString());             // free block
         QCOMPARE(g.cellLabel(40), QString());            // out of range
+        // Ids that share a prefix lose it first: "mc-001760" and "mc-001813" read "760" and "813".
+        g.setRequestNames({QStringLiteral("mc-001760"), QStringLiteral("mc-001813")});
+        owners[1] = 1;
+        g.setPool(owners, {}, {});
+        QCOMPARE(g.cellLabel(0), QStringLiteral("760"));
+        QCOMPARE(g.cellLabel(1), QStringLiteral("813"));
+        // Tenants' ids that differ from the start keep both ends: never "…ch-00" for both batch-00 and chat-00.
+        g.setRequestNames({QStringLiteral("batch-0000"), QStringLiteral("chat-000000")});
+        const QString a = g.cellLabel(0), b = g.cellLabel(1);
+        QVERIFY2(a.startsWith(QLatin1Char('b')) && b.startsWith(QLatin1Char('c')), qPrintable(a + QLatin1Char(' ') + b));
+        owners[1] = 11;
+        g.setPool(owners, {}, {});
+        g.setRequestNames({QStringLiteral("r0"), QStringLiteral("r1"), QStringLiteral("r2"), QStringLiteral("r3"),
+                           QStringLiteral("r4"), QStringLiteral("r5"), QStringLiteral("r6"), QStringLiteral("r7"),
+                           QStringLiteral("r8"), QStringLiteral("r9"), QStringLiteral("r10"),
+                           QStringLiteral("mc-000011")});
         g.setCellSize(64);
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
         // What is drawn follows cellLabel: the id cell's pixels differ from the numbered one's at the same zoom.
