@@ -1,5 +1,7 @@
 #include "comparerun.h"
 
+#include "receipt.h"
+
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -17,6 +19,7 @@ CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::R
     e.recovery = recovery;
     e.totals = run.totals;
     e.summary = pl::summarize(w, run);
+    e.event_hash = pl::receiptHashes(w, run).event_hash;
     e.dist = Distributions::from(w, run.records);
     for (const pl::RequestRecord& r : run.records) {
         if (!r.excessive_wait && !r.repeated_preemption) continue;

@@ -19,6 +19,7 @@ struct CompareEntry {
     pl::Recovery recovery = pl::Recovery::Recompute;
     pl::Totals totals;
     pl::RunSummary summary; // core's figures (nearest-rank percentiles): the same numbers as `preemptlab-cli compare`
+    std::string event_hash; // equal hashes: the two modes ran event for event alike (their curves coincide)
     Distributions dist;
     std::vector<QString> flagged; // "r07: excessive wait, repeated preemption"
 };

@@ -144,6 +144,8 @@ bool CompareView::running() const { return d->watcher.isRunning(); }
 
 bool CompareView::hasResult() const { return d->hasResult; }
 
+QString CompareView::statusText() const { return status_->text(); }
+
 void CompareView::start() {
     if (!doc_->hasWorkload() || running()) return;
     run_->setEnabled(false);
@@ -234,7 +236,19 @@ void CompareView::show(const CompareResult& r) {
                        .arg(name(e.recovery), items.isEmpty() ? tr("none flagged") : items.join(QStringLiteral("; ")).toHtmlEscaped());
     }
     flagged_->setText(flagged);
-    status_->setText(tr("Same workload, four recovery modes; bold = best in the row."));
+    // Modes that ran event for event alike draw one curve over the other: say so, or one seems missing.
+    QStringList same;
+    for (std::size_t i = 0; i < r.entries.size(); ++i) {
+        for (std::size_t j = i + 1; j < r.entries.size(); ++j) {
+            if (r.entries[i].event_hash == r.entries[j].event_hash) {
+                same << tr("%1 = %2").arg(name(r.entries[j].recovery), name(r.entries[i].recovery));
+            }
+        }
+    }
+    status_->setText(tr("Same workload, four recovery modes; bold = best in the row.") +
+                     (same.isEmpty() ? QString()
+                                     : tr(" Identical runs (same event hash, their curves coincide): %1.")
+                                           .arg(same.join(QStringLiteral(", ")))));
 }
 
 } // namespace plui

@@ -29,6 +29,7 @@ class CompareView : public QWidget {
     bool running() const;
     bool hasResult() const;
     QTableWidget* totalsTable() const { return table_; }
+    QString statusText() const;
     QCustomPlot* plot(int i) const; // 0: completion, 1: queue delay
 
   signals:

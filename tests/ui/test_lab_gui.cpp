@@ -422,6 +422,8 @@ class TestLabGui : public QObject {
             QCOMPARE(t->item(row(QStringLiteral("flagged requests")), c)->text(), QString::number(s.flagged_any));
         }
         QVERIFY(t->item(row(QStringLiteral("swap out")), 1)->text().endsWith(QStringLiteral("MiB")));
+        // On swap-wins adaptive chooses swap every time: the two runs are one, and the view says so.
+        QVERIFY2(cmp->statusText().contains(QStringLiteral("adaptive = swap")), qPrintable(cmp->statusText()));
         // Cancel right after starting: it ends cleanly either way.
         cmp->start();
         cmp->cancel();
