@@ -375,6 +375,11 @@ void readPrefill(Reader& r, const nlohmann::json& v, const std::string& p, Prefi
 std::optional<std::string> fromJson(const nlohmann::json& j, Calibration& out) {
     Calibration c;
     Reader r;
+    // Another of the project's files (a workload, a receipt) is named as such, not by its first unknown key.
+    if (j.is_object() && j.contains("format") && j["format"].is_string() && j["format"] != kCalibrationFormat) {
+        return "/format: expected \"" + std::string(kCalibrationFormat) + "\", got \"" +
+               j["format"].get<std::string>() + "\" (not a calibration file)";
+    }
     if (!r.object(j, "", {"format", "device", "model", "measurements", "fits"})) {
         return r.error;
     }

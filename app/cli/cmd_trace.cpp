@@ -75,8 +75,11 @@ int runImportTrace(int argc, char** argv) {
     }
     const auto formatName = args.value("format");
     const auto format = formatName ? trace::parseTraceFormat(*formatName) : std::nullopt;
-    if (!format) {
+    if (!formatName) {
         return fail(cmd, "--format azure|mooncake is required");
+    }
+    if (!format) {
+        return fail(cmd, "--format: '" + *formatName + "' is not azure or mooncake");
     }
     const auto out = args.value("out");
     if (!out) {

@@ -128,6 +128,15 @@ std::optional<CostInputError> validateCostInputs(const CostInputs& in) {
     if (!intIn(in.tp, 1, 1024)) {
         return CostInputError{"tp", range(1, 1024)};
     }
+    // Tensor parallelism shards attention heads evenly (vLLM and TensorRT-LLM refuse otherwise); KV heads
+    // are split when there are at least as many as GPUs, else replicated, which also needs an even split.
+    if (m.heads % in.tp != 0) {
+        return CostInputError{"tp", "must divide the model's " + std::to_string(m.heads) + " attention heads"};
+    }
+    if (in.tp <= m.kv_heads ? m.kv_heads % in.tp != 0 : in.tp % m.kv_heads != 0) {
+        return CostInputError{"tp", "must divide the model's " + std::to_string(m.kv_heads) +
+                                        " KV heads or be a multiple of them (replicated KV heads)"};
+    }
     if (!intIn(in.block_size, 1, 1'000'000)) {
         return CostInputError{"block-size", range(1, 1'000'000)};
     }

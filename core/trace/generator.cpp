@@ -86,13 +86,26 @@ Result<Workload> generateWorkload(const GeneratorParams& p) {
     if (p.arrivals == GeneratorParams::Arrivals::Gamma && !(p.burst_cv > 0.0 && p.burst_cv <= 100.0)) {
         return flagError("--burst-cv", "must be above 0 and at most 100");
     }
-    if (p.lengths == GeneratorParams::Lengths::Lognormal &&
-        (!(p.prompt_median >= 1.0) || !(p.output_median >= 1.0) || !(p.prompt_sigma >= 0.0) ||
-         !(p.output_sigma >= 0.0) || p.prompt_sigma > 10.0 || p.output_sigma > 10.0)) {
-        return flagError("--prompt-median", "medians must be at least 1 and sigmas from 0 to 10");
+    if (p.lengths == GeneratorParams::Lengths::Lognormal) {
+        // Each flag named for itself (NaN fails every comparison, so it is refused too).
+        const std::pair<const char*, double> medians[] = {{"--prompt-median", p.prompt_median},
+                                                          {"--output-median", p.output_median}};
+        for (const auto& [flag, v] : medians) {
+            if (!(v >= 1.0)) {
+                return flagError(flag, "must be at least 1");
+            }
+        }
+        const std::pair<const char*, double> sigmas[] = {{"--prompt-sigma", p.prompt_sigma},
+                                                         {"--output-sigma", p.output_sigma}};
+        for (const auto& [flag, v] : sigmas) {
+            if (!(v >= 0.0 && v <= 10.0)) {
+                return flagError(flag, "must be from 0 to 10");
+            }
+        }
     }
     if (p.lengths == GeneratorParams::Lengths::Empirical && p.empirical.empty()) {
-        return flagError("--lengths-from", "trace-fitted lengths need at least one sample");
+        return flagError("--lengths-from", "--lengths trace needs a trace to fit: --lengths-from FILE with at "
+                                           "least one request");
     }
     if (p.prompt_min < 1 || p.prompt_max < p.prompt_min || p.output_min < 1 || p.output_max < p.output_min ||
         p.prompt_max > kMaxSafeInteger / 4 || p.output_max > kMaxSafeInteger / 4) {

@@ -3,11 +3,12 @@
 #include "trace_rows.h"
 
 #include "model.h"
+#include "workload_io.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <sstream>
+#include <string>
+#include <variant>
 
 namespace pl::trace {
 namespace {
@@ -141,16 +142,11 @@ RowsResult readTrace(std::string_view text, const std::string& file, TraceFormat
 }
 
 RowsResult loadTraceFile(const std::string& path, TraceFormat format) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return InputError{path, "", "cannot open the file for reading"};
+    auto text = readTextFile(path, Caps{}.max_file_bytes, "trace file");
+    if (auto* error = std::get_if<InputError>(&text)) {
+        return *error;
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad()) {
-        return InputError{path, "", "read error"};
-    }
-    return readTrace(buffer.str(), path, format);
+    return readTrace(std::get<std::string>(text), path, format);
 }
 
 } // namespace pl::trace

@@ -215,6 +215,9 @@ class TestGenerator : public QObject {
         QTest::newRow("mix") << 2 << "--tenant-mix";
         QTest::newRow("capacity") << 3 << "--capacity-blocks";
         QTest::newRow("empirical") << 4 << "--lengths-from";
+        QTest::newRow("prompt sigma") << 5 << "--prompt-sigma";
+        QTest::newRow("output median") << 6 << "--output-median";
+        QTest::newRow("output sigma NaN") << 7 << "--output-sigma";
     }
     void badParameters() {
         QFETCH(int, which);
@@ -225,6 +228,9 @@ class TestGenerator : public QObject {
         case 1: p.count = 0; break;
         case 2: p.tenant_mix = {{"a", 0}}; break;
         case 3: p.config.capacity_blocks = 2; break;
+        case 5: p.prompt_sigma = -1; break;
+        case 6: p.output_median = 0.5; break;
+        case 7: p.output_sigma = std::nan(""); break;
         default: p.lengths = GeneratorParams::Lengths::Empirical; break;
         }
         auto r = generateWorkload(p);

@@ -259,6 +259,8 @@ class TestCostModel : public QObject {
         QTest::newRow("negative overhead") << 6 << "copy-overhead-us";
         QTest::newRow("link 0") << 7 << "link-gbps";
         QTest::newRow("layers 0") << 8 << "layers";
+        QTest::newRow("tp 3: 32 heads do not split in 3") << 9 << "tp";
+        QTest::newRow("tp 16 over 6 KV heads") << 10 << "tp";
     }
     void validation() {
         QFETCH(int, which);
@@ -274,12 +276,17 @@ class TestCostModel : public QObject {
         case 6: in.copy_overhead_us = -1.0; break;
         case 7: in.link_gbps = 0.0; in.hardware.link_gbps = 0.0; break;
         case 8: in.model.layers = 0; break;
+        case 9: in.tp = 3; break;
+        case 10: in.tp = 16; in.model.kv_heads = 6; break;
         }
         const auto err = validateCostInputs(in);
         QVERIFY(err.has_value());
         QCOMPARE(QString::fromStdString(err->field), field);
         QVERIFY(!err->reason.empty());
         QVERIFY(!validateCostInputs(seedInputs()));
+        auto replicated = seedInputs(); // 16 GPUs over Llama 3.1 8B's 8 KV heads: each head on two GPUs
+        replicated.tp = 16;
+        QVERIFY(!validateCostInputs(replicated));
     }
 
     void curves() {
