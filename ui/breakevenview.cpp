@@ -195,7 +195,10 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     measured_->setWordWrap(true);
     form->addRow(measured_);
     report_ = new QLabel(controls);
-    report_->setWordWrap(true);
+    // The CLI's report, in columns: kept whole (no wrap in mid-line; the pane scrolls) and under the
+    // controls, not centred in the space left below them.
+    report_->setWordWrap(false);
+    report_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     report_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont mono(QStringLiteral("DejaVu Sans Mono"));
     mono.setPointSize(8);
@@ -207,7 +210,12 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(controls);
-    leftLayout->addWidget(report_, 1);
+    // The report scrolls sideways on its own, so its long lines never widen the controls above it.
+    auto* reportScroll = new QScrollArea(left);
+    reportScroll->setWidgetResizable(true);
+    reportScroll->setFrameShape(QFrame::NoFrame);
+    reportScroll->setWidget(report_);
+    leftLayout->addWidget(reportScroll, 1);
     scroll->setWidget(left);
     scroll->setMinimumWidth(340);
     outer->addWidget(scroll, 2);
