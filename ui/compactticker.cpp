@@ -1,5 +1,6 @@
 #include "compactticker.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -24,8 +25,13 @@ QString CompactTicker::getTickLabel(double tick, const QLocale& locale, QChar fo
     return compactNumber(tick);
 }
 
-void useCompactTicks(QCustomPlot* plot, bool valueAxesToo) {
-    QSharedPointer<QCPAxisTicker> ticker(new CompactTicker);
+double CompactTicker::getTickStep(const QCPRange& range) {
+    const double step = QCPAxisTicker::getTickStep(range);
+    return wholeSteps_ ? std::max(1.0, std::floor(step)) : step;
+}
+
+void useCompactTicks(QCustomPlot* plot, bool valueAxesToo, bool wholeSteps) {
+    QSharedPointer<QCPAxisTicker> ticker(new CompactTicker(wholeSteps));
     plot->xAxis->setTicker(ticker);
     if (valueAxesToo) {
         plot->yAxis->setTicker(ticker);

@@ -12,12 +12,21 @@ namespace plui {
 QString compactNumber(double v);
 
 class CompactTicker : public QCPAxisTicker {
+  public:
+    // wholeSteps: the axis counts whole things (ticks, blocks, requests, bytes): ticks 1 apart at the least
+    // and never at "12.5 blocks".
+    explicit CompactTicker(bool wholeSteps = false) : wholeSteps_(wholeSteps) {}
+
   protected:
     QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+    double getTickStep(const QCPRange& range) override;
+
+  private:
+    bool wholeSteps_;
 };
 
-// Gives the plot's key axis (and, when asked, its value axes) a CompactTicker.
-void useCompactTicks(QCustomPlot* plot, bool valueAxesToo = true);
+// Gives the plot's key axis (and, when asked, its value axes) a CompactTicker (whole steps unless told).
+void useCompactTicks(QCustomPlot* plot, bool valueAxesToo = true, bool wholeSteps = true);
 
 // Shows the plot's legend in one row under the axes (8 pt), where it covers no data.
 void legendBelow(QCustomPlot* plot);

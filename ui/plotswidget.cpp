@@ -105,6 +105,7 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
         grid->addWidget(d->plots[i], i / 2, i % 2);
         useCompactTicks(d->plots[i]);
     }
+    d->plots[3]->xAxis->setTicker(QSharedPointer<CompactTicker>::create(false)); // ticks per token: fractions
     for (int i = 0; i < 2; ++i) {
         d->plots[i]->yAxis2->setVisible(true);
         legendBelow(d->plots[i]);
