@@ -209,13 +209,13 @@ RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunC
     RunResult result;
     Engine engine(workload, result.ledger);
     engine.setLiveBackend(backend);
-    if (control.cancel == nullptr && !control.progress) {
+    if (control.cancel == nullptr && !control.progress && control.max_events == 0) {
         engine.runToEnd();
     } else {
         RunCheck check(control);
         while (!engine.finished()) {
             engine.step();
-            check.afterStep(engine.nextTick());
+            check.afterStep(engine.nextTick(), static_cast<std::int64_t>(result.ledger.events.size()));
         }
     }
     collectResult(engine, backend, result);

@@ -1,5 +1,10 @@
 #include "run_control.h"
 
+#include "summary.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 namespace pl {
@@ -7,12 +12,42 @@ namespace pl {
 RunCancelled::RunCancelled(Tick nextTick)
     : std::runtime_error("the run was cancelled before tick " + std::to_string(nextTick)), nextTick_(nextTick) {}
 
-void RunCheck::check(Tick nextTick) const {
+RunTooLarge::RunTooLarge(Tick tick, std::int64_t events, std::int64_t budget)
+    : std::runtime_error("the run stopped at tick " + std::to_string(tick) + ": its ledger holds " +
+                         std::to_string(events) + " events, over the " + std::to_string(budget) +
+                         " this run may hold (about " +
+                         formatBytes(budget * kBytesPerEvent) +
+                         " with its receipt: half of the machine's available memory, or PREEMPTLAB_MAX_EVENTS); "
+                         "lower max_ticks or let the policy stop thrashing") {}
+
+std::int64_t eventBudget() {
+    if (const char* fixed = std::getenv("PREEMPTLAB_MAX_EVENTS")) {
+        char* end = nullptr;
+        const long long v = std::strtoll(fixed, &end, 10);
+        if (end != fixed && *end == '\0' && v > 0) {
+            return static_cast<std::int64_t>(v);
+        }
+    }
+    std::ifstream in("/proc/meminfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        long long kib = 0;
+        if (std::sscanf(line.c_str(), "MemAvailable: %lld kB", &kib) == 1) {
+            return static_cast<std::int64_t>(kib) * 1024 / 2 / kBytesPerEvent;
+        }
+    }
+    return 0;
+}
+
+void RunCheck::check(Tick nextTick, std::int64_t events) const {
     if (control_.progress) {
         control_.progress(nextTick);
     }
     if (control_.cancel != nullptr && control_.cancel->load(std::memory_order_relaxed)) {
         throw RunCancelled(nextTick);
+    }
+    if (control_.max_events > 0 && events > control_.max_events) {
+        throw RunTooLarge(nextTick, events, control_.max_events);
     }
 }
 

@@ -18,6 +18,10 @@ struct RunControl {
     // Called on the running thread at each check with the next tick to execute, before the flag is read (so it
     // may set the flag itself).
     std::function<void(Tick nextTick)> progress;
+    // Stop with RunTooLarge once the ledger holds more events than this (0: no limit). The CLI sets it from
+    // the machine's memory (eventBudget), so a run that thrashes for a billion ticks ends with a figure
+    // instead of being killed by the kernel. A run under the limit is the same run as without it.
+    std::int64_t max_events = 0;
 };
 
 // Thrown by a run that found its cancel flag set: the caller gets no half-built result.
@@ -30,23 +34,36 @@ class RunCancelled : public std::runtime_error {
     Tick nextTick_;
 };
 
+// Thrown by a run whose ledger outgrew RunControl::max_events: nothing is written, the message has the figures.
+class RunTooLarge : public std::runtime_error {
+  public:
+    RunTooLarge(Tick tick, std::int64_t events, std::int64_t budget);
+};
+
+// How many ledger events this machine can hold for one run: half of its available memory (MemAvailable in
+// /proc/meminfo) at kBytesPerEvent each; 0 (no limit) where that cannot be read. PREEMPTLAB_MAX_EVENTS, a
+// positive integer, sets it instead (a smaller limit for a shared machine, and the tests).
+inline constexpr std::int64_t kBytesPerEvent = 4096;
+std::int64_t eventBudget();
+
 // Counts a loop's engine steps and consults the control every kStepsPerCheck of them: a counter per step, the
 // atomic load and the callback only at checks.
 class RunCheck {
   public:
     static constexpr int kStepsPerCheck = 64;
     explicit RunCheck(const RunControl& control) : control_(control) {}
-    // Call after each engine step; throws RunCancelled when the control asks to stop.
-    void afterStep(Tick nextTick) {
+    // Call after each engine step with the ledger's event count; throws RunCancelled when the control asks to
+    // stop, RunTooLarge when the events outgrow the control's limit.
+    void afterStep(Tick nextTick, std::int64_t events = 0) {
         if (++steps_ < kStepsPerCheck) {
             return;
         }
         steps_ = 0;
-        check(nextTick);
+        check(nextTick, events);
     }
 
   private:
-    void check(Tick nextTick) const;
+    void check(Tick nextTick, std::int64_t events) const;
     const RunControl& control_;
     int steps_ = 0;
 };

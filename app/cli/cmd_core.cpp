@@ -101,6 +101,19 @@ bool reportLive(const RunResult& run) {
     return failed == 0 && run.live_error.empty();
 }
 
+// A run bounded by this machine's memory (RunControl::max_events): one that would outgrow it ends with its
+// figures and exit 2 instead of being killed by the kernel (docs/contracts.md, caps).
+std::optional<RunResult> boundedRun(const Workload& w, LiveBackend* backend = nullptr) {
+    RunControl control;
+    control.max_events = eventBudget();
+    try {
+        return runWorkload(w, backend, control);
+    } catch (const RunTooLarge& e) {
+        badInput(w.name + ": " + e.what());
+        return std::nullopt;
+    }
+}
+
 // The files a workload command reads: the workload and, with --calibration, the calibration.
 std::vector<std::string> inputFilesOf(const Args& args) {
     std::vector<std::string> inputs = args.positional;
@@ -149,7 +162,11 @@ int cmdRun(int argc, char** argv) {
             return kExitNoDevice;
         }
     }
-    const RunResult run = runWorkload(*w, backend.get());
+    const auto bounded = boundedRun(*w, backend.get());
+    if (!bounded) {
+        return kExitBadInput;
+    }
+    const RunResult& run = *bounded;
     const std::string text = receiptText(*w, run);
     if (auto out = args.value("out")) {
         if (auto err = writeFileAtomically(*out, text)) {
@@ -242,7 +259,11 @@ int cmdCompare(int argc, char** argv) {
         c.mode = m;
         c.w = *base;
         c.w.policy.recovery = m;
-        c.run = runWorkload(c.w);
+        auto run = boundedRun(c.w);
+        if (!run) {
+            return kExitBadInput;
+        }
+        c.run = std::move(*run);
         c.sum = summarize(c.w, c.run);
         c.receipt = receiptText(c.w, c.run);
         c.hashes = receiptHashes(c.w, c.run);

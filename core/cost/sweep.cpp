@@ -63,10 +63,12 @@ double metricOf(SweepMetric m, const ModeResult& r) {
     return 0.0;
 }
 
-ModeResult runOne(const Workload& w, Recovery mode, SweepMetric metric) {
+ModeResult runOne(const Workload& w, Recovery mode, SweepMetric metric, std::int64_t maxEvents) {
     Workload run = w;
     run.policy.recovery = mode;
-    const RunResult rr = runWorkload(run);
+    RunControl control;
+    control.max_events = maxEvents; // a point that outgrows memory fails with its figures (RunTooLarge)
+    const RunResult rr = runWorkload(run, nullptr, control);
     ModeResult m;
     m.mode = mode;
     m.input_hash = receiptHashes(run, rr).input_hash;
@@ -246,13 +248,14 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
     std::atomic<std::size_t> done{0};
     std::mutex progressMutex;
     std::vector<std::string> failures(total);
+    const std::int64_t maxEvents = eventBudget() / threads; // the machine's memory, shared by the workers
     auto worker = [&]() {
         for (std::size_t i = next++; i < total; i = next++) {
             try {
                 std::vector<std::string> values;
                 const auto w = std::get<Workload>(pointWorkload(workload, spec.axes, i, values));
                 for (auto mode : spec.modes) {
-                    points[i].results.push_back(runOne(w, mode, spec.metric));
+                    points[i].results.push_back(runOne(w, mode, spec.metric, maxEvents));
                 }
             } catch (const std::exception& e) {
                 failures[i] = e.what();

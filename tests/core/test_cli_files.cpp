@@ -44,6 +44,7 @@ class TestCliFiles : public QObject {
     void failedStdoutIsAnError();
     void optionsOnceAndWithTwoDashes();
     void everyCommandHasHelp();
+    void aRunThatOutgrowsMemoryEndsWithFigures();
 };
 
 void TestCliFiles::fullDiskKeepsPreviousReceipt() {
@@ -172,6 +173,22 @@ void TestCliFiles::everyCommandHasHelp() {
             QVERIFY2(out.startsWith("usage: preemptlab-cli " + QByteArray(c)), out.constData());
         }
     }
+}
+
+void TestCliFiles::aRunThatOutgrowsMemoryEndsWithFigures() {
+    // A thrashing policy run for a million ticks would keep every event (gigabytes); with the machine's
+    // budget (here set small through PREEMPTLAB_MAX_EVENTS) it ends with exit 2 and the figures, writing
+    // nothing, instead of being killed by the kernel.
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("r.json"));
+    const QString livelock = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/livelock-next-block.workload.json");
+    const Outcome o = runShell(QStringLiteral("PREEMPTLAB_MAX_EVENTS=5000 exec %1 run %2 --max-ticks 1000000 --out %3")
+                                   .arg(quoted(kCli), quoted(livelock), quoted(out)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("the run stopped at tick ")) &&
+                 o.err.contains(QStringLiteral("over the 5000 this run may hold")),
+             qPrintable(o.err));
+    QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestCliFiles)

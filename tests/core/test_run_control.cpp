@@ -25,6 +25,7 @@ class TestRunControl : public QObject {
     void aFlagSetBeforehandStopsAtTheFirstCheck();
     void watchedRunsAreTheSameRun();
     void runWorkloadStopsToo();
+    void anEventLimitStopsARunWithItsFigures();
 
   private:
     Workload long_;
@@ -150,6 +151,32 @@ void TestRunControl::runWorkloadStopsToo() {
     RunControl watching;
     watching.cancel = &never;
     QCOMPARE(receiptText(long_, runWorkload(long_, nullptr, watching)), receiptText(long_, runWorkload(long_)));
+}
+
+// The memory bound (RunControl::max_events, which the CLI sets from the machine): a run whose ledger outgrows it
+// stops at the check that saw it, saying so with its figures; a run under it is the same run.
+void TestRunControl::anEventLimitStopsARunWithItsFigures() {
+    const RunResult full = runWorkload(long_);
+    const auto events = static_cast<std::int64_t>(full.ledger.events.size());
+    QVERIFY(events > 100);
+    RunControl bounded;
+    bounded.max_events = events / 2;
+    try {
+        runWorkload(long_, nullptr, bounded);
+        QFAIL("the run went past its event limit");
+    } catch (const RunTooLarge& e) {
+        const std::string what = e.what();
+        QVERIFY2(what.find("events, over the " + std::to_string(events / 2) + " this run may hold") !=
+                     std::string::npos,
+                 what.c_str());
+    }
+    bounded.max_events = events; // exactly enough: not stopped, the same bytes
+    QCOMPARE(receiptText(long_, runWorkload(long_, nullptr, bounded)), receiptText(long_, full));
+    // The budget follows PREEMPTLAB_MAX_EVENTS when set, else the machine's memory (positive on Linux).
+    qputenv("PREEMPTLAB_MAX_EVENTS", "12345");
+    QCOMPARE(eventBudget(), std::int64_t{12345});
+    qunsetenv("PREEMPTLAB_MAX_EVENTS");
+    QVERIFY(eventBudget() > 0);
 }
 
 QTEST_GUILESS_MAIN(TestRunControl)
