@@ -168,7 +168,7 @@ int cmdRun(int argc, char** argv) {
     }
     const RunResult& run = *bounded;
     const std::string text = receiptText(*w, run);
-    if (auto out = args.value("out")) {
+    if (auto out = args.value("out"); out && *out != "-") { // "-": stdout, as generate and import-trace
         if (auto err = writeFileAtomically(*out, text)) {
             return badInput("cannot write receipt: " + *err);
         }
@@ -239,6 +239,9 @@ int cmdCompare(int argc, char** argv) {
         }
     }
     if (auto out = args.value("out")) {
+        if (*out == "-") {
+            return badInput("compare --out: its table goes to stdout already; name a FILE.json");
+        }
         outputs.push_back(*out);
     }
     if (auto err = checkOutputs(outputs, inputFilesOf(args))) {

@@ -141,6 +141,12 @@ void TestCliFiles::failedStdoutIsAnError() {
     QVERIFY2(o.err.contains(QStringLiteral("cannot write to standard output")), qPrintable(o.err));
     const Outcome ok = runShell(QStringLiteral("exec %1 run %2 > /dev/null").arg(quoted(kCli), quoted(kSample)));
     QCOMPARE(ok.code, 0);
+    // "--out -" is stdout for run too (as for generate and import-trace), never a file named "-".
+    QTemporaryDir dir;
+    const Outcome dash = runShell(QStringLiteral("cd %1 && %2 run %3 --out - | head -c 1 | grep -q '{'")
+                                      .arg(quoted(dir.path()), quoted(kCli), quoted(kSample)));
+    QCOMPARE(dash.code, 0);
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("-"))));
 }
 
 void TestCliFiles::optionsOnceAndWithTwoDashes() {
