@@ -31,7 +31,7 @@ Session::Session(Workload workload, LiveBackend* backend, const RunControl& cont
         while (!full.finished()) {
             full.step();
             const Tick next = full.nextTick();
-            check.afterStep(next);
+            check.afterStep(next, static_cast<std::int64_t>(full_.ledger.events.size()));
             if (!full.finished() && next >= snapshots_.back().state.next_tick + interval_) {
                 snapshots_.push_back({full.state(), full_.ledger.events.size()});
                 if (snapshots_.size() > kMaxSnapshots) {

@@ -3,7 +3,7 @@
 # scripts/device-check.sh without installing anything (docs/live-mode.md, "Running the device check").
 #
 # A lent GPU machine has CUDA, CMake and ninja but maybe not Debian's nlohmann-json3-dev and libssl-dev, and
-# nothing can be fetched there. The kit (default ./device-kit, git-ignored, about 10 MB) holds:
+# nothing can be fetched there. The kit (default ./device-kit, git-ignored, about 15 MB) holds:
 #   prefix/include/nlohmann prefix/share/cmake/nlohmann_json   nlohmann_json, relocatable CMake package
 #   prefix/include/openssl prefix/lib/libcrypto.so{,.3}          OpenSSL libcrypto headers and library
 #   bin/preemptlab-cli                                           the CLI built here: Release, GUI off, CUDA on

@@ -8,9 +8,12 @@
 namespace plui {
 
 namespace {
+// The lab's run: stopped by its flag, and bounded by the machine's memory like the CLI's (a run that outgrows
+// it fails with its figures, shown to the user, instead of the lab being killed).
 pl::RunControl stoppedBy(const std::atomic<bool>* stop) {
     pl::RunControl control;
     control.cancel = stop;
+    control.max_events = pl::eventBudget();
     return control;
 }
 } // namespace

@@ -18,6 +18,7 @@
 #include <QFile>
 #include <QMessageBox>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QThreadPool>
@@ -90,6 +91,7 @@ class TestLabReliability : public QObject {
     void noPromptWithoutEdits();
     void cancellingALongRunKeepsTheShownRun();
     void closingMidRunIsSafe();
+    void aRunThatOutgrowsMemoryFailsWithFigures();
 };
 
 void TestLabReliability::initTestCase() {
@@ -352,6 +354,26 @@ void TestLabReliability::closingMidRunIsSafe() {
     QApplication::processEvents();
     auto again = makeWindow(kSwapWins); // the lab still works
     QCOMPARE(again->document()->workload().name, std::string("swap-wins"));
+}
+
+// The lab's runs carry the CLI's memory bound (pl::eventBudget): a run whose ledger would outgrow the machine
+// fails with the figures (shown to the user) instead of the lab being killed. PREEMPTLAB_MAX_EVENTS makes the
+// bound small here; the same workload runs once it is lifted.
+void TestLabReliability::aRunThatOutgrowsMemoryFailsWithFigures() {
+    LabDocument doc;
+    doc.setRunMode(LabDocument::RunMode::Synchronous);
+    QSignalSpy failed(&doc, &LabDocument::runFailed);
+    qputenv("PREEMPTLAB_MAX_EVENTS", "200");
+    QString error;
+    doc.loadFile(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/livelock-next-block.workload.json"), &error);
+    qunsetenv("PREEMPTLAB_MAX_EVENTS");
+    QCOMPARE(failed.size(), 1);
+    const QString message = failed.at(0).at(0).toString();
+    QVERIFY2(message.contains(QStringLiteral("over the 200 this run may hold")), qPrintable(message));
+    QVERIFY(doc.session() == nullptr);
+    QVERIFY2(doc.setSetting(QStringLiteral("max_ticks"), QStringLiteral("2500"), &error), qPrintable(error));
+    QVERIFY(doc.session() != nullptr);
+    QCOMPARE(failed.size(), 1);
 }
 
 QTEST_MAIN(TestLabReliability)
