@@ -58,10 +58,11 @@ class TestBlockGrid : public QObject {
         owners[1] = 11;
         owners[2] = 37;
         g.setPool(owners, {}, {});
-        g.setRequestNames({QStringLiteral("r0"), QStringLiteral("r1"), QStringLiteral("r2"), QStringLiteral("r3"),
-                           QStringLiteral("r4"), QStringLiteral("r5"), QStringLiteral("r6"), QStringLiteral("r7"),
-                           QStringLiteral("r8"), QStringLiteral("r9"), QStringLiteral("r10"),
-                           QStringLiteral("mc-000011")});
+        const QStringList names = {QStringLiteral("r0"), QStringLiteral("r1"), QStringLiteral("r2"),
+                                   QStringLiteral("r3"), QStringLiteral("r4"), QStringLiteral("r5"),
+                                   QStringLiteral("r6"), QStringLiteral("r7"), QStringLiteral("r8"),
+                                   QStringLiteral("r9"), QStringLiteral("r10"), QStringLiteral("mc-000011")};
+        g.setRequestNames(names);
         // Small cells: no label; medium: the palette number (base 36); large: the id, elided in the middle.
         g.setCellSize(12);
         QCOMPARE(g.cellLabel(0), QString());
@@ -89,10 +90,7 @@ class TestBlockGrid : public QObject {
         QVERIFY2(a.startsWith(QLatin1Char('b')) && b.startsWith(QLatin1Char('c')), qPrintable(a + QLatin1Char(' ') + b));
         owners[1] = 11;
         g.setPool(owners, {}, {});
-        g.setRequestNames({QStringLiteral("r0"), QStringLiteral("r1"), QStringLiteral("r2"), QStringLiteral("r3"),
-                           QStringLiteral("r4"), QStringLiteral("r5"), QStringLiteral("r6"), QStringLiteral("r7"),
-                           QStringLiteral("r8"), QStringLiteral("r9"), QStringLiteral("r10"),
-                           QStringLiteral("mc-000011")});
+        g.setRequestNames(names);
         g.setCellSize(64);
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
         // What is drawn follows cellLabel: the id cell's pixels differ from the numbered one's at the same zoom.
