@@ -4,8 +4,31 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace pl {
+
+// `s` fit for a one-line message: control characters (a newline, an escape sequence, a NUL) as \xNN, and at
+// most `maxBytes` bytes of it followed by "... (N bytes)", so a hostile 5 MB token or id cannot flood a
+// terminal or hide the reason behind a NUL.
+inline std::string printable(std::string_view s, std::size_t maxBytes = 400) {
+    static const char* hex = "0123456789abcdef";
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (out.size() >= maxBytes) {
+            return out + "... (" + std::to_string(s.size()) + " bytes)";
+        }
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c == 0x7f) {
+            out += "\\x";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
 
 struct InputError {
     std::string file;   // the file as the user named it ("-" for stdin, "" when not from a file)
@@ -13,11 +36,12 @@ struct InputError {
     std::string reason; // what is wrong, in words
 
     // "FILE: PATH: reason"; an error not from a file (a command-line flag, an edit in the lab) starts at PATH.
+    // The path and reason may quote the input (a key, an id, a token): they are made printable().
     std::string message() const {
         std::string m = file;
         for (const std::string* part : {&path, &reason}) {
             if (!part->empty()) {
-                m += (m.empty() ? "" : ": ") + *part;
+                m += (m.empty() ? "" : ": ") + printable(*part);
             }
         }
         return m;

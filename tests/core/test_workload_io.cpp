@@ -83,6 +83,7 @@ class TestWorkloadIo : public QObject {
     void overrideErrors_data();
     void overrideErrors();
     void loadsFiles();
+    void messagesArePrintable();
 };
 
 void TestWorkloadIo::rejects_data() {
@@ -596,6 +597,21 @@ void TestWorkloadIo::loadsFiles() {
     QVERIFY(std::holds_alternative<pl::InputError>(result));
     QCOMPARE(std::get<pl::InputError>(result).file, broken);
     QCOMPARE(std::get<pl::InputError>(result).path, std::string("line 3, column 15")); // the second comma
+}
+
+// A message quotes the input (an id, a key, the token the parser stopped at): control characters come out as
+// \xNN and a huge token is cut, so a hostile file can neither drive the terminal nor flood it.
+void TestWorkloadIo::messagesArePrintable() {
+    auto doc = baseDocument();
+    doc["requests"][0]["id"] = "r\n\x1b[31mred";
+    std::string m = parseError(doc.dump()).message();
+    QVERIFY2(m.find("r\\x0a\\x1b[31mred") != std::string::npos, m.c_str());
+    QVERIFY(m.find('\n') == std::string::npos && m.find('\x1b') == std::string::npos);
+    const std::string huge = "{\"name\": \"" + std::string(5'000'000, 'a'); // unterminated: the token is 5 MB
+    m = parseError(huge).message();
+    QVERIFY2(m.size() < 1000, std::to_string(m.size()).c_str());
+    QVERIFY2(m.find("bytes)") != std::string::npos, m.c_str());
+    QCOMPARE(pl::printable("plain"), std::string("plain"));
 }
 
 QTEST_APPLESS_MAIN(TestWorkloadIo)
