@@ -33,6 +33,10 @@ PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(do
     figures_ = new QLabel(this);
     figures_->setObjectName(QStringLiteral("poolFigures"));
     figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // The figures line grows with prefix sharing and victims: it wraps rather than widening the centre and
+    // squeezing the docks beside it on a 1280-pixel screen.
+    figures_->setWordWrap(true);
+    figures_->setMinimumWidth(1);
     bar->addWidget(fit);
     bar->addWidget(zoomOut);
     bar->addWidget(zoomIn);

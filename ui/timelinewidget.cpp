@@ -225,7 +225,7 @@ void TimelineWidget::rebuild() {
         d->plot->yAxis->setLabel(QString());
     } else {
         d->plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-        d->plot->yAxis->setLabel(tr("request (workload order; %1 in all, drag or zoom)").arg(n));
+        d->plot->yAxis->setLabel(tr("request (of %1; drag, zoom)").arg(n));
     }
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.endTick)));
     // Many requests: show the first 60 lanes; zoom or drag to see the rest.
