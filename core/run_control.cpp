@@ -17,7 +17,8 @@ RunTooLarge::RunTooLarge(Tick tick, std::int64_t events, std::int64_t budget)
                          std::to_string(events) + " events, over the " + std::to_string(budget) +
                          " this run may hold (about " +
                          formatBytes(budget * kBytesPerEvent) +
-                         " with its receipt: half of the machine's available memory, or PREEMPTLAB_MAX_EVENTS); "
+                         " with its receipt; the limit follows the machine's available memory, or "
+                         "PREEMPTLAB_MAX_EVENTS); "
                          "lower max_ticks or let the policy stop thrashing") {}
 
 std::int64_t eventBudget() {

@@ -29,7 +29,15 @@ std::variant<VerifyOutcome, InputError> verifyReceipt(const nlohmann::json& doc,
         return e;
     }
     const Workload& w = std::get<Workload>(parsed);
-    const RunResult run = runWorkload(w);
+    // The replay is bounded like any run (a hand-made receipt can claim a billion ticks of thrashing).
+    RunControl control;
+    control.max_events = eventBudget();
+    RunResult run;
+    try {
+        run = runWorkload(w, nullptr, control);
+    } catch (const RunTooLarge& e) {
+        return InputError{file, "/workload", std::string("cannot replay: ") + e.what()};
+    }
     const nlohmann::json expected = nlohmann::json::parse(receiptText(w, run));
     VerifyOutcome out;
     out.events = run.ledger.events.size();

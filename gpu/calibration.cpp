@@ -378,7 +378,7 @@ std::optional<std::string> fromJson(const nlohmann::json& j, Calibration& out) {
     // Another of the project's files (a workload, a receipt) is named as such, not by its first unknown key.
     if (j.is_object() && j.contains("format") && j["format"].is_string() && j["format"] != kCalibrationFormat) {
         return "/format: expected \"" + std::string(kCalibrationFormat) + "\", got \"" +
-               j["format"].get<std::string>() + "\" (not a calibration file)";
+               printable(j["format"].get<std::string>(), 80) + "\" (not a calibration file)";
     }
     if (!r.object(j, "", {"format", "device", "model", "measurements", "fits"})) {
         return r.error;
@@ -386,7 +386,8 @@ std::optional<std::string> fromJson(const nlohmann::json& j, Calibration& out) {
     std::string format;
     r.text(j, "", "format", format);
     if (!r.error && format != kCalibrationFormat) {
-        return "/format: expected \"" + std::string(kCalibrationFormat) + "\", got \"" + format + "\"";
+        return "/format: expected \"" + std::string(kCalibrationFormat) + "\", got \"" + printable(format, 80) +
+               "\"";
     }
     if (const auto* d = r.member(j, "", "device");
         d && r.object(*d, "/device", {"name", "compute_capability", "driver_version", "runtime_version",

@@ -110,7 +110,8 @@ void BlockGridWidget::setRequestNames(QStringList names) {
     for (const QString& n : names_) {
         qsizetype i = 0;
         while (i < sharedPrefix_ && i < n.size() && n[i] == names_.front()[i]) ++i;
-        sharedPrefix_ = i;
+        // Never a whole id: "req-0001" beside "req-00011" keeps "1" and "11" apart.
+        sharedPrefix_ = std::min(i, std::max<qsizetype>(0, n.size() - 1));
     }
     update();
 }
@@ -125,7 +126,7 @@ QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metri
     // What every id shares ("az-000" of "az-000123") tells none apart: drop it. Then the first character and
     // as much of the end as fits ("b…-07", "c…-07"): the end tells one tenant's requests apart, the start
     // the tenants, so batch-07 and chat-07 never read alike.
-    const QString rest = name.mid(std::min(sharedPrefix_, name.size() - 1));
+    const QString rest = name.mid(sharedPrefix_);
     if (metrics.horizontalAdvance(rest) <= room) return rest;
     for (qsizetype tail = rest.size() - 2; tail >= 1; --tail) {
         const QString id = rest.left(1) + QChar(0x2026) + rest.right(tail);

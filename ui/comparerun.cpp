@@ -38,12 +38,14 @@ const pl::Recovery kRecoveries[] = {pl::Recovery::Recompute, pl::Recovery::Swap,
 } // namespace
 
 QFuture<CompareResult> startCompare(const pl::Workload& workload) {
-    return QtConcurrent::run([w = workload](QPromise<CompareResult>& promise) {
+    return QtConcurrent::run([w = workload, budget = pl::eventBudget()](QPromise<CompareResult>& promise) {
         promise.setProgressRange(0, 4);
-        // Cancel stops the engine inside a run too, not only between the four runs.
+        // Cancel stops the engine inside a run too, not only between the four runs; a run that outgrows the
+        // machine's memory stops with its figures.
         std::atomic<bool> stop{false};
         pl::RunControl control;
         control.cancel = &stop;
+        control.max_events = budget;
         control.progress = [&promise, &stop](pl::Tick) {
             if (promise.isCanceled()) stop = true;
         };
@@ -57,6 +59,9 @@ QFuture<CompareResult> startCompare(const pl::Workload& workload) {
             }
         } catch (const pl::RunCancelled&) {
             return;
+        } catch (const pl::RunTooLarge& e) {
+            result = CompareResult{};
+            result.error = QString::fromUtf8(e.what());
         }
         promise.addResult(std::move(result));
     });
@@ -64,7 +69,14 @@ QFuture<CompareResult> startCompare(const pl::Workload& workload) {
 
 CompareResult runCompareNow(const pl::Workload& workload) {
     CompareResult result;
-    for (pl::Recovery r : kRecoveries) result.entries.push_back(runOne(workload, r));
+    pl::RunControl control;
+    control.max_events = pl::eventBudget();
+    try {
+        for (pl::Recovery r : kRecoveries) result.entries.push_back(runOne(workload, r, control));
+    } catch (const pl::RunTooLarge& e) {
+        result = CompareResult{};
+        result.error = QString::fromUtf8(e.what());
+    }
     return result;
 }
 

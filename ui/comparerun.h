@@ -26,6 +26,7 @@ struct CompareEntry {
 
 struct CompareResult {
     std::vector<CompareEntry> entries; // in pl::allRecoveries() order
+    QString error;                     // a run outgrew the machine's memory (pl::RunTooLarge): no entries
 };
 
 // Starts the four runs; progress 0..4; cancelling stops before the next run (the result is then empty).

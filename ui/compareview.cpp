@@ -164,6 +164,10 @@ void CompareView::runNow() {
 void CompareView::cancel() { d->watcher.cancel(); }
 
 void CompareView::show(const CompareResult& r) {
+    if (!r.error.isEmpty()) {
+        status_->setText(tr("Compare stopped: %1").arg(r.error));
+        return;
+    }
     d->hasResult = true;
     const int cols = static_cast<int>(r.entries.size());
     // The rows of `preemptlab-cli compare`, with the same numbers (core's RunSummary); bytes in binary units.

@@ -295,11 +295,13 @@ void LabDocument::updateVictims() {
                std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), r) != victimsAtCursor_.end();
     };
     // The blocks the victims held before this tick: step the cursor back one tick, read, and return.
-    std::vector<std::int32_t> before;
+    std::vector<std::int32_t> before, holdersBefore;
     if (t >= 0) {
         session_->seek(t - 1);
         const auto owners = session_->cursor().blockOwners();
         before.assign(owners.begin(), owners.end());
+        const auto holders = session_->cursor().blockRefCount(); // empty without prefix sharing
+        holdersBefore.assign(holders.begin(), holders.end());
         session_->seek(t);
     }
     const auto now = session_->cursor().blockOwners();
@@ -309,7 +311,9 @@ void LabDocument::updateVictims() {
         const bool heldBefore = b < before.size() && isVictim(before[b]);
         if (isVictim(now[b]) || (heldBefore && now[b] == pl::kFreeBlock)) {
             victimBlockMask_[b] = RequestPalette::kVictimBlock;
-        } else if (heldBefore) {
+        } else if (heldBefore && !(b < holdersBefore.size() && holdersBefore[b] >= 2)) {
+            // Another request's now, and not one that shared it before (a shared prefix block the victim let
+            // go stays with its other holders: kept, not handed on, and left unmarked).
             victimBlockMask_[b] = RequestPalette::kVictimBlockReused;
         }
     }

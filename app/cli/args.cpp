@@ -99,6 +99,18 @@ std::optional<std::string> outputIsAnInput(const std::string& out, const std::ve
 
 std::optional<std::string> checkOutputs(const std::vector<std::string>& outputs,
                                         const std::vector<std::string>& inputs) {
+    // Two outputs of one command that are one file (compare --out into its own --receipts folder): the second
+    // would silently replace the first.
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+            std::error_code a, b;
+            const auto pi = std::filesystem::weakly_canonical(outputs[i], a);
+            const auto pj = std::filesystem::weakly_canonical(outputs[j], b);
+            if (outputs[i] != "-" && !a && !b && pi == pj) {
+                return outputs[i] + ": is also " + outputs[j] + ", another output of this command (name another file)";
+            }
+        }
+    }
     for (const std::string& out : outputs) {
         if (auto e = outputIsAnInput(out, inputs)) {
             return e;

@@ -12,6 +12,7 @@
 #include "summary.h"
 #include "workload_io.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -189,7 +190,9 @@ int cmdVerify(int argc, char** argv) {
         return badInput((err ? *err + "\n" : std::string()) + "usage: preemptlab-cli verify RECEIPT");
     }
     const std::string& file = args.positional[0];
-    auto text = readTextFile(file, Caps{}.max_file_bytes, "receipt");
+    // A receipt is about 250 B per event: what this machine's runs can write (eventBudget), at least 2 GiB.
+    const std::int64_t cap = std::max(Caps{}.max_file_bytes, eventBudget() * 512);
+    auto text = readTextFile(file, cap, "receipt");
     if (auto* err = std::get_if<InputError>(&text)) {
         return badInput(err->message());
     }
@@ -226,11 +229,15 @@ int cmdCompare(int argc, char** argv) {
     }
     const Recovery modes[] = {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid};
     // Every output is checked before the four runs and written together after them: a bad path anywhere
-    // leaves nothing written (exit 2 means that).
+    // leaves nothing written (exit 2 means that; a receipts folder this command created is removed again).
     std::vector<std::string> outputs;
+    if (auto out = args.value("out"); out && *out == "-") {
+        return badInput("compare --out: its table goes to stdout already; name a FILE.json");
+    }
+    bool createdFolder = false;
     if (auto dir = args.value("receipts")) {
         std::error_code ec;
-        std::filesystem::create_directories(*dir, ec);
+        createdFolder = std::filesystem::create_directories(*dir, ec);
         if (ec) {
             return badInput("cannot create receipts folder " + *dir + ": " + ec.message());
         }
@@ -239,13 +246,18 @@ int cmdCompare(int argc, char** argv) {
         }
     }
     if (auto out = args.value("out")) {
-        if (*out == "-") {
-            return badInput("compare --out: its table goes to stdout already; name a FILE.json");
-        }
         outputs.push_back(*out);
     }
+    const auto abandon = [&] {
+        if (createdFolder) {
+            std::error_code ignored;
+            std::filesystem::remove(*args.value("receipts"), ignored); // empty: only this command made it
+        }
+        return kExitBadInput;
+    };
     if (auto err = checkOutputs(outputs, inputFilesOf(args))) {
-        return badInput(*err);
+        badInput(*err);
+        return abandon();
     }
     struct Column {
         Recovery mode;
@@ -264,7 +276,7 @@ int cmdCompare(int argc, char** argv) {
         c.w.policy.recovery = m;
         auto run = boundedRun(c.w);
         if (!run) {
-            return kExitBadInput;
+            return abandon();
         }
         c.run = std::move(*run);
         c.sum = summarize(c.w, c.run);

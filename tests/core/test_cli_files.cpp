@@ -123,7 +123,13 @@ void TestCliFiles::compareWritesAllOrNothing() {
                              .arg(quoted(kCli), quoted(kSample), quoted(receipts), quoted(out)));
     QCOMPARE(o.code, 2);
     QVERIFY2(o.err.contains(out + QStringLiteral(": No such file or directory")), qPrintable(o.err));
-    QVERIFY(QDir(receipts).entryList(QDir::Files | QDir::Hidden).isEmpty());
+    QVERIFY(!QFileInfo::exists(receipts)); // the folder it made for them is gone again
+    // --out into its own receipts folder, on top of one of them: refused, nothing written.
+    o = runShell(QStringLiteral("exec %1 compare %2 --receipts %3 --out %3/swap.receipt.json")
+                     .arg(quoted(kCli), quoted(kSample), quoted(receipts)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("another output of this command")), qPrintable(o.err));
+    QVERIFY(!QFileInfo::exists(receipts));
     // Fixed, the same command writes all five files, and the JSON carries the figures as numbers too.
     const QString good = dir.filePath(QStringLiteral("c.json"));
     o = runShell(QStringLiteral("exec %1 compare %2 --receipts %3 --out %4")

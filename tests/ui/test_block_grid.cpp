@@ -84,6 +84,9 @@ class TestBlockGrid : public QObject {
         g.setPool(owners, {}, {});
         QCOMPARE(g.cellLabel(0), QStringLiteral("760"));
         QCOMPARE(g.cellLabel(1), QStringLiteral("813"));
+        // An id that is itself the shared prefix keeps a character of it: "1" and "11", never "1" and "1".
+        g.setRequestNames({QStringLiteral("req-0001"), QStringLiteral("req-00011")});
+        QVERIFY2(g.cellLabel(0) != g.cellLabel(1), qPrintable(g.cellLabel(0) + QLatin1Char(' ') + g.cellLabel(1)));
         // Tenants' ids that differ from the start keep both ends: never "…ch-00" for both batch-00 and chat-00.
         g.setRequestNames({QStringLiteral("batch-0000"), QStringLiteral("chat-000000")});
         const QString a = g.cellLabel(0), b = g.cellLabel(1);

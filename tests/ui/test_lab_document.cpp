@@ -71,6 +71,23 @@ class TestLabDocument : public QObject {
             if (mask[b] == plui::RequestPalette::kVictimBlock) QVERIFY(owners[b] == pl::kFreeBlock || isVictim(owners[b]));
             if (mask[b] == plui::RequestPalette::kVictimBlockReused) QVERIFY(owners[b] >= 0 && !isVictim(owners[b]));
         }
+        // A shared prefix block the victim let go stays with its other holders: not marked as handed on.
+        LabDocument moon;
+        QVERIFY(moon.loadFile(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/mooncake-conv-slice.workload.json"), &error));
+        std::int64_t sharedChecked = 0;
+        for (const pl::Event& e : moon.session()->result().ledger.events) {
+            if (e.kind != pl::EventKind::Evict || e.shared_blocks == 0) continue;
+            moon.seek(e.tick - 1);
+            const auto h = moon.session()->cursor().blockRefCount();
+            const std::vector<std::int32_t> holders(h.begin(), h.end());
+            moon.seek(e.tick);
+            const auto& m = moon.victimBlockMask();
+            for (std::size_t b = 0; b < m.size(); ++b) {
+                if (m[b] == plui::RequestPalette::kVictimBlockReused) QVERIFY(holders[b] < 2);
+            }
+            sharedChecked += e.shared_blocks;
+        }
+        QVERIFY(sharedChecked > 0);
         // Some sample has a victim's block handed on in its eviction tick: the case the second mark exists for.
         std::int64_t reusedSeen = 0;
         for (const QString& file : uitest::sampleFiles()) {
