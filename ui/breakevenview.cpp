@@ -265,6 +265,10 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
                                 tr("\u00b5s (log)"));
     d->prefillPlot = makeSmallPlot(d->measuredRow, QStringLiteral("breakevenPrefillPlot"),
                                    tr("prefill tokens (log)"), tr("\u00b5s (log)"));
+    // Prefill lengths are powers of two (512 ... 8192): label them so, not as crowded decimal sub-ticks.
+    auto tokensTicker = QSharedPointer<QCPAxisTickerLog>::create();
+    tokensTicker->setLogBase(2);
+    d->prefillPlot->xAxis->setTicker(tokensTicker);
     row->addWidget(d->swapPlot);
     row->addWidget(d->prefillPlot);
     columnLayout->addWidget(d->measuredRow, 2);
