@@ -5,10 +5,10 @@
 #include "atomic_file.h"
 
 #include <atomic>
-#include <memory>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #include <fcntl.h>

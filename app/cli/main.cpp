@@ -20,12 +20,15 @@ std::vector<pl::cli::Command> buildTable() {
     return table;
 }
 
+constexpr const char* kExitCodes =
+    "exit codes: 0 done, 1 a check failed, 2 bad input or usage, 3 no usable CUDA device\n";
+
 void printUsage(const std::vector<pl::cli::Command>& table, std::FILE* to) {
     std::fprintf(to, "usage: preemptlab-cli COMMAND [ARGS]\n\ncommands:\n");
     for (const auto& c : table) {
         std::fprintf(to, "  %s\n      %s\n", c.usage.c_str(), c.summary.c_str());
     }
-    std::fprintf(to, "\nexit codes: 0 done, 1 a check failed, 2 bad input or usage, 3 no usable CUDA device\n");
+    std::fprintf(to, "\n%s", kExitCodes);
 }
 
 // Commands that print a page of their own for --help (every option explained); the others get their line of
@@ -44,8 +47,9 @@ bool asksForHelp(int argc, char** argv) {
     return false;
 }
 
-// What a command printed must have reached its destination: a full disk or a closed pipe behind stdout is a
-// failure (exit 2 with the reason), not a receipt silently lost with exit 0.
+// What a command printed must have reached its destination: a full disk behind stdout (or a closed pipe, when
+// SIGPIPE is ignored; else that signal ends the program first) is a failure (exit 2 with the reason), not a
+// receipt silently lost with exit 0.
 int finish(int code) {
     errno = 0;
     const bool flushFailed = std::fflush(stdout) != 0;
@@ -75,13 +79,12 @@ int main(int argc, char** argv) {
         if (c.name != argv[1]) {
             continue;
         }
-        if (asksForHelp(argc, argv) && !kDetailedHelp.count(c.name)) {
-            std::printf("usage: preemptlab-cli %s\n  %s\n\nexit codes: 0 done, 1 a check failed, 2 bad input or "
-                        "usage, 3 no usable CUDA device\n",
-                        c.usage.c_str(), c.summary.c_str());
+        const bool help = asksForHelp(argc, argv);
+        if (help && !kDetailedHelp.count(c.name)) {
+            std::printf("usage: preemptlab-cli %s\n  %s\n\n%s", c.usage.c_str(), c.summary.c_str(), kExitCodes);
             return finish(pl::cli::kExitOk);
         }
-        if (asksForHelp(argc, argv)) {
+        if (help) {
             std::vector<char*> args(argv + 1, argv + argc);
             for (char*& a : args) {
                 if (std::strcmp(a, "-h") == 0) {
