@@ -6,6 +6,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <atomic>
+#include <functional>
+#include <optional>
 
 namespace plui {
 
@@ -35,49 +37,53 @@ CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::R
 const pl::Recovery kRecoveries[] = {pl::Recovery::Recompute, pl::Recovery::Swap, pl::Recovery::Adaptive,
                                     pl::Recovery::Hybrid};
 
-} // namespace
-
-QFuture<CompareResult> startCompare(const pl::Workload& workload) {
-    return QtConcurrent::run([w = workload, budget = pl::eventBudget()](QPromise<CompareResult>& promise) {
-        promise.setProgressRange(0, 4);
-        // Cancel stops the engine inside a run too, not only between the four runs; a run that outgrows the
-        // machine's memory stops with its figures.
-        std::atomic<bool> stop{false};
-        pl::RunControl control;
-        control.cancel = &stop;
-        control.max_events = budget;
-        control.progress = [&promise, &stop](pl::Tick) {
-            if (promise.isCanceled()) stop = true;
-        };
-        CompareResult result;
-        int done = 0;
-        try {
-            for (pl::Recovery r : kRecoveries) {
-                if (promise.isCanceled()) return;
-                result.entries.push_back(runOne(w, r, control));
-                promise.setProgressValue(++done);
-            }
-        } catch (const pl::RunCancelled&) {
-            return;
-        } catch (const pl::RunTooLarge& e) {
-            result = CompareResult{};
-            result.error = QString::fromUtf8(e.what());
-        }
-        promise.addResult(std::move(result));
-    });
-}
-
-CompareResult runCompareNow(const pl::Workload& workload) {
-    CompareResult result;
-    pl::RunControl control;
+// The four runs under `control` (bounded by the machine's memory: a run that outgrows it ends the comparison
+// with its figures in `error`). `next(done)` is asked before each run and once after the last, with the
+// number of runs done; false before a run stops the comparison without a result.
+std::optional<CompareResult> runAll(const pl::Workload& w, pl::RunControl control,
+                                    const std::function<bool(int done)>& next) {
     control.max_events = pl::eventBudget();
+    CompareResult result;
     try {
-        for (pl::Recovery r : kRecoveries) result.entries.push_back(runOne(workload, r, control));
+        for (pl::Recovery r : kRecoveries) {
+            if (!next(static_cast<int>(result.entries.size()))) return std::nullopt;
+            result.entries.push_back(runOne(w, r, control));
+        }
+        next(static_cast<int>(result.entries.size()));
     } catch (const pl::RunTooLarge& e) {
         result = CompareResult{};
         result.error = QString::fromUtf8(e.what());
     }
     return result;
+}
+
+} // namespace
+
+QFuture<CompareResult> startCompare(const pl::Workload& workload) {
+    return QtConcurrent::run([w = workload](QPromise<CompareResult>& promise) {
+        promise.setProgressRange(0, 4);
+        // Cancel stops the engine inside a run too, not only between the four runs.
+        std::atomic<bool> stop{false};
+        pl::RunControl control;
+        control.cancel = &stop;
+        control.progress = [&promise, &stop](pl::Tick) {
+            if (promise.isCanceled()) stop = true;
+        };
+        std::optional<CompareResult> result;
+        try {
+            result = runAll(w, control, [&promise](int done) {
+                promise.setProgressValue(done);
+                return !promise.isCanceled();
+            });
+        } catch (const pl::RunCancelled&) {
+            return;
+        }
+        if (result) promise.addResult(std::move(*result));
+    });
+}
+
+CompareResult runCompareNow(const pl::Workload& workload) {
+    return *runAll(workload, pl::RunControl{}, [](int) { return true; });
 }
 
 } // namespace plui
