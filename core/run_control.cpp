@@ -2,6 +2,7 @@
 
 #include "summary.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -38,6 +39,14 @@ std::int64_t eventBudget() {
         }
     }
     return 0;
+}
+
+RunControl memoryBounded(const std::atomic<bool>* cancel, unsigned sharers) {
+    RunControl control;
+    control.cancel = cancel;
+    const std::int64_t budget = eventBudget();
+    control.max_events = budget > 0 ? std::max<std::int64_t>(1, budget / std::max(1u, sharers)) : 0;
+    return control;
 }
 
 void RunCheck::check(Tick nextTick, std::int64_t events) const {

@@ -46,6 +46,11 @@ class RunTooLarge : public std::runtime_error {
 inline constexpr std::int64_t kBytesPerEvent = 4096;
 std::int64_t eventBudget();
 
+// A control bounded by this machine's memory (max_events = eventBudget(), split evenly among `sharers` runs
+// that hold their ledgers at once, never rounded down to 0, which would mean no limit), stopped by `cancel`
+// where given. Every run the CLI and the lab start on a user's workload is made with it.
+RunControl memoryBounded(const std::atomic<bool>* cancel = nullptr, unsigned sharers = 1);
+
 // Counts a loop's engine steps and consults the control every kStepsPerCheck of them: a counter per step, the
 // atomic load and the callback only at checks.
 class RunCheck {

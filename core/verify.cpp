@@ -30,11 +30,9 @@ std::variant<VerifyOutcome, InputError> verifyReceipt(const nlohmann::json& doc,
     }
     const Workload& w = std::get<Workload>(parsed);
     // The replay is bounded like any run (a hand-made receipt can claim a billion ticks of thrashing).
-    RunControl control;
-    control.max_events = eventBudget();
     RunResult run;
     try {
-        run = runWorkload(w, nullptr, control);
+        run = runWorkload(w, nullptr, memoryBounded());
     } catch (const RunTooLarge& e) {
         return InputError{file, "/workload", std::string("cannot replay: ") + e.what()};
     }

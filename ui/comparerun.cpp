@@ -37,12 +37,11 @@ CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::R
 const pl::Recovery kRecoveries[] = {pl::Recovery::Recompute, pl::Recovery::Swap, pl::Recovery::Adaptive,
                                     pl::Recovery::Hybrid};
 
-// The four runs under `control` (bounded by the machine's memory: a run that outgrows it ends the comparison
-// with its figures in `error`). `next(done)` is asked before each run and once after the last, with the
+// The four runs under `control` (made by pl::memoryBounded: a run that outgrows it ends the comparison with
+// its figures in `error`). `next(done)` is asked before each run and once after the last, with the
 // number of runs done; false before a run stops the comparison without a result.
-std::optional<CompareResult> runAll(const pl::Workload& w, pl::RunControl control,
+std::optional<CompareResult> runAll(const pl::Workload& w, const pl::RunControl& control,
                                     const std::function<bool(int done)>& next) {
-    control.max_events = pl::eventBudget();
     CompareResult result;
     try {
         for (pl::Recovery r : kRecoveries) {
@@ -64,8 +63,7 @@ QFuture<CompareResult> startCompare(const pl::Workload& workload) {
         promise.setProgressRange(0, 4);
         // Cancel stops the engine inside a run too, not only between the four runs.
         std::atomic<bool> stop{false};
-        pl::RunControl control;
-        control.cancel = &stop;
+        pl::RunControl control = pl::memoryBounded(&stop);
         control.progress = [&promise, &stop](pl::Tick) {
             if (promise.isCanceled()) stop = true;
         };
@@ -83,7 +81,7 @@ QFuture<CompareResult> startCompare(const pl::Workload& workload) {
 }
 
 CompareResult runCompareNow(const pl::Workload& workload) {
-    return *runAll(workload, pl::RunControl{}, [](int) { return true; });
+    return *runAll(workload, pl::memoryBounded(), [](int) { return true; });
 }
 
 } // namespace plui

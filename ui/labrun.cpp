@@ -7,22 +7,11 @@
 
 namespace plui {
 
-namespace {
-// The lab's run: stopped by its flag, and bounded by the machine's memory like the CLI's (a run that outgrows
-// it fails with its figures, shown to the user, instead of the lab being killed).
-pl::RunControl stoppedBy(const std::atomic<bool>* stop) {
-    pl::RunControl control;
-    control.cancel = stop;
-    control.max_events = pl::eventBudget();
-    return control;
-}
-} // namespace
-
 LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration,
                      const std::atomic<bool>* stop) {
     if (!live) {
         LabRun run;
-        run.session = std::make_shared<pl::Session>(workload, stoppedBy(stop));
+        run.session = std::make_shared<pl::Session>(workload, pl::memoryBounded(stop));
         return run;
     }
     pl::gpu::LiveOptions options;
@@ -31,7 +20,7 @@ LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Cal
     auto backend = pl::gpu::makeLiveBackend(workload, options, &error);
     if (!backend) {
         LabRun run;
-        run.session = std::make_shared<pl::Session>(workload, stoppedBy(stop));
+        run.session = std::make_shared<pl::Session>(workload, pl::memoryBounded(stop));
         run.liveError = QStringLiteral("live mode: ") + QString::fromStdString(error);
         return run;
     }
@@ -40,7 +29,7 @@ LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Cal
 
 LabRun computeLabRun(const pl::Workload& workload, pl::LiveBackend* backend, const std::atomic<bool>* stop) {
     LabRun run;
-    run.session = std::make_shared<pl::Session>(workload, backend, stoppedBy(stop));
+    run.session = std::make_shared<pl::Session>(workload, backend, pl::memoryBounded(stop));
     const pl::RunResult& result = run.session->result();
     if (!result.live_error.empty()) {
         run.liveError = QStringLiteral("live mode on %1: %2")

@@ -105,10 +105,8 @@ bool reportLive(const RunResult& run) {
 // A run bounded by this machine's memory (RunControl::max_events): one that would outgrow it ends with its
 // figures and exit 2 instead of being killed by the kernel (docs/contracts.md, caps).
 std::optional<RunResult> boundedRun(const Workload& w, LiveBackend* backend = nullptr) {
-    RunControl control;
-    control.max_events = eventBudget();
     try {
-        return runWorkload(w, backend, control);
+        return runWorkload(w, backend, memoryBounded());
     } catch (const RunTooLarge& e) {
         badInput(w.name + ": " + e.what());
         return std::nullopt;

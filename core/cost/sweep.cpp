@@ -249,9 +249,8 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
     std::mutex progressMutex;
     std::vector<std::string> failures(total);
     // The machine's memory is shared by the workers (a point that fits with --threads 1 can fail with more:
-    // docs/cost-model.md); a limit never rounds down to 0, which would mean none.
-    const std::int64_t budget = eventBudget();
-    const std::int64_t maxEvents = budget > 0 ? std::max<std::int64_t>(1, budget / threads) : 0;
+    // docs/cost-model.md).
+    const std::int64_t maxEvents = memoryBounded(nullptr, threads).max_events;
     auto worker = [&]() {
         for (std::size_t i = next++; i < total; i = next++) {
             try {

@@ -175,6 +175,14 @@ void TestRunControl::anEventLimitStopsARunWithItsFigures() {
     // The budget follows PREEMPTLAB_MAX_EVENTS when set, else the machine's memory (positive on Linux).
     qputenv("PREEMPTLAB_MAX_EVENTS", "12345");
     QCOMPARE(eventBudget(), std::int64_t{12345});
+    // memoryBounded splits it among runs that hold their ledgers at once, never down to 0 (no limit).
+    const std::atomic<bool> flag{false};
+    QCOMPARE(memoryBounded().max_events, std::int64_t{12345});
+    QCOMPARE(memoryBounded(&flag, 4).max_events, std::int64_t{3086});
+    QCOMPARE(memoryBounded(nullptr, 0).max_events, std::int64_t{12345});
+    QCOMPARE(memoryBounded(nullptr, 100000).max_events, std::int64_t{1});
+    QVERIFY(memoryBounded(&flag).cancel == &flag);
+    QVERIFY(memoryBounded().cancel == nullptr);
     qunsetenv("PREEMPTLAB_MAX_EVENTS");
     QVERIFY(eventBudget() > 0);
 }
