@@ -1,5 +1,6 @@
 #include "compareview.h"
 
+#include "bytestext.h"
 #include "compactticker.h"
 #include "comparerun.h"
 #include "labdocument.h"
@@ -213,7 +214,7 @@ void CompareView::show(const CompareResult& r) {
         }
         for (int c = 0; c < cols; ++c) {
             const std::int64_t v = rows[i].value(r.entries[static_cast<std::size_t>(c)].summary);
-            const QString text = rows[i].bytes ? QString::fromStdString(pl::formatBytes(v)) : QString::number(v);
+            const QString text = rows[i].bytes ? bytesText(v) : QString::number(v);
             auto* item = new QTableWidgetItem(text);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (rows[i].bytes) item->setToolTip(tr("%1 B").arg(v));

@@ -1,8 +1,7 @@
 #include "hostpoolbar.h"
 
+#include "bytestext.h"
 #include "statecolors.h"
-
-#include "summary.h"
 
 #include <QPainter>
 
@@ -17,7 +16,6 @@ void HostPoolBar::setUsage(std::int64_t usedBytes, std::int64_t capacityBytes) {
     update();
 }
 
-QString HostPoolBar::bytesText(std::int64_t bytes) { return QString::fromStdString(pl::formatBytes(bytes)); }
 
 void HostPoolBar::paintEvent(QPaintEvent*) {
     QPainter p(this);

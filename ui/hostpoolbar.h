@@ -15,7 +15,6 @@ class HostPoolBar : public QWidget {
     void setUsage(std::int64_t usedBytes, std::int64_t capacityBytes);
     QSize sizeHint() const override { return {104, 240}; }
     QSize minimumSizeHint() const override { return {104, 140}; }
-    static QString bytesText(std::int64_t bytes);
 
   protected:
     void paintEvent(QPaintEvent* event) override;

@@ -1,8 +1,8 @@
 #include "ledgermodel.h"
 
+#include "bytestext.h"
 #include "engine.h"
 #include "session.h"
-#include "summary.h"
 
 #include <QBrush>
 #include <QFont>
@@ -144,7 +144,7 @@ QVariant LedgerModel::data(const QModelIndex& index, int role) const {
     const int row = index.row();
     const int col = index.column();
     if (role == Qt::DisplayRole && (col == BytesOut || col == BytesBack)) {
-        return QString::fromStdString(pl::formatBytes(cellText(row, col).toLongLong())); // the CSV keeps bytes
+        return bytesText(cellText(row, col).toLongLong()); // the CSV keeps bytes
     }
     if (role == Qt::ToolTipRole && (col == BytesOut || col == BytesBack)) return tr("%1 B").arg(cellText(row, col));
     if (role == Qt::ToolTipRole && col == SharedKept) {

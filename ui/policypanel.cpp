@@ -2,7 +2,7 @@
 
 #include "labdocument.h"
 
-#include "summary.h"
+#include "bytestext.h"
 #include "workload_io.h"
 
 #include <QCheckBox>
@@ -130,7 +130,7 @@ void PolicyPanel::build() {
                     auto bytesTip = [spin] {
                         const auto bytes = static_cast<std::int64_t>(spin->value());
                         spin->setToolTip(QStringLiteral("%1 B = %2").arg(bytes).arg(
-                            QString::fromStdString(pl::formatBytes(bytes))));
+                            bytesText(bytes)));
                     };
                     bytesTip();
                     connect(spin, &QDoubleSpinBox::valueChanged, spin, bytesTip);
