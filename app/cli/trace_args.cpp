@@ -1,6 +1,7 @@
 #include "trace_args.h"
 
 #include "trace/fixed_point.h"
+#include "utf8.h"
 #include "workload_io.h"
 
 #include <algorithm>
@@ -236,7 +237,7 @@ std::optional<std::string> generatorParamsFromArgs(const Args& args, trace::Gene
 std::string commandLine(const char* program, int argc, char** argv) {
     std::string s = program;
     for (int i = 0; i < argc; ++i) {
-        const std::string a = argv[i];
+        const std::string a = utf8Lossy(argv[i]); // notes are JSON text
         const bool quote = a.find_first_of(" \"'\\$") != std::string::npos || a.empty();
         s += " " + (quote ? "'" + a + "'" : a);
     }

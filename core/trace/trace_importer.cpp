@@ -1,6 +1,8 @@
 #include "trace_importer.h"
 
 #include "random.h"
+#include "utf8.h"
+#include "workload_rules.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,7 +25,7 @@ std::string defaultName(const std::string& file) {
             break;
         }
     }
-    return stem.empty() ? "trace" : stem;
+    return stem.empty() ? "trace" : utf8Lossy(stem);
 }
 
 std::string rowId(const std::string& prefix, std::size_t index) {
@@ -73,7 +75,7 @@ std::string_view citation(TraceFormat f) {
 }
 
 std::string ImportReport::summary() const {
-    const std::string base = file.substr(file.find_last_of('/') + 1);
+    const std::string base = utf8Lossy(file.substr(file.find_last_of('/') + 1));
     std::string s = "Imported from " + base + " (" + std::string(toString(format)) + " trace, " +
                     std::to_string(rows_in_file) + " requests): " + std::to_string(imported) + " requests";
     if (imported > 0) {
@@ -132,6 +134,14 @@ Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& o, 
     auto optionError = [&](const std::string& flag, const std::string& reason) -> Result<ImportResult> {
         return InputError{"", flag, reason};
     };
+    if (!isValidUtf8(o.name)) {
+        return optionError("--name", "is not valid UTF-8 (a workload's name is JSON text)");
+    }
+    // Ids are PREFIX-NNNNNN (up to 8 digits at the request cap): the prefix must leave them valid names.
+    if (!o.id_prefix.empty() && (!isValidName(o.id_prefix) || o.id_prefix.size() > kMaxNameLength - 9)) {
+        return optionError("--id-prefix", "may only hold the characters A-Z a-z 0-9 . _ - and at most " +
+                                              std::to_string(kMaxNameLength - 9) + " of them (ids are PREFIX-NNNNNN)");
+    }
     if (o.tick_us < 1) {
         return optionError("--tick-ms", "must be at least 0.001 (one microsecond)");
     }

@@ -45,6 +45,7 @@ class TestCliFiles : public QObject {
     void optionsOnceAndWithTwoDashes();
     void everyCommandHasHelp();
     void aRunThatOutgrowsMemoryEndsWithFigures();
+    void namesThatAreNotUtf8();
 };
 
 void TestCliFiles::fullDiskKeepsPreviousReceipt() {
@@ -201,6 +202,36 @@ void TestCliFiles::aRunThatOutgrowsMemoryEndsWithFigures() {
                  o.err.contains(QStringLiteral("over the 5000 this run may hold")),
              qPrintable(o.err));
     QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).isEmpty());
+}
+
+void TestCliFiles::namesThatAreNotUtf8() {
+    // A file name or flag in Latin-1 (the byte 0xe9, not UTF-8) reaches a workload's name and notes, which are
+    // JSON text. It aborted the CLI (nlohmann's type_error 316); now a name the user typed is refused and one
+    // taken from a file name or the command line keeps its other characters, the byte shown as U+FFFD.
+    QTemporaryDir dir;
+    const QString cd = QStringLiteral("cd %1 && ").arg(quoted(dir.path()));
+    // The file gets the name asked for (its bytes, which Qt cannot name: the shell reads and removes it).
+    Outcome o = runShell(cd + QStringLiteral("%1 generate --count 5 --out \"$(printf 'gen\\351.json')\" && "
+                                             "cat \"$(printf 'gen\\351.json')\" >&2 && rm \"$(printf 'gen\\351.json')\"")
+                                  .arg(quoted(kCli)));
+    QCOMPARE(o.code, 0);
+    QVERIFY2(o.err.contains(QString::fromUtf8("--out gen\xef\xbf\xbd.json")), qPrintable(o.err.left(900)));
+
+    o = runShell(cd + QStringLiteral("exec %1 generate --count 5 --name \"$(printf 'x\\351')\" --out g.json").arg(quoted(kCli)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("--name: is not valid UTF-8")), qPrintable(o.err));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("g.json"))));
+
+    o = runShell(cd + QStringLiteral("printf 'TIMESTAMP,ContextTokens,GeneratedTokens\\n2023-11-16 18:15:46.6805900,374,44\\n' > "
+                                     "\"$(printf 'lat\\351n.csv')\" && exec %1 import-trace --format azure \"$(printf 'lat\\351n.csv')\" "
+                                     "--block-size-tokens 16 --capacity-blocks 64 --out w.json").arg(quoted(kCli)));
+    QVERIFY2(o.code == 0, qPrintable(o.err));
+    QVERIFY2(readAll(dir.filePath(QStringLiteral("w.json"))).contains("\"name\": \"lat\xef\xbf\xbdn\""),
+             readAll(dir.filePath(QStringLiteral("w.json"))).left(300).constData());
+    o = runShell(cd + QStringLiteral("%1 import-trace --format azure lat*.csv --block-size-tokens 16 --capacity-blocks 64 "
+                                     "--id-prefix 'a b' --out w2.json; code=$?; rm lat*.csv; exit $code").arg(quoted(kCli)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("--id-prefix: may only hold")), qPrintable(o.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliFiles)
