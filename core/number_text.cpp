@@ -1,14 +1,22 @@
-#include "cost/cost_format.h"
+#include "number_text.h"
 
-#include <cstdio>
+#include <charconv>
+#include <system_error>
 
-namespace pl::cost {
+namespace pl {
 
-std::string formatFixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
+namespace {
+template <typename... Format>
+std::string toChars(double v, Format... format) {
+    char buf[512]; // the longest fixed double (1e308 with decimals) fits
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, format...);
+    return ec == std::errc{} ? std::string(buf, end) : std::string("?");
 }
+} // namespace
+
+std::string formatFixed(double v, int decimals) { return toChars(v, std::chars_format::fixed, decimals); }
+
+std::string formatGeneral(double v) { return toChars(v, std::chars_format::general, 6); }
 
 std::string formatThousands(std::int64_t v) {
     std::string digits = std::to_string(v < 0 ? -v : v);
@@ -23,4 +31,4 @@ std::string formatThousands(std::int64_t v) {
     return v < 0 ? "-" + out : out;
 }
 
-} // namespace pl::cost
+} // namespace pl

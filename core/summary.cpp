@@ -1,7 +1,8 @@
 #include "summary.h"
 
+#include "number_text.h"
+
 #include <algorithm>
-#include <cstdio>
 
 namespace pl {
 
@@ -56,17 +57,16 @@ RunSummary summarize(const Workload& workload, const RunResult& run) {
 }
 
 std::string formatBytes(std::int64_t b) {
-    char buf[64];
     if (b >= (std::int64_t{1} << 30)) {
-        std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(b) / (1 << 30));
-    } else if (b >= (1 << 20)) {
-        std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(b) / (1 << 20));
-    } else if (b >= (1 << 10)) {
-        std::snprintf(buf, sizeof buf, "%.1f KiB", static_cast<double>(b) / (1 << 10));
-    } else {
-        std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+        return formatFixed(static_cast<double>(b) / (1 << 30), 2) + " GiB";
     }
-    return buf;
+    if (b >= (1 << 20)) {
+        return formatFixed(static_cast<double>(b) / (1 << 20), 2) + " MiB";
+    }
+    if (b >= (1 << 10)) {
+        return formatFixed(static_cast<double>(b) / (1 << 10), 1) + " KiB";
+    }
+    return std::to_string(b) + " B";
 }
 
 } // namespace pl

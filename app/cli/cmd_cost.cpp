@@ -5,7 +5,7 @@
 #include "measured_cost.h"
 #include "sweep_cli.h"
 
-#include "cost/cost_format.h"
+#include "number_text.h"
 #include "cost/cost_report.h"
 #include "cost/tick_rates.h"
 
@@ -135,11 +135,11 @@ int runRates(int argc, char** argv) {
     std::fprintf(stderr,
                  "rates: one tick = %s us (%s); %s-token replays priced at %s us/token; link %s GB/s effective; "
                  "KV per token is one GPU's shard (tp %lld)\n",
-                 pl::cost::formatFixed(r.tick_us, 1).c_str(),
+                 pl::formatFixed(r.tick_us, 1).c_str(),
                  in.tick_us > 0.0 ? "--tick-us" : "the memory-bound decode step",
-                 pl::cost::formatThousands(in.cost.context).c_str(),
-                 pl::cost::formatFixed(pl::cost::computeCost(in.cost).recompute_us_per_token, 2).c_str(),
-                 pl::cost::formatFixed(pl::cost::computeCost(in.cost).effective_link_gbps, 2).c_str(),
+                 pl::formatThousands(in.cost.context).c_str(),
+                 pl::formatFixed(pl::cost::computeCost(in.cost).recompute_us_per_token, 2).c_str(),
+                 pl::formatFixed(pl::cost::computeCost(in.cost).effective_link_gbps, 2).c_str(),
                  static_cast<long long>(in.cost.tp));
     return kExitOk;
 }

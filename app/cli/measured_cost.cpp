@@ -1,6 +1,6 @@
 #include "measured_cost.h"
 
-#include "cost/cost_format.h"
+#include "number_text.h"
 
 #include <variant>
 
@@ -49,8 +49,6 @@ std::optional<std::string> measuredCostFromArgs(const Args& args, const cost::Co
 }
 
 std::string measuredCostText(const MeasuredCost& m, const cost::CostOutputs& model) {
-    using cost::formatFixed;
-    using cost::formatThousands;
     const double swap = m.swapUsPerToken();
     const double recompute = m.recomputeUsPerToken();
     std::string s = "\nmeasured on " + m.calibration.device_name + " (" + m.path + "): " + m.request.method +

@@ -1,6 +1,6 @@
 #include "cost/cost_model.h"
 
-#include "cost/cost_format.h"
+#include "number_text.h"
 
 #include <algorithm>
 #include <cmath>

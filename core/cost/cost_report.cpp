@@ -1,6 +1,6 @@
 #include "cost/cost_report.h"
 
-#include "cost/cost_format.h"
+#include "number_text.h"
 
 #include <cmath>
 

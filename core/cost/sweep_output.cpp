@@ -1,18 +1,15 @@
 // The sweep's two output forms: CSV (one row per point and mode) and JSON (preemptlab.sweep.v1).
 #include "cost/sweep.h"
 
-#include <cstdio>
+#include "number_text.h"
+
 
 namespace pl::cost {
 
 namespace {
 
 // Means are ratios of integers; six decimals print them the same way everywhere.
-std::string fixed6(double v) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6f", v);
-    return buf;
-}
+std::string fixed6(double v) { return formatFixed(v, 6); }
 
 std::string csvField(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) {

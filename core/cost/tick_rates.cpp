@@ -1,5 +1,7 @@
 #include "cost/tick_rates.h"
 
+#include "number_text.h"
+
 #include <cmath>
 #include <string>
 
@@ -30,12 +32,12 @@ std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& 
     const double prefill = std::floor(r.tick_us / c.recompute_us_per_token);
     const double transfer = std::floor(r.tick_us * 1e-6 * c.effective_link_gbps * 1e9);
     if (prefill < 1.0) {
-        return CostInputError{"tick-us", "a tick of " + std::to_string(r.tick_us) +
+        return CostInputError{"tick-us", "a tick of " + formatGeneral(r.tick_us) +
                                              " us prefills less than one token (one costs " +
-                                             std::to_string(c.recompute_us_per_token) + " us)"};
+                                             formatGeneral(c.recompute_us_per_token) + " us)"};
     }
     if (transfer < 1.0) {
-        return CostInputError{"tick-us", "a tick of " + std::to_string(r.tick_us) + " us moves less than one byte"};
+        return CostInputError{"tick-us", "a tick of " + formatGeneral(r.tick_us) + " us moves less than one byte"};
     }
     if (prefill > kMaxRate || transfer > kMaxRate) {
         return CostInputError{"tick-us", "the rates exceed 2^53-1; use a shorter tick"};

@@ -4,6 +4,11 @@
 #include "trace/random.h"
 #include "trace/sampling.h"
 
+#include "comma_locale.h"
+#include "number_text.h"
+#include "summary.h"
+#include "utf8.h"
+
 #include <QtTest>
 
 #include <algorithm>
@@ -59,6 +64,49 @@ class TestGenerator : public QObject {
             seen.insert(v);
         }
         QCOMPARE(seen.size(), std::size_t{10});
+    }
+
+    void textIgnoresTheLocale() {
+        // Under Qt on a German desktop the C locale's decimal point is a comma; the lab's generator dialog wrote
+        // "arrivals at 0,35 per tick" into notes and "1,00 MiB" beside the CLI's "1.00 MiB".
+        QTemporaryDir dir;
+        if (!pltest::useCommaLocale(dir)) QSKIP("no de_DE locale installed and localedef could not make one");
+        GeneratorParams p;
+        p.count = 3;
+        p.rate_per_tick = 0.35;
+        p.arrivals = GeneratorParams::Arrivals::Gamma;
+        p.burst_cv = 2.5;
+        p.prompt_sigma = 0.9;
+        const std::string notes = generateOrFail(p).notes;
+        const std::string bytes = formatBytes(1536);
+        const std::string fixed = formatFixed(5.2421, 2);
+        const std::string general = formatGeneral(1e6);
+        std::setlocale(LC_NUMERIC, "C");
+        QVERIFY2(notes.find("arrivals at 0.35 per tick (cv 2.500000)") != std::string::npos, notes.c_str());
+        QVERIFY2(notes.find("sigma 0.9,") != std::string::npos, notes.c_str());
+        QCOMPARE(bytes, std::string("1.5 KiB"));
+        QCOMPARE(fixed, std::string("5.24"));
+        QCOMPARE(general, std::string("1e+06"));
+        QCOMPARE(formatGeneral(0.35), std::string("0.35"));
+        QCOMPARE(formatFixed(-0.005, 1), std::string("-0.0"));
+    }
+
+    void utf8Checks() {
+        QVERIFY(isValidUtf8("plain ascii"));
+        QVERIFY(isValidUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+        QVERIFY(!isValidUtf8("caf\xe9"));            // Latin-1
+        QVERIFY(!isValidUtf8("\xc0\x80"));           // overlong NUL
+        QVERIFY(!isValidUtf8("\xed\xa0\x80"));       // a surrogate
+        QVERIFY(!isValidUtf8("\xf4\x90\x80\x80"));   // above U+10FFFF
+        QVERIFY(!isValidUtf8("\xe2\x82"));           // cut short
+        QCOMPARE(utf8Lossy("caf\xe9!"), std::string("caf\xef\xbf\xbd!"));
+        QCOMPARE(utf8Lossy("\xe2\x82x"), std::string("\xef\xbf\xbd\xef\xbf\xbdx"));
+        QCOMPARE(utf8Lossy("caf\xc3\xa9"), std::string("caf\xc3\xa9"));
+        GeneratorParams p;
+        p.name = "x\xe9";
+        const auto r = generateWorkload(p);
+        QVERIFY(std::holds_alternative<InputError>(r));
+        QCOMPARE(std::get<InputError>(r).path, std::string("--name"));
     }
 
     void sameSeedSameWorkload() {
