@@ -4,6 +4,7 @@
 #include "calibration.h"
 #include "cost/cost_model.h"
 #include "cost/cost_report.h"
+#include "number_text.h"
 
 #include <qcustomplot.h>
 
@@ -374,7 +375,7 @@ void BreakevenView::recompute() {
         d->crossover->point2->setCoords(be, 1);
         d->crossoverLabel->setVisible(true);
         d->crossoverLabel->position->setCoords(be * 1.05, 0.45);
-        d->crossoverLabel->setText(tr("break-even\n%1 tokens").arg(QLocale().toString(std::llround(be))));
+        d->crossoverLabel->setText(tr("break-even\n%1 tokens").arg(QString::fromStdString(pl::formatThousands(std::llround(be)))));
     } else {
         d->crossover->setVisible(false);
         d->crossoverLabel->setVisible(true);
@@ -460,9 +461,9 @@ void BreakevenView::drawMeasured(double ymax) {
         d->measuredLine->point2->setCoords(d->measuredAt, 1);
         d->measuredLabel->setVisible(true);
         d->measuredLabel->position->setCoords(d->measuredAt * 1.05, 0.7);
-        d->measuredLabel->setText(tr("measured\n%1 tokens").arg(QLocale().toString(std::llround(d->measuredAt))));
+        d->measuredLabel->setText(tr("measured\n%1 tokens").arg(QString::fromStdString(pl::formatThousands(std::llround(d->measuredAt)))));
         QStringList at;
-        for (double r : roots) at << QLocale().toString(std::llround(r));
+        for (double r : roots) at << QString::fromStdString(pl::formatThousands(std::llround(r)));
         where = tr("measured break-even at %1 tokens").arg(at.join(QStringLiteral(", ")));
     }
     measured_->setText(tr("<b>Calibration:</b> %1, %2 (%3 B/token); %4 swaps at %5-token blocks vs prefill: %6 "

@@ -1,5 +1,6 @@
 #include "headless.h"
 
+#include "calibrationactions.h"
 #include "compareview.h"
 #include "exporter.h"
 #include "labcommandline.h"
@@ -8,6 +9,8 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QSettings>
+#include <QTemporaryDir>
 
 #include <cstdio>
 
@@ -21,7 +24,19 @@ int fail(const QString& message) {
 } // namespace
 
 int runHeadless(const LabOptions& options) {
+    // Settings go to an empty folder that is removed afterwards: the picture depends on the command line only.
+    const QTemporaryDir settingsDir;
+    if (!settingsDir.isValid()) return fail(QStringLiteral("cannot make a temporary folder for settings: %1")
+                                                .arg(settingsDir.errorString()));
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
     MainWindow window;
+    if (!options.calibration.isEmpty()) {
+        QString error;
+        if (!window.calibrationActions()->loadCalibration(options.calibration, &error)) {
+            return fail(QStringLiteral("--calibration: %1").arg(error));
+        }
+    }
     window.document()->setRunMode(LabDocument::RunMode::Synchronous);
     window.resize(options.size);
     if (!options.workload.isEmpty()) {

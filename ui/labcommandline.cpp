@@ -1,10 +1,13 @@
 #include "labcommandline.h"
 
+#include "utf8.h"
 #include "workload_io.h"
 
 #include <QCommandLineParser>
+#include <QLocale>
 #include <QRegularExpression>
 
+#include <clocale>
 #include <cstdio>
 
 namespace plui {
@@ -34,7 +37,11 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
                                   QStringLiteral("OUT"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-    parser.addOptions({workload, tick, view, shot, size});
+    const QCommandLineOption calibration(
+        QStringLiteral("calibration"),
+        QStringLiteral("Load a calibration.json (preemptlab-cli calibrate), as File > Load Calibration does."),
+        QStringLiteral("FILE"));
+    parser.addOptions({workload, tick, view, shot, size, calibration});
     QList<QPair<QString, QCommandLineOption>> keyOptions;
     auto addKeys = [&](const std::vector<std::string_view>& keys, const QString& what) {
         for (auto k : keys) {
@@ -68,6 +75,7 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         return false;
     }
     out->workload = parser.isSet(workload) ? parser.value(workload) : positional.value(0);
+    out->calibration = parser.value(calibration);
     // Overrides keep their command-line order (a later flag wins).
     for (const QString& arg : arguments) {
         for (const auto& [key, option] : keyOptions) {
@@ -108,6 +116,18 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         return false;
     }
     return true;
+}
+
+void useCliNumberFormat() {
+    std::setlocale(LC_NUMERIC, "C");
+    QLocale::setDefault(QLocale::c());
+}
+
+QString nonUtf8Argument(int argc, const char* const* argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (!pl::isValidUtf8(argv[i])) return QStringLiteral("argument %1").arg(i);
+    }
+    return {};
 }
 
 } // namespace plui

@@ -1,9 +1,11 @@
 #pragma once
 // The lab's command line (QCommandLineParser):
 //   preemptlab [WORKLOAD] [--workload FILE] [--<config or policy key> VALUE ...] [--tick N]
-//              [--view NAME] [--screenshot OUT.png|svg|pdf] [--size WxH]
+//              [--view NAME] [--screenshot OUT.png|svg|pdf] [--size WxH] [--calibration FILE]
 // Every `config` and `policy` key is a flag, underscores written as dashes, as in preemptlab-cli.
-// With --screenshot the lab renders one view and exits (headless.h).
+// With --screenshot the lab renders one view and exits (headless.h), from the defaults and the command line
+// only: the user's saved settings (layout, remembered calibration, speed) are neither read nor written, so the
+// same command draws the same picture on every machine. --calibration FILE loads a calibration in both modes.
 
 #include <QList>
 #include <QPair>
@@ -18,6 +20,7 @@ namespace plui {
 
 struct LabOptions {
     QString workload;
+    QString calibration; // --calibration FILE
     QList<QPair<QString, QString>> overrides; // (file key, value), in command-line order
     std::optional<std::int64_t> tick;
     QString view = QStringLiteral("window");
@@ -30,5 +33,15 @@ struct LabOptions {
 QStringList labViewNames();
 
 bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString* error);
+
+// The lab prints numbers as the CLI and the receipts do, whatever the desktop's locale: a '.' decimal point
+// (the C library's LC_NUMERIC, which QApplication set from the environment, back to "C", and QLocale's default
+// to C for Qt's own formatting and the plots' tick labels), so a screenshot, a notes field or an exported
+// summary never reads "5,24" beside a receipt's 5.24. Call right after constructing the QApplication.
+void useCliNumberFormat();
+
+// Each of `arguments` (argv, as bytes) that is not valid UTF-8, as "argument N": the lab's paths and values
+// are QStrings and cannot name such a file (a --screenshot would be written under another name).
+QString nonUtf8Argument(int argc, const char* const* argv);
 
 } // namespace plui

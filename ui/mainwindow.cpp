@@ -228,6 +228,10 @@ void MainWindow::reportError(const QString& title, const QString& message) {
 }
 
 void MainWindow::applyStartupOptions(const LabOptions& options) {
+    if (!options.calibration.isEmpty()) {
+        QString error;
+        if (!calibration_->loadCalibration(options.calibration, &error)) reportError(tr("Cannot load calibration"), error);
+    }
     if (options.workload.isEmpty()) return;
     if (!openPath(options.workload)) return;
     for (const auto& [key, value] : options.overrides) {

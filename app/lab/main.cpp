@@ -10,6 +10,11 @@
 #include <cstring>
 
 int main(int argc, char** argv) {
+    if (const QString bad = plui::nonUtf8Argument(argc, argv); !bad.isEmpty()) {
+        std::fprintf(stderr, "preemptlab: %s is not valid UTF-8: the lab takes paths and values in UTF-8 (the CLI "
+                             "takes any bytes)\n", qPrintable(bad));
+        return 2;
+    }
     // A --screenshot run, --help and --version need no display: use the offscreen platform unless the caller
     // chose one (so they work over ssh and in scripts).
     for (int i = 1; i < argc; ++i) {
@@ -21,6 +26,7 @@ int main(int argc, char** argv) {
         }
     }
     QApplication app(argc, argv);
+    plui::useCliNumberFormat();
     QApplication::setOrganizationName(QStringLiteral("PreemptLab"));
     QApplication::setApplicationName(QStringLiteral("preemptlab"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));

@@ -2,7 +2,9 @@
 // wrong-format files get a dialog naming the file and leave the open workload as it was; editing works after
 // a failed load; unsaved edits prompt before a close or an open loses them; a long run can be cancelled, and
 // closing the window in the middle of one is safe (the sanitizer build checks the "safe").
+#include "comma_locale.h"
 #include "exporter.h"
+#include "labcommandline.h"
 #include "fileactions.h"
 #include "labdocument.h"
 #include "mainwindow.h"
@@ -15,6 +17,8 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QLocale>
+#include <QProcess>
 #include <QFile>
 #include <QMessageBox>
 #include <QSettings>
@@ -92,6 +96,8 @@ class TestLabReliability : public QObject {
     void cancellingALongRunKeepsTheShownRun();
     void closingMidRunIsSafe();
     void aRunThatOutgrowsMemoryFailsWithFigures();
+    void screenshotsDependOnTheCommandLineOnly();
+    void numbersReadAsTheCliPrintsThem();
 };
 
 void TestLabReliability::initTestCase() {
@@ -374,6 +380,72 @@ void TestLabReliability::aRunThatOutgrowsMemoryFailsWithFigures() {
     QVERIFY2(doc.setSetting(QStringLiteral("max_ticks"), QStringLiteral("2500"), &error), qPrintable(error));
     QVERIFY(doc.session() != nullptr);
     QCOMPARE(failed.size(), 1);
+}
+
+void TestLabReliability::screenshotsDependOnTheCommandLineOnly() {
+    // A saved calibration used to reach a headless screenshot: the same command drew measured curves on one
+    // machine and none on another. Now the settings are neither read nor written; --calibration loads one.
+    const QString exe = QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab");
+    const QString calibration = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/synthetic.calibration.json");
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(QStringLiteral("used/PreemptLab/preemptlab.conf"));
+    QVERIFY(QDir().mkpath(QFileInfo(saved).path()));
+    const QByteArray settings = "[calibration]\nfile=" + calibration.toUtf8() + "\n[transport]\nspeed=40\n";
+    writeAll(saved, settings);
+    auto shoot = [&](const QString& config, const QStringList& extra, const QString& png, QString* err) {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(config));
+        p.setProcessEnvironment(env);
+        p.start(exe, QStringList{QStringLiteral("--workload"), kSeed, QStringLiteral("--view"),
+                                 QStringLiteral("breakeven"), QStringLiteral("--size"), QStringLiteral("900x600"),
+                                 QStringLiteral("--screenshot"), dir.filePath(png)} +
+                         extra);
+        if (!p.waitForFinished(60'000)) return -1;
+        *err = QString::fromUtf8(p.readAllStandardError());
+        return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    };
+    QString err;
+    QCOMPARE(shoot(QStringLiteral("clean"), {}, QStringLiteral("clean.png"), &err), 0);
+    QCOMPARE(shoot(QStringLiteral("used"), {}, QStringLiteral("used.png"), &err), 0);
+    QCOMPARE(readAll(dir.filePath(QStringLiteral("used.png"))), readAll(dir.filePath(QStringLiteral("clean.png"))));
+    QCOMPARE(readAll(saved), settings); // not rewritten
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("clean/PreemptLab")))); // nor created
+    QCOMPARE(shoot(QStringLiteral("clean"), {QStringLiteral("--calibration"), calibration},
+                   QStringLiteral("measured.png"), &err),
+             0);
+    QVERIFY(readAll(dir.filePath(QStringLiteral("measured.png"))) != readAll(dir.filePath(QStringLiteral("clean.png"))));
+    const QString missing = dir.filePath(QStringLiteral("missing.calibration.json"));
+    QCOMPARE(shoot(QStringLiteral("clean"), {QStringLiteral("--calibration"), missing}, QStringLiteral("no.png"), &err), 2);
+    QVERIFY2(err.contains(QStringLiteral("--calibration: ")) && err.contains(missing), qPrintable(err));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("no.png"))));
+    // A Latin-1 byte in a path (QProcess cannot pass one: the shell does) is refused by name, nothing written.
+    QProcess sh;
+    sh.setWorkingDirectory(dir.path());
+    sh.start(QStringLiteral("bash"), {QStringLiteral("-c"),
+                                      QStringLiteral("QT_QPA_PLATFORM=offscreen '%1' --workload '%2' --screenshot "
+                                                     "\"$(printf 'x\\351.png')\"; echo \"rc=$?\"; ls")
+                                          .arg(exe, kSeed)});
+    QVERIFY(sh.waitForFinished(60'000));
+    const QString out = QString::fromUtf8(sh.readAllStandardOutput());
+    const QString shErr = QString::fromUtf8(sh.readAllStandardError());
+    QVERIFY2(out.contains(QStringLiteral("rc=2")) && !out.contains(QStringLiteral("x")), qPrintable(out + shErr));
+    QVERIFY2(shErr.contains(QStringLiteral("argument 4 is not valid UTF-8")), qPrintable(shErr));
+}
+
+void TestLabReliability::numbersReadAsTheCliPrintsThem() {
+    // QApplication set the C library's locale from the environment; on a German desktop "%.2f" gave "5,24".
+    QTemporaryDir dir;
+    const bool comma = pltest::useCommaLocale(dir);
+    QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+    QCOMPARE(QLocale().toString(1.5), QStringLiteral("1,5"));
+    plui::useCliNumberFormat();
+    QCOMPARE(QLocale().toString(1.5), QStringLiteral("1.5"));
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%.2f", 5.2421);
+    QCOMPARE(QByteArray(buf), QByteArray("5.24"));
+    if (!comma) QSKIP("no de_DE locale installed and localedef could not make one: checked Qt's side only");
 }
 
 QTEST_MAIN(TestLabReliability)
