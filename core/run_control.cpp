@@ -1,10 +1,13 @@
 #include "run_control.h"
 
+#include "errors.h"
 #include "summary.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -22,13 +25,29 @@ RunTooLarge::RunTooLarge(Tick tick, std::int64_t events, std::int64_t budget)
                          "PREEMPTLAB_MAX_EVENTS); "
                          "lower max_ticks or let the policy stop thrashing") {}
 
+namespace {
+// PREEMPTLAB_MAX_EVENTS as a positive integer; 0 when unset or not one.
+std::int64_t fixedBudget() {
+    const char* fixed = std::getenv("PREEMPTLAB_MAX_EVENTS");
+    if (fixed == nullptr) return 0;
+    std::int64_t v = 0;
+    const char* end = fixed + std::strlen(fixed);
+    const auto [ptr, ec] = std::from_chars(fixed, end, v);
+    return ec == std::errc{} && ptr == end && v > 0 ? v : 0;
+}
+} // namespace
+
+std::string eventBudgetProblem() {
+    const char* fixed = std::getenv("PREEMPTLAB_MAX_EVENTS");
+    if (fixed == nullptr || fixedBudget() > 0) return {};
+    return "PREEMPTLAB_MAX_EVENTS: \"" + printable(fixed, 40) +
+           "\" is not a positive integer (the most ledger events one run may hold; unset it to follow the "
+           "machine's memory)";
+}
+
 std::int64_t eventBudget() {
-    if (const char* fixed = std::getenv("PREEMPTLAB_MAX_EVENTS")) {
-        char* end = nullptr;
-        const long long v = std::strtoll(fixed, &end, 10);
-        if (end != fixed && *end == '\0' && v > 0) {
-            return static_cast<std::int64_t>(v);
-        }
+    if (const std::int64_t fixed = fixedBudget()) {
+        return fixed;
     }
     std::ifstream in("/proc/meminfo");
     std::string line;

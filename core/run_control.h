@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <stdexcept>
+#include <string>
 
 namespace pl {
 
@@ -45,6 +46,9 @@ class RunTooLarge : public std::runtime_error {
 // positive integer, sets it instead (a smaller limit for a shared machine, and the tests).
 inline constexpr std::int64_t kBytesPerEvent = 4096;
 std::int64_t eventBudget();
+// Why PREEMPTLAB_MAX_EVENTS, when set, is not a positive integer (eventBudget then ignores it); empty when it
+// is unset or good. The CLI refuses to run with such a value and the lab says so at start.
+std::string eventBudgetProblem();
 
 // A control bounded by this machine's memory (max_events = eventBudget(), split evenly among `sharers` runs
 // that hold their ledgers at once, never rounded down to 0, which would mean no limit), stopped by `cancel`

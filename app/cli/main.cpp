@@ -1,5 +1,6 @@
 // preemptlab-cli: the headless face of PreemptLab. Dispatches to the command table (commands.h).
 #include "commands.h"
+#include "run_control.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -92,6 +93,10 @@ int main(int argc, char** argv) {
                 }
             }
             return finish(c.run(static_cast<int>(args.size()), args.data()));
+        }
+        if (const std::string problem = pl::eventBudgetProblem(); !problem.empty()) {
+            std::fprintf(stderr, "preemptlab-cli: %s\n", problem.c_str());
+            return pl::cli::kExitBadInput;
         }
         return finish(c.run(argc - 1, argv + 1));
     }

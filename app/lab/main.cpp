@@ -3,6 +3,7 @@
 #include "headless.h"
 #include "labcommandline.h"
 #include "mainwindow.h"
+#include "run_control.h"
 
 #include <QApplication>
 
@@ -39,6 +40,10 @@ int main(int argc, char** argv) {
     }
     if (options.exitCode >= 0) {
         return options.exitCode; // --help / --version were printed
+    }
+    if (const std::string problem = pl::eventBudgetProblem(); !problem.empty()) {
+        std::fprintf(stderr, "preemptlab: %s\n", problem.c_str());
+        return 2;
     }
     if (!options.screenshot.isEmpty()) {
         return plui::runHeadless(options);

@@ -202,6 +202,12 @@ void TestCliFiles::aRunThatOutgrowsMemoryEndsWithFigures() {
                  o.err.contains(QStringLiteral("over the 5000 this run may hold")),
              qPrintable(o.err));
     QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).isEmpty());
+    const Outcome bad = runShell(QStringLiteral("PREEMPTLAB_MAX_EVENTS=5k exec %1 run %2 --out %3")
+                                     .arg(quoted(kCli), quoted(livelock), quoted(out)));
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(bad.err.contains(QStringLiteral("PREEMPTLAB_MAX_EVENTS: \"5k\" is not a positive integer")),
+             qPrintable(bad.err));
+    QVERIFY(!QFileInfo::exists(out));
 }
 
 void TestCliFiles::namesThatAreNotUtf8() {
