@@ -1,6 +1,6 @@
 // Atomic file writes (POSIX): a temporary file beside the target, created with O_EXCL and mode 0666 (so the
-// umask applies as for any new file), written in full, fsync'ed, then renamed over the target. The folder is
-// fsync'ed afterwards so the rename survives a crash. Any failure removes the temporary and leaves the target
+// umask applies as for any new file; one that replaces a file takes that file's permission bits), written in
+// full, fsync'ed, then renamed over the target. The folder is fsync'ed afterwards so the rename survives a crash. Any failure removes the temporary and leaves the target
 // as it was.
 #include "atomic_file.h"
 
@@ -99,7 +99,8 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
         target_ = resolved;
         std::free(resolved);
     }
-    if (::stat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    const bool exists = ::stat(target_.c_str(), &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
         error_ = path_ + (S_ISDIR(st.st_mode) ? ": names a folder, not a file"
                                               : ": is not a regular file (a device, pipe or socket); name a file");
         return;
@@ -114,6 +115,11 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
     if (fd_ < 0) {
         error_ = errnoMessage(path_, errno);
         tmpPath_.clear();
+        return;
+    }
+    // A file written over keeps its permission bits (a 0640 receipt stays 0640); best effort, as an editor's.
+    if (exists) {
+        (void)::fchmod(fd_, st.st_mode & 07777);
     }
 }
 

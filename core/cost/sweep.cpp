@@ -245,7 +245,7 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
     unsigned threads = spec.threads ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, total)));
     std::atomic<std::size_t> next{0};
-    std::atomic<std::size_t> done{0};
+    std::size_t done = 0; // under progressMutex
     std::mutex progressMutex;
     std::vector<std::string> failures(total);
     // The machine's memory is shared by the workers (a point that fits with --threads 1 can fail with more:
@@ -262,9 +262,10 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
             } catch (const std::exception& e) {
                 failures[i] = e.what();
             }
+            // Counted under the lock, so reports arrive in order ("2/5" never before "1/5").
+            std::lock_guard lock(progressMutex);
             const std::size_t d = ++done;
             if (progress) {
-                std::lock_guard lock(progressMutex);
                 progress(d, total);
             }
         }

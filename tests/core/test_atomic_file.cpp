@@ -58,6 +58,13 @@ void TestAtomicFile::replacesExistingFile() {
     QVERIFY(!pl::writeFileAtomically(path, "new"));
     QCOMPARE(readAll(path), std::string("new"));
     QCOMPARE(entries(dir), QStringList{"out.json"});
+    // The replaced file's permission bits stay (the temporary was made 0666 less the umask).
+    QCOMPARE(::chmod(path.c_str(), 0640), 0);
+    QVERIFY(!pl::writeFileAtomically(path, "newer"));
+    struct stat st {};
+    QCOMPARE(::stat(path.c_str(), &st), 0);
+    QCOMPARE(st.st_mode & 07777, 0640u);
+    QCOMPARE(readAll(path), std::string("newer"));
 }
 
 void TestAtomicFile::missingFolderIsAnError() {
