@@ -158,7 +158,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
     const int speed = settings.value(QStringLiteral("transport/speed"), -1).toInt();
     if (speed >= 0) transport_->speedSlider()->setValue(speed);
     updateTitle();
-    statusBar()->showMessage(tr("Open a workload (File > Samples, or drop a file here)."));
+    // Settings that cannot be kept are said once, not lost in silence (a read-only or missing config folder).
+    if (!settings.isWritable()) {
+        statusBar()->showMessage(tr("Settings cannot be saved to %1: recent files, the layout and the calibration "
+                                    "will not be remembered.")
+                                     .arg(settings.fileName()));
+    } else {
+        statusBar()->showMessage(tr("Open a workload (File > Samples, or drop a file here)."));
+    }
 }
 
 MainWindow::~MainWindow() {
@@ -289,6 +296,10 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("transport/speed"), transport_->speedSlider()->value());
+    settings.sync();
+    if (settings.status() != QSettings::NoError) {
+        std::fprintf(stderr, "preemptlab: settings could not be saved to %s\n", qPrintable(settings.fileName()));
+    }
     QMainWindow::closeEvent(event);
 }
 

@@ -23,6 +23,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QThreadPool>
@@ -98,6 +99,7 @@ class TestLabReliability : public QObject {
     void aRunThatOutgrowsMemoryFailsWithFigures();
     void screenshotsDependOnTheCommandLineOnly();
     void numbersReadAsTheCliPrintsThem();
+    void unwritableSettingsAreSaid();
 };
 
 void TestLabReliability::initTestCase() {
@@ -446,6 +448,21 @@ void TestLabReliability::numbersReadAsTheCliPrintsThem() {
     std::snprintf(buf, sizeof buf, "%.2f", 5.2421);
     QCOMPARE(QByteArray(buf), QByteArray("5.24"));
     if (!comma) QSKIP("no de_DE locale installed and localedef could not make one: checked Qt's side only");
+}
+
+void TestLabReliability::unwritableSettingsAreSaid() {
+    // A config folder that cannot be made (here under /proc, even for root) lost recent files and the layout
+    // without a word; the window now says so in the status bar at start.
+    const QString home = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, QStringLiteral("/proc/preemptlab-nope"));
+    {
+        MainWindow w;
+        const QString message = w.statusBar()->currentMessage();
+        QVERIFY2(message.startsWith(QStringLiteral("Settings cannot be saved to /proc/preemptlab-nope/")), qPrintable(message));
+    }
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, home);
+    MainWindow w;
+    QVERIFY(w.statusBar()->currentMessage().startsWith(QStringLiteral("Open a workload")));
 }
 
 QTEST_MAIN(TestLabReliability)
