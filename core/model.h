@@ -82,6 +82,7 @@ struct Workload {
     Config config;
     Policy policy;
     std::vector<RequestSpec> requests;
+    friend bool operator==(const Workload&, const Workload&) = default;
 };
 
 // Some request names prefix_blocks: the engine's prefix cache is on (issue 6).

@@ -26,6 +26,8 @@ struct CompareView::Impl {
     QCustomPlot* plots[2] = {};
     bool hasResult = false;
     int loadCount = -1;
+    bool pending = false;            // started, its end not yet handled (the future may be done already)
+    bool editedWhileRunning = false; // the workload changed after the pending comparison took its copy
 };
 
 namespace {
@@ -119,15 +121,25 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     connect(&d->watcher, &QFutureWatcher<CompareResult>::finished, this, [this]() {
         run_->setEnabled(true);
         cancel_->setEnabled(false);
+        d->pending = false;
         if (d->watcher.isCanceled() || d->watcher.future().resultCount() == 0) {
             status_->setText(tr("Cancelled."));
         } else {
-            show(d->watcher.result());
+            const CompareResult result = d->watcher.result();
+            show(result);
+            if (d->editedWhileRunning && result.error.isEmpty()) {
+                status_->setText(tr("This comparison ran on the workload as it was before your last change: "
+                                    "run it again."));
+            }
         }
+        emit runningChanged(false);
         emit finished();
     });
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
-        if ((what & LabChangeKind::Workload) && d->hasResult) {
+        if (!(what & LabChangeKind::Workload)) return;
+        if (d->pending) {
+            d->editedWhileRunning = true;
+        } else if (d->hasResult) {
             status_->setText(tr("The workload changed since this comparison: run it again."));
         }
     });
@@ -153,7 +165,10 @@ void CompareView::start() {
     cancel_->setEnabled(true);
     progress_->setValue(0);
     status_->setText(tr("Running four recovery modes..."));
+    d->editedWhileRunning = false;
+    d->pending = true;
     d->watcher.setFuture(startCompare(doc_->workload()));
+    emit runningChanged(true);
 }
 
 void CompareView::runNow() {

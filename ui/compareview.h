@@ -34,6 +34,7 @@ class CompareView : public QWidget {
 
   signals:
     void finished();
+    void runningChanged(bool running);
 
   private:
     void show(const CompareResult& r);

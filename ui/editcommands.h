@@ -20,6 +20,8 @@ class ChangeWorkload : public QUndoCommand {
     void redo() override;
     int id() const override { return mergeId_; }
     bool mergeWith(const QUndoCommand* other) override;
+    const pl::Workload& before() const { return before_; }
+    const pl::Workload& after() const { return after_; }
 
   private:
     LabDocument* doc_;

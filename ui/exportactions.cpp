@@ -16,15 +16,27 @@ ExportActions::ExportActions(MainWindow* window) : QObject(window), window_(wind
 void ExportActions::buildMenu(QMenu* menu) {
     auto* receipt = menu->addAction(tr("&Receipt..."), this, &ExportActions::exportReceipt);
     receipt->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    menu->addAction(tr("&Ledger as CSV..."), this, &ExportActions::exportCsv);
+    auto* csv = menu->addAction(tr("&Ledger as CSV..."), this, &ExportActions::exportCsv);
+    csv->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     auto* shots = menu->addMenu(tr("&Screenshot"));
     for (const QString& name : labViewNames()) {
         auto* a = shots->addAction(name == QLatin1String("window") ? tr("Whole window...") : tr("%1 view...").arg(name),
                                    this, [this, name]() { exportView(name); });
-        if (name == QLatin1String("window")) a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+        // Ctrl+Shift+P ("picture"): Ctrl+Shift+S is Save As.
+        if (name == QLatin1String("window")) a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     }
     auto* bundle = menu->addAction(tr("Review &Bundle..."), this, &ExportActions::exportBundle);
     bundle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
+    needRun_ = {receipt, csv, bundle};
+    menu->setToolTipsVisible(true); // a disabled export says why
+    setWorkloadOpen(false);
+}
+
+void ExportActions::setWorkloadOpen(bool open) {
+    for (QAction* a : needRun_) {
+        a->setEnabled(open);
+        a->setToolTip(open ? QString() : tr("Open a workload first: there is no run to export"));
+    }
 }
 
 QList<QPair<QString, QWidget*>> ExportActions::bundleViews() const {

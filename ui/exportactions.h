@@ -2,8 +2,10 @@
 // ExportActions: the Export menu. Receipt, ledger CSV, a screenshot of the window or of any single view
 // (PNG, SVG or PDF by the chosen suffix), and the review bundle folder.
 
+#include <QList>
 #include <QObject>
 
+class QAction;
 class QMenu;
 
 namespace plui {
@@ -17,6 +19,8 @@ class ExportActions : public QObject {
     void buildMenu(QMenu* menu);
     // The views written into a review bundle, as (file stem, widget).
     QList<QPair<QString, QWidget*>> bundleViews() const;
+    // The receipt, ledger CSV and review bundle need a run: disabled, saying so, until there is one.
+    void setWorkloadOpen(bool open);
 
   private:
     void exportReceipt();
@@ -25,6 +29,7 @@ class ExportActions : public QObject {
     void exportBundle();
     void done(const std::optional<QString>& error, const QString& what);
     MainWindow* window_;
+    QList<QAction*> needRun_;
 };
 
 } // namespace plui

@@ -66,17 +66,18 @@ void FileActions::buildMenu(QMenu* menu) {
         if (dialog.exec() != QDialog::Accepted) return;
         QString error;
         auto w = dialog.generate(&error);
-        if (!w || !window_->document()->setWorkload(std::move(*w), tr("generated"), &error)) {
+        if (!w || !window_->document()->setWorkload(std::move(*w), tr("generated (unsaved)"), &error)) {
             window_->reportError(tr("Cannot generate"), error);
         }
     });
     gen->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
     imports_->addTo(menu);
     auto* save = menu->addAction(tr("&Save Workload As..."), this, [this]() { saveAs(); });
-    save->setShortcut(QKeySequence::SaveAs);
+    // Explicit keys: the platform's SaveAs and Quit are empty on some (Windows, offscreen).
+    save->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     menu->addSeparator();
     auto* quit = menu->addAction(tr("&Quit"), window_, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
+    quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     rebuildRecentMenu();
 }
 
@@ -89,6 +90,13 @@ void FileActions::addRecent(const QString& path) {
     list.removeAll(abs);
     list.prepend(abs);
     while (list.size() > kMaxRecent) list.removeLast();
+    QSettings().setValue(kRecentKey, list);
+    rebuildRecentMenu();
+}
+
+void FileActions::removeRecent(const QString& path) {
+    QStringList list = recentFiles();
+    if (list.removeAll(QFileInfo(path).absoluteFilePath()) == 0) return;
     QSettings().setValue(kRecentKey, list);
     rebuildRecentMenu();
 }
@@ -123,7 +131,7 @@ bool FileActions::saveAs() {
         window_->reportError(tr("Save failed"), QString::fromStdString(*e));
         return false;
     }
-    doc->undoStack()->setClean();
+    doc->markSaved(path);
     addRecent(path);
     return true;
 }

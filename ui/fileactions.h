@@ -19,6 +19,7 @@ class FileActions : public QObject {
     explicit FileActions(MainWindow* window);
     void buildMenu(QMenu* menu);
     void addRecent(const QString& path);
+    void removeRecent(const QString& path); // a remembered file that is gone
     QStringList recentFiles() const;
     // Bundled samples: (resource path, name, notes).
     struct Sample {

@@ -68,7 +68,7 @@ bool LabDocument::loadFile(const QString& path, QString* error) {
         if (error) *error = qs(e->message());
         return false;
     }
-    return setWorkload(std::get<pl::Workload>(std::move(loaded)), path, error);
+    return setWorkload(std::get<pl::Workload>(std::move(loaded)), path, error, true);
 }
 
 bool LabDocument::loadResource(const QString& path, QString* error) {
@@ -84,16 +84,20 @@ bool LabDocument::loadResource(const QString& path, QString* error) {
         if (error) *error = qs(e->message());
         return false;
     }
-    return setWorkload(std::get<pl::Workload>(std::move(parsed)), path, error);
+    return setWorkload(std::get<pl::Workload>(std::move(parsed)), path, error, true);
 }
 
-bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, QString* error) {
+bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, QString* error, bool onDisk) {
     if (auto e = pl::validateWorkload(workload)) {
         if (error) *error = qs(e->message());
         return false;
     }
+    // Kept until the new run is installed, for cancelRun (a load superseding a pending load keeps the first).
+    if (session_) beforeLoad_ = Shown{*workload_, sourceName_, nothingUnsaved(), session_, liveRun_};
     workload_ = std::move(workload);
     sourceName_ = sourceName;
+    onDisk_ = onDisk;
+    emit savedChanged();
     ++loadCount_;
     selected_ = -1;
     undo_->clear();
@@ -111,9 +115,19 @@ void LabDocument::applyEditedWorkload(pl::Workload workload) {
     if (selected_ >= static_cast<int>(workload_->requests.size())) {
         selected_ = -1;
     }
+    if (quietEdits_) return;
     emit changed(LabChangeKind::Workload);
     startRun(true);
 }
+
+void LabDocument::markSaved(const QString& path) {
+    sourceName_ = path;
+    onDisk_ = true;
+    undo_->setClean();
+    emit savedChanged();
+}
+
+bool LabDocument::nothingUnsaved() const { return !workload_ || (onDisk_ && undo_->isClean()); }
 
 void LabDocument::startRun(bool keepTick) {
     const std::int64_t tick = keepTick ? (session_ ? session_->currentTick() : wantedTick_) : -1;
@@ -204,6 +218,7 @@ bool LabDocument::applyCalibration(double tickMs, QString* report, QString* erro
 }
 
 void LabDocument::installSession(LabRun run, std::int64_t tick) {
+    beforeLoad_.reset();
     session_ = std::move(run.session);
     liveRun_ = std::move(run.live);
     session_->seek(tick);
@@ -228,13 +243,52 @@ void LabDocument::cancelRun() {
     ++generation_; // the finishing run sees a stale generation and is dropped
     stopBackgroundRun();
     if (session_) {
-        // Back to the workload that is on screen (undo then re-applies the edit, running it again).
+        // Back to the workload that is on screen (redo then re-applies the edit, running it again).
+        revertUndoTo(session_->workload());
         workload_ = session_->workload();
         emit changed(LabChangeKind::Workload);
+    } else if (beforeLoad_) {
+        Shown shown = std::move(*beforeLoad_);
+        beforeLoad_.reset();
+        workload_ = std::move(shown.workload);
+        sourceName_ = shown.sourceName;
+        onDisk_ = shown.onDisk;
+        ++loadCount_; // views reset their per-workload state, as for a load
+        selected_ = -1;
+        const std::int64_t tick = shown.session->currentTick();
+        installSession(LabRun{std::move(shown.session), std::move(shown.liveRun), {}}, tick);
+        emit changed(LabChangeKind::Workload | LabChangeKind::Selection);
+        emit savedChanged();
     } else {
         workload_.reset();
         sourceName_.clear();
         emit changed(LabChangeKind::Workload | LabChangeKind::Session);
+        emit savedChanged();
+    }
+}
+
+void LabDocument::revertUndoTo(const pl::Workload& shown) {
+    // The workload after undo index k: the `before` of command k, or the `after` of the last one at the end.
+    auto stateAt = [this](int k) -> const pl::Workload* {
+        if (k < undo_->count()) {
+            const auto* c = dynamic_cast<const ChangeWorkload*>(undo_->command(k));
+            return c ? &c->before() : nullptr;
+        }
+        const auto* c = k > 0 ? dynamic_cast<const ChangeWorkload*>(undo_->command(k - 1)) : nullptr;
+        return c ? &c->after() : nullptr;
+    };
+    const int now = undo_->index();
+    for (int distance = 1; distance <= undo_->count(); ++distance) {
+        for (int k : {now - distance, now + distance}) {
+            if (k < 0 || k > undo_->count()) continue;
+            const pl::Workload* state = stateAt(k);
+            if (state != nullptr && *state == shown) {
+                quietEdits_ = true;
+                undo_->setIndex(k);
+                quietEdits_ = false;
+                return;
+            }
+        }
     }
 }
 

@@ -43,8 +43,15 @@ class LabDocument : public QObject {
     bool loadFile(const QString& path, QString* error);
     // Load from a resource or any QIODevice-readable path (":/samples/x.workload.json").
     bool loadResource(const QString& path, QString* error);
-    // Replace the workload (generator, importer). Validated first; clears the undo stack.
-    bool setWorkload(pl::Workload workload, const QString& sourceName, QString* error);
+    // Replace the workload (generator, importer). Validated first; clears the undo stack. `onDisk`: it was
+    // read from a file or a bundled sample; otherwise (generated, imported) it is unsaved until markSaved, and
+    // closing or opening another asks first as for edits.
+    bool setWorkload(pl::Workload workload, const QString& sourceName, QString* error, bool onDisk = false);
+    // Save As wrote the workload to `path`: it is on disk, its edits are saved.
+    void markSaved(const QString& path);
+    // Nothing would be lost by replacing the workload: none open, or on disk with no unsaved edit.
+    bool nothingUnsaved() const;
+    bool onDisk() const { return onDisk_; }
 
     bool hasWorkload() const { return workload_.has_value(); }
     const pl::Workload& workload() const { return *workload_; }
@@ -77,8 +84,11 @@ class LabDocument : public QObject {
     // which fit. False with `error` (field and reason) when it cannot be derived; the workload is unchanged.
     bool applyCalibration(double tickMs, QString* report, QString* error);
 
-    // Abandon the background run in progress: the previous run (if any) stays on screen with its workload
-    // (a new workload that never ran is dropped), and the worker's engine stops at its next check.
+    // Abandon the background run in progress; the worker's engine stops at its next check. What is on screen
+    // stays: after an edit, the workload goes back to what the shown run ran, and the undo stack to the step
+    // that made it (the cancelled edit can be redone); after loading another workload, the one shown before
+    // comes back (its undo steps are gone; if it had unsaved edits, it comes back unsaved, so they are asked
+    // about again before anything replaces it).
     void cancelRun();
     // Background runs that ended early because they were cancelled or superseded (pl::RunCancelled).
     int stoppedRuns() const { return stoppedRuns_; }
@@ -112,12 +122,26 @@ class LabDocument : public QObject {
   signals:
     void changed(plui::LabChange what);
     void runFailed(const QString& message);
+    void savedChanged(); // onDisk() or the source name changed (the window title)
 
   private:
     void startRun(bool keepTick);
     void stopBackgroundRun();
     void installSession(LabRun run, std::int64_t tick);
     void updateVictims();
+    void revertUndoTo(const pl::Workload& shown);
+
+    // What was on screen when a workload was loaded whose run is still going (cancelRun brings it back).
+    struct Shown {
+        pl::Workload workload;
+        QString sourceName;
+        bool onDisk = false; // and nothing unsaved: else it comes back as unsaved (its undo steps are gone)
+        std::shared_ptr<pl::Session> session;
+        std::shared_ptr<const pl::RunResult> liveRun;
+    };
+    std::optional<Shown> beforeLoad_;
+    bool onDisk_ = false;
+    bool quietEdits_ = false; // applyEditedWorkload installs without running (cancelRun moving the undo index)
 
     std::optional<pl::Workload> workload_;
     QString sourceName_;

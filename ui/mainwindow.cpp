@@ -5,6 +5,7 @@
 #include "compareview.h"
 #include "exportactions.h"
 #include "fileactions.h"
+#include "helpactions.h"
 #include "labcommandline.h"
 #include "labdocument.h"
 #include "ledgerview.h"
@@ -23,6 +24,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -33,6 +35,8 @@
 #include <QStatusBar>
 #include <QUndoStack>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 
 // Resources of a static library must be registered by name (outside any namespace).
@@ -95,38 +99,55 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
     auto* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
     auto* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
+    redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     edit->addAction(undo);
     edit->addAction(redo);
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     viewMenu->addActions(transport_->transportActions());
     viewMenu->addSeparator();
+    auto* goTo = viewMenu->addAction(tr("&Go to Tick..."), this, &MainWindow::goToTick);
+    goTo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+    viewMenu->addSeparator();
+    // Ctrl+1..7 show, raise and focus a view (the entries below them only toggle a dock's visibility).
+    int number = 1;
+    for (const QString& name : {QStringLiteral("policy"), QStringLiteral("workload"), QStringLiteral("ledger"),
+                                QStringLiteral("timeline"), QStringLiteral("plots"), QStringLiteral("compare"),
+                                QStringLiteral("breakeven")}) {
+        auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
+        auto* show = viewMenu->addAction(tr("Show %1").arg(dock->windowTitle()), this, [this, name]() {
+            if (QWidget* w = view(name)) w->setFocus(Qt::ShortcutFocusReason);
+        });
+        show->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_0 + number++)));
+    }
+    auto* showPool = viewMenu->addAction(tr("Show Pool"), this, [this]() { pool_->setFocus(Qt::ShortcutFocusReason); });
+    showPool->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    viewMenu->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
     auto* runMenu = menuBar()->addMenu(tr("&Run"));
-    auto* compareAction = runMenu->addAction(tr("&Compare recovery modes"), this, [this, compareDock]() {
+    auto* compareAction = compareAction_ = runMenu->addAction(tr("&Compare recovery modes"), this, [this, compareDock]() {
         compareDock->show();
         compareDock->raise();
         compare_->start();
     });
     compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    compareAction->setObjectName(QStringLiteral("compareAction"));
+    // Esc stops whatever runs in the background: the workload's run and a comparison.
+    cancelAction_ = runMenu->addAction(tr("C&ancel Run"), this, [this]() {
+        doc_->cancelRun();
+        compare_->cancel();
+    });
+    cancelAction_->setShortcut(QKeySequence(Qt::Key_Escape));
+    cancelAction_->setEnabled(false);
+    connect(compare_, &CompareView::runningChanged, this, &MainWindow::updateActions);
     runMenu->addSeparator();
     runMenu->addAction((new LiveModeAction(doc_, this))->action());
     runMenu->setToolTipsVisible(true); // the live switch explains itself when disabled
     exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
-    auto* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&Keyboard shortcuts"), this, [this]() {
-        QString text;
-        for (auto* a : transport_->transportActions()) {
-            text += QStringLiteral("%1\t%2\n").arg(a->shortcut().toString(QKeySequence::NativeText), a->toolTip());
-        }
-        text += tr("Ctrl+Z / Ctrl+Shift+Z\tUndo / redo an edit\nCtrl+K\tCompare recovery modes\n"
-                   "Ctrl+G\tGenerate a workload\nCtrl+I\tImport a trace\n"
-                   "Ctrl+wheel on the pool\tZoom the grid\nDouble-click the timeline\tMove to that tick\n");
-        QMessageBox::information(this, tr("Keyboard shortcuts"), text);
-    });
+    (new HelpActions(this))->buildMenu(menuBar()->addMenu(tr("&Help")));
 
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & (LabChangeKind::Workload | LabChangeKind::Busy)) updateTitle();
+        if (what & (LabChangeKind::Workload | LabChangeKind::Busy | LabChangeKind::Session)) updateActions();
         if ((what & LabChangeKind::Session) && doc_->session()) {
             statusBar()->showMessage(tr("%1: %2 ticks, %3 evictions").arg(doc_->sourceName())
                                          .arg(doc_->lastTick() + 1).arg(doc_->session()->result().totals.evictions));
@@ -140,6 +161,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
     });
     connect(doc_, &LabDocument::runFailed, this, [this](const QString& m) { reportError(tr("Run failed"), m); });
     connect(doc_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+    connect(doc_, &LabDocument::savedChanged, this, &MainWindow::updateTitle);
 
     // Long runs: an indeterminate bar (the run reports no fraction) and a cancel button in the status bar.
     busyBar_ = new QProgressBar(this);
@@ -155,15 +177,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
     layoutRestored_ = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    const int speed = settings.value(QStringLiteral("transport/speed"), -1).toInt();
-    if (speed >= 0) transport_->speedSlider()->setValue(speed);
+    bool speedOk = false;
+    const int speed = settings.value(QStringLiteral("transport/speed")).toInt(&speedOk);
+    if (speedOk && speed >= transport_->speedSlider()->minimum() && speed <= transport_->speedSlider()->maximum()) {
+        transport_->speedSlider()->setValue(speed);
+    }
     updateTitle();
-    // Settings that cannot be kept are said once, not lost in silence (a read-only or missing config folder).
+    updateActions();
+    // Settings that cannot be kept are said once, not lost in silence (a read-only or missing config folder);
+    // a message from the start (the remembered calibration is gone) is not covered by the welcome line.
     if (!settings.isWritable()) {
         statusBar()->showMessage(tr("Settings cannot be saved to %1: recent files, the layout and the calibration "
                                     "will not be remembered.")
                                      .arg(settings.fileName()));
-    } else {
+    } else if (statusBar()->currentMessage().isEmpty()) {
         statusBar()->showMessage(tr("Open a workload (File > Samples, or drop a file here)."));
     }
 }
@@ -195,10 +222,11 @@ QWidget* MainWindow::view(const QString& name) {
 }
 
 bool MainWindow::confirmDiscardEdits() {
-    if (!doc_->hasWorkload() || doc_->undoStack()->isClean()) return true;
+    if (doc_->nothingUnsaved()) return true;
+    const QString name = QString::fromStdString(doc_->workload().name);
     QMessageBox box(QMessageBox::Question, tr("Unsaved edits"),
-                    tr("The workload \"%1\" has edits that are not saved.")
-                        .arg(QString::fromStdString(doc_->workload().name)),
+                    doc_->onDisk() ? tr("The workload \"%1\" has edits that are not saved.").arg(name)
+                                   : tr("The workload \"%1\" (%2) is not saved.").arg(name, doc_->sourceName()),
                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setObjectName(QStringLiteral("unsavedEditsDialog"));
     box.setInformativeText(tr("Save them before they are lost?"));
@@ -216,6 +244,7 @@ bool MainWindow::openPath(const QString& path) {
     const bool ok = path.startsWith(QLatin1Char(':')) ? doc_->loadResource(path, &error) : doc_->loadFile(path, &error);
     if (!ok) {
         reportError(tr("Cannot open workload"), error);
+        if (!path.startsWith(QLatin1Char(':')) && !QFileInfo::exists(path)) files_->removeRecent(path);
         return false;
     }
     lastError_.clear();
@@ -254,12 +283,32 @@ void MainWindow::applyStartupOptions(const LabOptions& options) {
 void MainWindow::updateTitle() {
     QString title = QStringLiteral("PreemptLab");
     if (doc_->hasWorkload()) {
-        title = QStringLiteral("%1%2 - PreemptLab")
+        // Where it lives: the file's name, or what made it ("generated (unsaved)", "x.csv (imported, unsaved)").
+        const QString where = doc_->onDisk() ? QFileInfo(doc_->sourceName()).fileName() : doc_->sourceName();
+        title = QStringLiteral("%1%2 - %3 - PreemptLab")
                     .arg(QString::fromStdString(doc_->workload().name),
-                         doc_->undoStack()->isClean() ? QString() : QStringLiteral(" (edited)"));
+                         doc_->undoStack()->isClean() ? QString() : tr(" (edited)"), where);
     }
     if (doc_->busy()) title += tr(" [running]");
     setWindowTitle(title);
+}
+
+void MainWindow::updateActions() {
+    const bool open = doc_->hasWorkload();
+    compareAction_->setEnabled(open);
+    compareAction_->setToolTip(open ? QString() : tr("Open a workload first"));
+    cancelAction_->setEnabled(doc_->busy() || compare_->running());
+    exports_->setWorkloadOpen(open && doc_->session() != nullptr);
+}
+
+void MainWindow::goToTick() {
+    if (!doc_->session()) return;
+    bool ok = false;
+    const int tick = QInputDialog::getInt(this, tr("Go to tick"),
+                                          tr("Tick (-1 is before the first, %1 the last):").arg(doc_->lastTick()),
+                                          static_cast<int>(doc_->currentTick()), -1,
+                                          static_cast<int>(std::min<std::int64_t>(doc_->lastTick(), INT_MAX)), 1, &ok);
+    if (ok) doc_->seek(tick);
 }
 
 void MainWindow::showEvent(QShowEvent* event) {

@@ -69,9 +69,13 @@ class MainWindow : public QMainWindow {
   private:
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area);
     void updateTitle();
+    void updateActions(); // what needs a workload or a running job, enabled with it
+    void goToTick();
     void proportionDocks();
     QProgressBar* busyBar_ = nullptr;
     QPushButton* busyCancel_ = nullptr;
+    QAction* cancelAction_ = nullptr;
+    QAction* compareAction_ = nullptr;
     bool layoutRestored_ = false;
     bool proportionsSet_ = false;
     bool userArranged_ = false;

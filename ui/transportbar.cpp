@@ -2,18 +2,59 @@
 
 #include "labdocument.h"
 
+#include <QAbstractButton>
+#include <QAbstractItemView>
+#include <QAbstractSpinBox>
 #include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSlider>
 #include <QStyle>
+#include <QTextEdit>
 #include <QTimer>
 
 #include <cmath>
 
 namespace plui {
 
+bool controlKeepsKey(const QWidget* focus, int key) {
+    const bool navigation = key == Qt::Key_Left || key == Qt::Key_Right || key == Qt::Key_Home ||
+                            key == Qt::Key_End || key == Qt::Key_PageUp || key == Qt::Key_PageDown;
+    if (!navigation && key != Qt::Key_Space) return false;
+    if (qobject_cast<const QAbstractItemView*>(focus) || qobject_cast<const QComboBox*>(focus) ||
+        qobject_cast<const QAbstractSpinBox*>(focus) || qobject_cast<const QLineEdit*>(focus) ||
+        qobject_cast<const QTextEdit*>(focus) || qobject_cast<const QPlainTextEdit*>(focus)) {
+        return true;
+    }
+    if (qobject_cast<const QAbstractSlider*>(focus)) return navigation;
+    if (qobject_cast<const QAbstractButton*>(focus)) return key == Qt::Key_Space;
+    return false;
+}
+
+namespace {
+// Accepting a ShortcutOverride is Qt's way for a focused widget to claim a key that is also a shortcut: the
+// key then goes to the widget as a key press and the shortcut does not fire.
+class TransportKeyGuard : public QObject {
+  public:
+    using QObject::QObject;
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() != QEvent::ShortcutOverride) return false;
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if (key->modifiers() & ~Qt::KeypadModifier) return false;
+        if (!controlKeepsKey(qobject_cast<const QWidget*>(watched), key->key())) return false;
+        event->accept();
+        return true;
+    }
+};
+} // namespace
+
 TransportBar::TransportBar(LabDocument* doc, QWidget* parent) : QToolBar(tr("Transport"), parent), doc_(doc) {
     setObjectName(QStringLiteral("transportBar"));
+    qApp->installEventFilter(new TransportKeyGuard(this)); // removed with this bar
     auto make = [this](QStyle::StandardPixmap icon, const QString& tip, const QKeySequence& key) {
         auto* a = addAction(style()->standardIcon(icon), tip);
         a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));

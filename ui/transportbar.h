@@ -1,7 +1,8 @@
 #pragma once
 // TransportBar: step back and forward, play/pause with a speed slider, previous/next pressure event, first
 // and last tick, and a scrub slider over the run. The actions carry the keyboard shortcuts (also in the
-// View > Transport menu of the main window).
+// View > Transport menu of the main window): plain keys (arrows, Home, End, PageUp/Down, Space) that belong to
+// the window, except where the focused control uses the key itself (controlKeepsKey).
 
 #include <QToolBar>
 
@@ -9,8 +10,14 @@ class QAction;
 class QLabel;
 class QSlider;
 class QTimer;
+class QWidget;
 
 namespace plui {
+
+// Whether `focus`, a focused control, uses the plain key `key` itself and keeps it from the transport's
+// shortcuts: a slider its arrows, Home, End and pages; a button or check box Space; a table, list, combo box,
+// spin box or text field all of them. The pool, the timeline and the plots leave every key to the transport.
+bool controlKeepsKey(const QWidget* focus, int key);
 
 class LabDocument;
 

@@ -8,6 +8,7 @@
 #include "exporter.h"
 #include "fileactions.h"
 #include "generatordialog.h"
+#include "helpactions.h"
 #include "labdocument.h"
 #include "ledgermodel.h"
 #include "ledgerview.h"
@@ -29,6 +30,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -173,6 +175,42 @@ class TestLabGui : public QObject {
         const auto stopped = doc->currentTick();
         QTest::qWait(100);
         QCOMPARE(doc->currentTick(), stopped);
+    }
+
+    void focusedControlsKeepTheirKeys() {
+        // The transport's plain keys were the window's everywhere: Right on a focused slider stepped the tick,
+        // Space on a check box started playback, End in the ledger jumped to the last tick.
+        auto w = makeWindow();
+        LabDocument* doc = w->document();
+        w->activateWindow();
+        doc->seek(5);
+        QSlider* speed = w->transport()->speedSlider();
+        const int before = speed->value();
+        speed->setFocus();
+        QTest::keyClick(speed, Qt::Key_Right);
+        QCOMPARE(speed->value(), before + 1);
+        QCOMPARE(doc->currentTick(), 5);
+        QTableView* ledger = w->ledger()->table();
+        ledger->setFocus();
+        QTest::keyClick(ledger, Qt::Key_End);
+        QTest::keyClick(ledger, Qt::Key_PageDown);
+        QVERIFY(doc->currentTick() != doc->lastTick());
+        auto* check = w->findChild<QCheckBox*>();
+        QVERIFY(check != nullptr);
+        const bool was = check->isChecked();
+        check->setFocus();
+        QTest::keyClick(check, Qt::Key_Space);
+        QCOMPARE(check->isChecked(), !was);
+        QVERIFY(!w->transport()->playAction()->isChecked());
+        // Off such controls the keys are the transport's, and a slider leaves Space to it.
+        w->poolView()->setFocus();
+        const auto tick = doc->currentTick();
+        QTest::keyClick(w->poolView(), Qt::Key_Right);
+        QCOMPARE(doc->currentTick(), tick + 1);
+        QVERIFY(!plui::controlKeepsKey(speed, Qt::Key_Space));
+        QVERIFY(plui::controlKeepsKey(speed, Qt::Key_Home));
+        QVERIFY(!plui::controlKeepsKey(check, Qt::Key_Left));
+        QVERIFY(!plui::controlKeepsKey(w->poolView(), Qt::Key_Left));
     }
 
     void aSliderChangeRerunsAndKeepsTheTick() {
@@ -428,6 +466,62 @@ class TestLabGui : public QObject {
         cmp->start();
         cmp->cancel();
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 60000);
+        // An edit while it runs: the result is shown, flagged as from the workload before the edit.
+        cmp->start();
+        QString error;
+        QVERIFY(w->document()->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("200"), &error));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 3, 60000);
+        QVERIFY2(cmp->statusText().contains(QStringLiteral("before your last change")), qPrintable(cmp->statusText()));
+    }
+
+    void menusHaveOneActionPerKey() {
+        // Ctrl+Shift+S was both Save As (on Linux desktops) and the window screenshot: Qt fires neither.
+        auto w = makeWindow(QString());
+        QHash<QString, QString> owner;
+        for (const QAction* a : w->findChildren<QAction*>()) {
+            for (const QKeySequence& k : a->shortcuts()) {
+                const QString key = k.toString(QKeySequence::PortableText);
+                QVERIFY2(!owner.contains(key) || owner[key] == a->text(),
+                         qPrintable(key + QStringLiteral(": ") + owner[key] + QStringLiteral(" and ") + a->text()));
+                owner[key] = a->text();
+            }
+        }
+        for (const char* key : {"Ctrl+O", "Ctrl+Shift+S", "Ctrl+Q", "Ctrl+Z", "Ctrl+Shift+Z", "Ctrl+Y", "Ctrl+K",
+                                "Esc", "Ctrl+T", "Ctrl+E", "Ctrl+Shift+L", "Ctrl+Shift+P", "Ctrl+Shift+B", "F1",
+                                "Ctrl+1", "Ctrl+7", "Ctrl+0", "Space", "PgDown"}) {
+            QVERIFY2(owner.contains(QString::fromLatin1(key)), key);
+        }
+        // Help > Keyboard Shortcuts lists them from the menus.
+        const QString help = plui::HelpActions(w.get()).shortcutsText();
+        for (const char* line : {"Ctrl+Shift+S\tSave Workload As", "Ctrl+Shift+P\tWhole window", "Esc\tCancel Run",
+                                 "Ctrl+Shift+Z or Ctrl+Y\tRedo", "Left\tStep back", "Ctrl+3\tShow Victim ledger"}) {
+            QVERIFY2(help.contains(QString::fromLatin1(line)), qPrintable(QString::fromLatin1(line) + QStringLiteral(" in\n") + help));
+        }
+        // With nothing open, what needs a run is disabled and says why.
+        auto action = [&w](const QString& text) {
+            for (QAction* a : w->findChildren<QAction*>()) {
+                if (a->text() == text) return a;
+            }
+            return static_cast<QAction*>(nullptr);
+        };
+        QAction* receipt = action(QStringLiteral("&Receipt..."));
+        QVERIFY(receipt && !receipt->isEnabled() && receipt->toolTip().contains(QStringLiteral("Open a workload")));
+        QVERIFY(!action(QStringLiteral("&Compare recovery modes"))->isEnabled());
+        QVERIFY(!action(QStringLiteral("C&ancel Run"))->isEnabled());
+        QVERIFY(w->openPath(kSwapWins));
+        QVERIFY(receipt->isEnabled());
+        QVERIFY(action(QStringLiteral("&Compare recovery modes"))->isEnabled());
+        QVERIFY(w->windowTitle().startsWith(QStringLiteral("swap-wins - swap-wins.workload.json - PreemptLab")));
+        // Ctrl+3 shows, raises and focuses the ledger.
+        QTest::keyClick(w.get(), Qt::Key_3, Qt::ControlModifier);
+        QVERIFY(w->ledger()->isVisible());
+        // A remembered file that is gone leaves Open Recent when it fails to open.
+        QTemporaryDir dir;
+        const QString gone = dir.filePath(QStringLiteral("gone.workload.json"));
+        w->fileActions()->addRecent(gone);
+        QVERIFY(w->fileActions()->recentFiles().contains(gone));
+        QVERIFY(!w->openPath(gone));
+        QVERIFY(!w->fileActions()->recentFiles().contains(gone));
     }
 
     void breakevenPresetsReproduceTheSeed() {

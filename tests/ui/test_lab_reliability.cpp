@@ -247,6 +247,12 @@ void TestLabReliability::unsavedEditsPromptBeforeImport() {
     QVERIFY(doc->sourceName().contains(QStringLiteral("tiny.csv")));
     QCOMPARE(doc->workload().requests.size(), std::size_t{1});
     QVERIFY(doc->undoStack()->isClean());
+    // An imported slice is not on disk: replacing it would lose it, so it counts as unsaved until saved.
+    QVERIFY(!doc->onDisk() && !doc->nothingUnsaved());
+    QVERIFY(w->windowTitle().contains(QStringLiteral("tiny.csv (imported, unsaved)")));
+    doc->markSaved(dir.filePath(QStringLiteral("tiny.workload.json"))); // as Save As does
+    QVERIFY(doc->nothingUnsaved());
+    QVERIFY(w->windowTitle().contains(QStringLiteral(" - tiny.workload.json - ")));
     // An edit made while the import runs (before its modal progress dialog shows) is asked about again:
     // Cancel keeps the edit and drops the slice; Discard takes the slice.
     QVERIFY(imports->start(job)); // nothing unsaved: no prompt
@@ -280,15 +286,18 @@ void TestLabReliability::noPromptWithoutEdits() {
 }
 
 // A run on a worker thread (large workload) can be cancelled at once. Cancelling an edit's re-run keeps the run
-// on screen (workload, receipt, cursor and the drawn views) and goes back to its workload; cancelling a new load
-// drops the new workload (it never ran). Either way the worker's engine is stopped (pl::RunCancelled, counted
+// on screen (workload, receipt, cursor and the drawn views), goes back to its workload and moves the undo stack
+// back to match (the edit can be redone, and the title is not "edited"); cancelling a new load brings back the
+// workload shown before (it was emptied, the previous run gone). Either way the worker's engine is stopped (pl::RunCancelled, counted
 // by stoppedRuns) rather than left to run to the end, and nothing of it lands. A superseded run is stopped too.
 void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     auto w = makeWindow(kSeed);
     w->resize(1200, 800);
     LabDocument* doc = w->document();
     QString error;
-    QVERIFY2(doc->setWorkload(uitest::syntheticWorkload(512, 4000), QStringLiteral("big"), &error), qPrintable(error));
+    // As if read from a file (onDisk): nothing to save when it is replaced.
+    QVERIFY2(doc->setWorkload(uitest::syntheticWorkload(512, 4000), QStringLiteral("big"), &error, true),
+             qPrintable(error));
     QVERIFY(!doc->busy()); // ran synchronously
     doc->seek(doc->lastTick() / 2);
     const std::int64_t tick = doc->currentTick();
@@ -315,29 +324,48 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     QCOMPARE(plui::receiptTextOf(*doc), before);
     QCOMPARE(doc->currentTick(), tick);
     QVERIFY(drawn() == viewsBefore);
-    // Undo then redo re-applies the cancelled edit, and it runs; the undo's run, superseded by the redo's, is
-    // stopped.
-    doc->undoStack()->undo();
+    QVERIFY(doc->undoStack()->isClean());
+    QCOMPARE(doc->undoStack()->index(), 0);
+    QVERIFY(!w->windowTitle().contains(QStringLiteral("(edited)")));
+    // Redo re-applies the cancelled edit, and it runs.
+    QVERIFY(doc->undoStack()->canRedo());
     doc->undoStack()->redo();
     doc->waitForIdle();
     QCOMPARE(doc->session()->workload().config.capacity_blocks, std::int64_t{600});
+    QCOMPARE(doc->stoppedRuns(), 1);
+    // An undone edit cancelled: the stack goes forward again to what is shown.
+    doc->undoStack()->undo();
+    QVERIFY(doc->busy());
+    doc->cancelRun();
+    QCOMPARE(doc->undoStack()->index(), 1);
+    QCOMPARE(doc->workload().config.capacity_blocks, std::int64_t{600});
+    doc->waitForIdle();
     QCOMPARE(doc->stoppedRuns(), 2);
-    // The same for two edits in a row: the older run is stopped, the newer one lands.
+    // Two edits in a row: the older run is stopped, the newer one lands.
     QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("700"), &error));
     QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("800"), &error));
     doc->waitForIdle();
     QCOMPARE(doc->stoppedRuns(), 3);
     QCOMPARE(doc->session()->workload().config.capacity_blocks, std::int64_t{800});
+    const std::string shown = plui::receiptTextOf(*doc);
+    const std::int64_t shownTick = doc->currentTick();
 
-    // A new load cancelled: no workload rather than a half-loaded one.
-    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000, 9), QStringLiteral("big2"), &error));
+    // A new load cancelled: the workload and run shown before come back, not an empty lab.
+    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000, 9), QStringLiteral("big2"), &error, true));
     QVERIFY(doc->busy());
+    QVERIFY(doc->session() == nullptr);
     doc->cancelRun();
-    QVERIFY(!doc->hasWorkload());
-    QVERIFY(doc->session() == nullptr);
+    QVERIFY(doc->hasWorkload() && doc->session() != nullptr);
+    QCOMPARE(doc->sourceName(), QStringLiteral("big"));
+    QCOMPARE(doc->workload().config.capacity_blocks, std::int64_t{800});
+    QCOMPARE(plui::receiptTextOf(*doc), shown);
+    QCOMPARE(doc->currentTick(), shownTick);
     doc->waitForIdle();
-    QVERIFY(doc->session() == nullptr);
+    QCOMPARE(doc->sourceName(), QStringLiteral("big"));
     QCOMPARE(doc->stoppedRuns(), 4);
+    // It had unsaved edits (capacity 800) and its undo steps are gone: it is unsaved, asked about before a load.
+    QVERIFY(!doc->nothingUnsaved());
+    doc->markSaved(QStringLiteral("big.workload.json"));
     // And the lab goes on: open a file.
     doc->setRunMode(LabDocument::RunMode::Synchronous);
     QVERIFY(w->openPath(kSwapWins));
@@ -351,9 +379,9 @@ void TestLabReliability::closingMidRunIsSafe() {
     LabDocument* doc = w->document();
     doc->setRunMode(LabDocument::RunMode::Background);
     QString error;
-    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000), QStringLiteral("big"), &error));
+    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000), QStringLiteral("big"), &error, true));
     QVERIFY(doc->busy());
-    QVERIFY(w->close()); // a freshly loaded workload has no unsaved edits
+    QVERIFY(w->close()); // a freshly loaded workload (from a file) has no unsaved edits
     w.reset(); // the document's destructor stops the worker's engine (its next check)
     QElapsedTimer timer;
     timer.start();

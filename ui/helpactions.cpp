@@ -1,0 +1,74 @@
+#include "helpactions.h"
+
+#include "mainwindow.h"
+
+#include <QAction>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSet>
+
+namespace plui {
+
+namespace {
+// Menu entries carry '&' mnemonics; the list shows their words.
+QString plainText(const QAction* a) {
+    QString t = a->text();
+    t.remove(QLatin1Char('&'));
+    if (t.endsWith(QStringLiteral("..."))) t.chop(3);
+    return t;
+}
+
+void collect(const QMenu* menu, QStringList* lines, QSet<QString>* seen) {
+    for (const QAction* a : menu->actions()) {
+        if (a->menu()) {
+            collect(a->menu(), lines, seen);
+            continue;
+        }
+        QStringList keys;
+        for (const QKeySequence& k : a->shortcuts()) keys << k.toString(QKeySequence::NativeText);
+        if (keys.isEmpty()) continue;
+        const QString line = QStringLiteral("%1\t%2").arg(keys.join(QStringLiteral(" or ")), plainText(a));
+        if (!seen->contains(line)) {
+            seen->insert(line);
+            lines->append(line);
+        }
+    }
+}
+} // namespace
+
+HelpActions::HelpActions(MainWindow* window) : QObject(window), window_(window) {}
+
+void HelpActions::buildMenu(QMenu* menu) {
+    auto* keys = menu->addAction(tr("&Keyboard Shortcuts"), this, [this]() {
+        QMessageBox box(QMessageBox::Information, tr("Keyboard shortcuts"), shortcutsText(), QMessageBox::Ok, window_);
+        box.setObjectName(QStringLiteral("shortcutsDialog"));
+        box.exec();
+    });
+    keys->setShortcut(QKeySequence(Qt::Key_F1));
+    menu->addAction(tr("&About PreemptLab"), this, [this]() {
+        QMessageBox::about(
+            window_, tr("About PreemptLab"),
+            tr("<p><b>PreemptLab 0.1.0</b> (tick model 1)</p>"
+               "<p>Steps a KV-cache scheduler tick by tick: how a full block pool forces a running request out, "
+               "whether recompute or swap brings it back cheaper, who starves, and what it cost.</p>"
+               "<p>The same workload and policy give byte-identical receipts here and from "
+               "<tt>preemptlab-cli run</tt>. Documentation: README.md and docs/ (lab.md for this window, "
+               "tick-model.md for the engine, contracts.md for the files).</p>"));
+    });
+}
+
+QString HelpActions::shortcutsText() const {
+    QStringList lines;
+    QSet<QString> seen;
+    for (const QAction* top : window_->menuBar()->actions()) {
+        if (top->menu()) collect(top->menu(), &lines, &seen);
+    }
+    lines << tr("Ctrl+wheel on the pool\tZoom the grid") << tr("Double-click the timeline\tMove to that tick");
+    return lines.join(QLatin1Char('\n')) +
+           tr("\n\nThe plain keys (arrows, Home, End, Page Up/Down, Space) move the cursor from anywhere except a "
+              "control that uses them itself: a slider, a table, a list, a text or number field, a button. Click "
+              "the pool or the timeline to give them back to the transport.");
+}
+
+} // namespace plui
