@@ -187,8 +187,21 @@ std::string lineColumnAt(std::string_view text, std::size_t offset) {
     return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
+bool isEmptyJsonText(std::string_view text) {
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) {
+        text.remove_prefix(3);
+    }
+    return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
 std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,
+                                                         std::string_view format,
                                                          const std::vector<JsonArrayCap>& arrayCaps) {
+    if (isEmptyJsonText(text)) {
+        return InputError{file, "",
+                          std::string(file == "-" ? "standard input is empty" : "the file is empty") +
+                              " (a " + std::string(format) + " JSON document was expected)"};
+    }
     StrictDomBuilder builder(text, file, arrayCaps);
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
     // nlohmann's lexer takes a NUL byte for the end of the input, so a document followed by a NUL and anything

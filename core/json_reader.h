@@ -28,7 +28,15 @@ struct JsonArrayCap {
     bool across_arrays = false;
 };
 
+// True for text that holds no JSON value at all: 0 bytes, or only JSON whitespace (space, tab, CR, LF), after
+// an optional UTF-8 byte order mark (which the parser skips too).
+bool isEmptyJsonText(std::string_view text);
+
+// `format` is what the document should have been ("preemptlab.workload.v1"): empty text is refused as
+// "FILE: the file is empty (a FORMAT JSON document was expected)" ("standard input is empty" for "-") instead
+// of the parser's "line 1, column 1: ... unexpected end of input", which reads like a broken file.
 std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,
+                                                         std::string_view format,
                                                          const std::vector<JsonArrayCap>& arrayCaps = {});
 
 // 1-based line and column of the byte at `offset` (0-based) in `text`, as "line L, column C".

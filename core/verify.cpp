@@ -58,9 +58,11 @@ std::variant<VerifyOutcome, InputError> verifyReceipt(const nlohmann::json& doc,
 std::variant<VerifyOutcome, InputError> verifyReceiptText(const std::string& text, const std::string& file) {
     // The strict reader: errors as "line L, column C", duplicate keys refused, nesting bounded, and numbers
     // too large for a double reported instead of thrown (nlohmann::json::parse throws out_of_range for them).
-    auto doc = parseJsonStrict(text, file);
+    auto doc = parseJsonStrict(text, file, kReceiptFormat);
     if (auto* e = std::get_if<InputError>(&doc)) {
-        e->reason = "not a receipt: " + e->reason;
+        if (!isEmptyJsonText(text)) { // an empty file's message names the receipt format already
+            e->reason = "not a receipt: " + e->reason;
+        }
         return *e;
     }
     return verifyReceipt(std::get<nlohmann::json>(doc), file);

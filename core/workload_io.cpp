@@ -310,9 +310,10 @@ Result<Workload> parseWorkload(std::string_view text, const std::string& file, c
     // So are prefix block ids, over all requests together: a request's own bound (its prompt's full blocks)
     // needs its prompt and the config, which may come later in the document.
     const auto maxPrefixBlocks = static_cast<std::size_t>(std::max<std::int64_t>(caps.max_prefix_blocks, 0));
-    auto doc = parseJsonStrict(text, file,
-                               {JsonArrayCap{"/requests", maxRequests, "requests"},
-                                JsonArrayCap{"/requests/*/prefix_blocks", maxPrefixBlocks, "prefix block ids", true}});
+    auto doc = parseJsonStrict(
+        text, file, kWorkloadFormat,
+        {JsonArrayCap{"/requests", maxRequests, "requests"},
+         JsonArrayCap{"/requests/*/prefix_blocks", maxPrefixBlocks, "prefix block ids", true}});
     if (auto* error = std::get_if<InputError>(&doc)) {
         return *error;
     }

@@ -441,7 +441,7 @@ std::variant<Calibration, std::string> loadCalibrationFile(const std::string& pa
     if (auto* e = std::get_if<InputError>(&text)) {
         return e->message();
     }
-    auto doc = parseJsonStrict(std::get<std::string>(text), path);
+    auto doc = parseJsonStrict(std::get<std::string>(text), path, kCalibrationFormat);
     if (auto* e = std::get_if<InputError>(&doc)) {
         return e->message();
     }

@@ -24,12 +24,17 @@ const QString kDirKey = QStringLiteral("import/lastDirectory");
 
 TraceImportActions::TraceImportActions(MainWindow* window) : QObject(window), window_(window) {}
 
+TraceImportActions::~TraceImportActions() {
+    if (stop_) stop_->store(true);
+}
+
 QAction* TraceImportActions::addTo(QMenu* menu) {
-    auto* action = menu->addAction(tr("&Import Trace..."), this, &TraceImportActions::chooseAndImport);
-    action->setObjectName(QStringLiteral("importTraceAction"));
-    action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-    action->setStatusTip(tr("Open a slice of an Azure CSV or Mooncake JSONL trace as a workload"));
-    return action;
+    action_ = menu->addAction(tr("&Import Trace..."), this, &TraceImportActions::chooseAndImport);
+    action_->setObjectName(QStringLiteral("importTraceAction"));
+    action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    action_->setStatusTip(tr("Open a slice of an Azure CSV or Mooncake JSONL trace as a workload"));
+    action_->setEnabled(!busy_);
+    return action_;
 }
 
 void TraceImportActions::chooseAndImport() {
@@ -48,35 +53,49 @@ bool TraceImportActions::start(const TraceImportJob& job) {
     if (busy_) return false;
     // The slice replaces the open workload, so unsaved edits get the same Save / Discard / Cancel as Open.
     if (!window_->confirmDiscardEdits()) return false;
-    busy_ = true;
+    setBusy(true);
     undoIndexAtStart_ = window_->document()->undoStack()->index();
-    const std::uint64_t gen = ++generation_;
-    // Busy indicator: an indeterminate bar (core reports no fraction); Cancel abandons the result.
+    auto stop = std::make_shared<std::atomic<bool>>(false);
+    stop_ = stop;
+    // Busy indicator: an indeterminate bar (core reports no fraction); Cancel stops the worker.
     progress_ = new QProgressDialog(tr("Importing %1...").arg(QFileInfo(job.path).fileName()), tr("Cancel"), 0, 0,
                                     window_);
     progress_->setObjectName(QStringLiteral("importProgress"));
     progress_->setWindowModality(Qt::WindowModal);
     progress_->setMinimumDuration(300);
-    connect(progress_, &QProgressDialog::canceled, this, [this]() {
-        ++generation_; // the finishing import sees a stale generation and is dropped
-        busy_ = false;
-        closeProgress();
-        window_->statusBar()->showMessage(tr("Import cancelled"), 4000);
-        emit finished(false);
-    });
+    connect(progress_, &QProgressDialog::canceled, this, &TraceImportActions::cancel);
     window_->statusBar()->showMessage(tr("Importing %1...").arg(job.path));
     auto* watcher = new QFutureWatcher<TraceImportOutcome>(this);
-    connect(watcher, &QFutureWatcher<TraceImportOutcome>::finished, this, [this, watcher, gen, job]() {
+    connect(watcher, &QFutureWatcher<TraceImportOutcome>::finished, this, [this, watcher, stop, job]() {
         watcher->deleteLater();
-        if (gen != generation_) return; // cancelled
+        stop_.reset();
+        setBusy(false);
+        // A Cancel that came after the worker's last check still drops whatever it produced.
+        if (stop->load()) {
+            window_->statusBar()->showMessage(tr("Import cancelled"), 4000);
+            emit finished(false);
+            return;
+        }
         onDone(job, watcher->result());
     });
-    watcher->setFuture(QtConcurrent::run([job]() { return runTraceImport(job); }));
+    watcher->setFuture(QtConcurrent::run([job, stop]() { return runTraceImport(job, stop.get()); }));
     return true;
 }
 
+void TraceImportActions::cancel() {
+    if (!stop_) return;
+    stop_->store(true);
+    closeProgress();
+    // Until the worker has returned (within a few thousand rows), busy() holds and no new import starts.
+    window_->statusBar()->showMessage(tr("Stopping the import..."));
+}
+
+void TraceImportActions::setBusy(bool busy) {
+    busy_ = busy;
+    if (action_) action_->setEnabled(!busy);
+}
+
 void TraceImportActions::onDone(const TraceImportJob& job, TraceImportOutcome outcome) {
-    busy_ = false;
     closeProgress();
     if (!outcome.result) {
         window_->reportError(tr("Cannot import trace"), outcome.error);

@@ -3,14 +3,16 @@
 // core's import options (ImportTraceDialog), runs the import on a worker thread (QtConcurrent) under a busy
 // dialog, and opens the slice as an unsaved workload whose notes say where it came from; the importer's
 // summary goes to the status bar. Errors (file, line, column, reason) get the lab's error dialog and the open
-// workload stays.
+// workload stays. Cancel sets the worker's stop flag: the worker ends within a few thousand rows, and until it
+// has, the action stays disabled and start() refuses, so two imports never hold their memory at once.
 
 #include "traceimportjob.h"
 
 #include <QObject>
 #include <QString>
 
-#include <cstdint>
+#include <atomic>
+#include <memory>
 
 class QAction;
 class QMenu;
@@ -24,28 +26,35 @@ class TraceImportActions : public QObject {
     Q_OBJECT
   public:
     explicit TraceImportActions(MainWindow* window);
+    ~TraceImportActions() override; // stops a running worker: closing the lab does not wait for a whole import
     QAction* addTo(QMenu* menu);
 
-    // Starts an import on a worker thread; false if one is already running or the user keeps unsaved edits
-    // (MainWindow::confirmDiscardEdits, as for Open). Edits made while it runs are asked about again before the
-    // slice replaces them.
+    // Starts an import on a worker thread; false if one is running or still stopping after a Cancel, or the
+    // user keeps unsaved edits (MainWindow::confirmDiscardEdits, as for Open). Edits made while it runs are
+    // asked about again before the slice replaces them.
     bool start(const TraceImportJob& job);
+    // True from start() until the worker has returned, a cancelled one included.
     bool busy() const { return busy_; }
     void waitForIdle();
     // The summary of the last successful import ("Imported from FILE (azure trace, N requests): ...").
     QString lastSummary() const { return lastSummary_; }
 
   signals:
+    // Once per start(), when the worker has returned: true when the slice was opened.
     void finished(bool ok);
 
   private:
     void chooseAndImport();
+    void cancel();
+    void setBusy(bool busy);
     void closeProgress();
     void onDone(const TraceImportJob& job, TraceImportOutcome outcome);
     MainWindow* window_;
+    QAction* action_ = nullptr;
     QProgressDialog* progress_ = nullptr;
     bool busy_ = false;
-    std::uint64_t generation_ = 0;
+    // The running worker's stop flag, shared with it (the worker may outlive this object at exit).
+    std::shared_ptr<std::atomic<bool>> stop_;
     int undoIndexAtStart_ = 0; // edits made while the import ran (before its dialog shows) are asked about again
     QString lastDir_;
     QString lastSummary_;

@@ -69,19 +69,24 @@ QString importCommandLine(const TraceImportJob& job) {
     return args.join(QLatin1Char(' '));
 }
 
-TraceImportOutcome runTraceImport(const TraceImportJob& job) {
+TraceImportOutcome runTraceImport(const TraceImportJob& job, const std::atomic<bool>* stop) {
     TraceImportOutcome out;
+    // Reading the file and validating the slice do not consult the flag themselves: look between the steps.
+    const auto checkStop = [stop] {
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) throw pl::trace::ImportCancelled();
+    };
     try {
         pl::Workload base;
         base.config.block_size_tokens = job.block_size_tokens;
         base.config.capacity_blocks = job.capacity_blocks;
-        auto rows = pl::trace::loadTraceFile(job.path.toStdString(), job.format);
+        auto rows = pl::trace::loadTraceFile(job.path.toStdString(), job.format, stop);
         if (auto* e = std::get_if<pl::InputError>(&rows)) {
             out.error = qs(e->message());
             return out;
         }
+        checkStop();
         auto imported = pl::trace::importTrace(std::get<pl::trace::TraceRows>(rows), job.options, base.config,
-                                               base.policy);
+                                               base.policy, stop);
         if (auto* e = std::get_if<pl::InputError>(&imported)) {
             // Option errors name the option, not the file: say which file they were applied to.
             out.error = e->file.empty() ? job.path + QStringLiteral(": ") +
@@ -97,11 +102,15 @@ TraceImportOutcome runTraceImport(const TraceImportJob& job) {
             return out;
         }
         result.workload.notes += " Lab import; the same slice: " + importCommandLine(job).toStdString();
+        checkStop();
         if (auto e = pl::validateWorkload(result.workload)) {
             out.error = job.path + QStringLiteral(": the resulting workload is invalid: ") + qs(e->message());
             return out;
         }
+        checkStop();
         out.result = std::move(result);
+    } catch (const pl::trace::ImportCancelled&) {
+        out.cancelled = true;
     } catch (const std::exception& ex) { // bad_alloc on a huge trace: report, never crash the lab
         out.error = job.path + QStringLiteral(": ") + QString::fromUtf8(ex.what());
     }

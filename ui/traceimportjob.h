@@ -3,11 +3,13 @@
 // ImportOptions and the machine the slice is sized for), and the work itself, safe to run on a worker thread:
 // core reads the file (pl::trace::loadTraceFile) and slices it (pl::trace::importTrace). The lab adds the
 // equivalent `preemptlab-cli import-trace` command line to the workload's notes, so the slice can be rebuilt.
+// A stop flag set from the UI thread (Cancel) ends the work within a few thousand rows, with no result.
 
 #include "trace/trace_importer.h"
 
 #include <QString>
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 
@@ -24,10 +26,12 @@ struct TraceImportJob {
 struct TraceImportOutcome {
     std::optional<pl::trace::ImportResult> result; // set on success
     QString error;                                  // "FILE: line L, column C: reason" otherwise
+    bool cancelled = false;                         // stopped by the flag: neither a result nor an error
 };
 
-// Reads, slices and validates. Never throws; an empty slice is an error (as in the CLI).
-TraceImportOutcome runTraceImport(const TraceImportJob& job);
+// Reads, slices and validates. Never throws; an empty slice is an error (as in the CLI). `stop`, when given,
+// is consulted while reading and converting and between the steps; once set, the outcome is `cancelled`.
+TraceImportOutcome runTraceImport(const TraceImportJob& job, const std::atomic<bool>* stop = nullptr);
 
 // The CLI command that imports the same slice ("preemptlab-cli import-trace --format azure FILE ...").
 QString importCommandLine(const TraceImportJob& job);

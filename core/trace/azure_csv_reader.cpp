@@ -84,12 +84,14 @@ std::variant<std::int64_t, std::size_t> parseAzureTimestamp(std::string_view s) 
     return seconds * 1'000'000 + micros;
 }
 
-RowsResult readAzureCsv(std::string_view text, const std::string& file) {
+RowsResult readAzureCsv(std::string_view text, const std::string& file, const std::atomic<bool>* stop) {
     TraceRows out{TraceFormat::Azure, file, {}};
     TraceLines lines(text, file);
+    ImportStopCheck stopCheck(stop);
     bool sawHeader = false;
     std::int64_t previousLine = 0;
     while (lines.next()) {
+        stopCheck.afterRow();
         const std::string_view line = lines.line();
         const std::int64_t lineNo = lines.number();
         if (!sawHeader) {

@@ -40,11 +40,13 @@ std::optional<TraceFormat> parseTraceFormat(std::string_view s) {
 
 std::string_view toString(TraceFormat f) { return f == TraceFormat::Azure ? "azure" : "mooncake"; }
 
-RowsResult readMooncakeJsonl(std::string_view text, const std::string& file) {
+RowsResult readMooncakeJsonl(std::string_view text, const std::string& file, const std::atomic<bool>* stop) {
     TraceRows out{TraceFormat::Mooncake, file, {}};
     TraceLines lines(text, file);
+    ImportStopCheck stopCheck(stop);
     std::int64_t previousLine = 0;
     while (lines.next()) {
+        stopCheck.afterRow();
         const std::string_view line = lines.line();
         const std::int64_t lineNo = lines.number();
         if (line.find_first_not_of(" \t") == std::string_view::npos) {
@@ -137,16 +139,17 @@ RowsResult readMooncakeJsonl(std::string_view text, const std::string& file) {
     return out;
 }
 
-RowsResult readTrace(std::string_view text, const std::string& file, TraceFormat format) {
-    return format == TraceFormat::Azure ? readAzureCsv(text, file) : readMooncakeJsonl(text, file);
+RowsResult readTrace(std::string_view text, const std::string& file, TraceFormat format,
+                     const std::atomic<bool>* stop) {
+    return format == TraceFormat::Azure ? readAzureCsv(text, file, stop) : readMooncakeJsonl(text, file, stop);
 }
 
-RowsResult loadTraceFile(const std::string& path, TraceFormat format) {
+RowsResult loadTraceFile(const std::string& path, TraceFormat format, const std::atomic<bool>* stop) {
     auto text = readTextFile(path, Caps{}.max_file_bytes, "trace file");
     if (auto* error = std::get_if<InputError>(&text)) {
         return *error;
     }
-    return readTrace(std::get<std::string>(text), path, format);
+    return readTrace(std::get<std::string>(text), path, format, stop);
 }
 
 } // namespace pl::trace

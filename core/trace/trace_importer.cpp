@@ -125,7 +125,7 @@ std::optional<std::vector<std::int64_t>> mapHashIds(const std::vector<std::int64
 }
 
 Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& o, const Config& config,
-                                 const Policy& policy) {
+                                 const Policy& policy, const std::atomic<bool>* stop) {
     ImportResult result;
     ImportReport& rep = result.report;
     rep.file = rows.file;
@@ -173,7 +173,9 @@ Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& o, 
     w.name = o.name.empty() ? defaultName(rows.file) : o.name;
     w.config = config;
     w.policy = policy;
+    ImportStopCheck stopCheck(stop);
     for (std::size_t i : order) {
+        stopCheck.afterRow();
         const TraceRow& row = rows.rows[i];
         const std::int64_t t = times[i];
         if (t < origin || (o.duration_us && t - origin >= *o.duration_us)) {

@@ -65,8 +65,10 @@ std::string_view citation(TraceFormat f);
 
 // Builds the workload from rows with `config` and `policy` (flags already applied). Errors name the file and
 // the line of the offending row, or the option ("--block-size-tokens") when the options are inconsistent.
+// `stop` (the lab's Cancel; the CLI gives none) is read every ImportStopCheck::kRowsPerCheck rows: once set,
+// the import ends with ImportCancelled and no workload.
 Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& options, const Config& config,
-                                 const Policy& policy);
+                                 const Policy& policy, const std::atomic<bool>* stop = nullptr);
 
 // Maps one row's 512-token hash ids to ids of its full `blockSize`-token prompt blocks (docs/traces.md):
 // blockSize divides 512: hash h becomes K = 512/blockSize ids h*K + j; blockSize a multiple of 512: block g

@@ -1,7 +1,7 @@
-// The CLI's output files under failure (docs/reliability.md): a full disk, a vanished folder and a folder in
-// the way each give exit 2 and a message naming the file and the reason, leave the previous file intact and
-// leave no temporary behind. The full disk is simulated with RLIMIT_FSIZE (bash `ulimit -f`, SIGXFSZ ignored),
-// so write(2) fails with EFBIG exactly as a quota or a full device would fail it.
+// The CLI's files under failure (docs/reliability.md): a full disk, a vanished folder and a folder in the way
+// each give exit 2 and a message naming the file and the reason, leave the previous file intact and leave no
+// temporary behind; an empty input file is said to be empty. The full disk is simulated with RLIMIT_FSIZE
+// (bash `ulimit -f`, SIGXFSZ ignored), so write(2) fails with EFBIG just as a quota or a full device would.
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -44,6 +44,7 @@ class TestCliFiles : public QObject {
     void failedStdoutIsAnError();
     void optionsOnceAndWithTwoDashes();
     void everyCommandHasHelp();
+    void emptyInputsSaySo();
     void aRunThatOutgrowsMemoryEndsWithFigures();
     void namesThatAreNotUtf8();
 };
@@ -185,6 +186,41 @@ void TestCliFiles::everyCommandHasHelp() {
             const QByteArray out = p.readAllStandardOutput();
             QVERIFY2(out.startsWith("usage: preemptlab-cli " + QByteArray(c)), out.constData());
         }
+    }
+}
+
+// An empty input (here a space and a newline) is named as such, with the format that was expected, by each
+// command that reads it, instead of the JSON parser's "line 1, column 1: ... unexpected end of input".
+void TestCliFiles::emptyInputsSaySo() {
+    QTemporaryDir dir;
+    const QString empty = dir.filePath(QStringLiteral("empty.json"));
+    {
+        QFile f(empty);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        QCOMPARE(f.write(" \n"), qint64{2});
+    }
+    const QString out = dir.filePath(QStringLiteral("r.json"));
+    const QString isEmpty =
+        QStringLiteral(": the file is empty (a preemptlab.%1.v1 JSON document was expected)");
+    const struct {
+        QString command; // %1 the CLI, %2 the empty file, %3 a good workload, %4 an output
+        QString expected;
+    } cases[] = {
+        {QStringLiteral("%1 validate %2"), empty + isEmpty.arg(QStringLiteral("workload"))},
+        {QStringLiteral("%1 run %2 --out %4"), empty + isEmpty.arg(QStringLiteral("workload"))},
+        {QStringLiteral("%1 validate - < %2"),
+         QStringLiteral("-: standard input is empty (a preemptlab.workload.v1 JSON document was expected)")},
+        {QStringLiteral("%1 verify %2"), empty + isEmpty.arg(QStringLiteral("receipt"))},
+        {QStringLiteral("%1 run %3 --calibration %2 --tick-ms 10 --out %4"),
+         empty + isEmpty.arg(QStringLiteral("calibration"))},
+    };
+    for (const auto& c : cases) {
+        const Outcome o = runShell(QStringLiteral("exec ") +
+                                   c.command.arg(quoted(kCli), quoted(empty), quoted(kSample), quoted(out)));
+        QCOMPARE(o.code, 2);
+        QVERIFY2(o.err.contains(c.expected) && !o.err.contains(QStringLiteral("end of input")),
+                 qPrintable(o.err));
+        QVERIFY(!QFile::exists(out));
     }
 }
 

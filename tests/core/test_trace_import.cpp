@@ -1,12 +1,16 @@
 // Trace import: both formats, broken rows (file, line, column), slicing arithmetic, spreading, prefix-block
-// mapping, the oversized rule, and the whole public traces from /work/shared/data/traces when present.
+// mapping, the oversized rule, the stop flag, and the whole public traces from /work/shared/data/traces when
+// present.
 #include "trace/fixed_point.h"
 #include "trace/trace_importer.h"
 #include "trace/trace_rows.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 using namespace pl;
@@ -285,6 +289,48 @@ class TestTraceImport : public QObject {
         QVERIFY(distinct.size() >= 5); // the batch at t=0 is spread out
         o.seed = 8;
         QVERIFY(arrivals(importOrFail(rows, o).workload) != arrivals(a.workload));
+    }
+
+    // The lab's Cancel: a set stop flag ends both readers and the importer with ImportCancelled, so the caller
+    // gets no rows and no workload; a clear flag reads and imports exactly what no flag does (the CLI's case).
+    void stopFlagEndsReadingAndImporting() {
+        const int n = 3 * ImportStopCheck::kRowsPerCheck;
+        std::string csv = kAzureHeader;
+        std::string jsonl;
+        for (int i = 0; i < n; ++i) {
+            csv += "2023-11-16 18:15:46.6805900,374,44\n";
+            jsonl += "{\"timestamp\": " + std::to_string(i) +
+                     ", \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [1, 2]}\n";
+        }
+        const std::atomic<bool> set{true};
+        const std::atomic<bool> clear{false};
+        QVERIFY_THROWS_EXCEPTION(ImportCancelled, readAzureCsv(csv, "big.csv", &set));
+        QVERIFY_THROWS_EXCEPTION(ImportCancelled, readMooncakeJsonl(jsonl, "big.jsonl", &set));
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("big.csv")).toStdString();
+        {
+            std::ofstream(path) << csv;
+        }
+        QVERIFY_THROWS_EXCEPTION(ImportCancelled, loadTraceFile(path, TraceFormat::Azure, &set));
+
+        const TraceRows azure = rowsOrFail(readAzureCsv(csv, "big.csv"));
+        QCOMPARE(rowsOrFail(readAzureCsv(csv, "big.csv", &clear)).rows.size(), std::size_t(n));
+        const TraceRows mooncake = rowsOrFail(readMooncakeJsonl(jsonl, "big.jsonl"));
+        const TraceRows mooncakeClear = rowsOrFail(readMooncakeJsonl(jsonl, "big.jsonl", &clear));
+        QCOMPARE(mooncakeClear.rows.size(), std::size_t(n));
+        QCOMPARE(mooncakeClear.rows.back().time_us, mooncake.rows.back().time_us);
+        QVERIFY(mooncakeClear.rows.back().hash_ids == mooncake.rows.back().hash_ids);
+
+        for (const TraceRows* rows : {&azure, &mooncake}) {
+            QVERIFY_THROWS_EXCEPTION(ImportCancelled,
+                                     importTrace(*rows, ImportOptions{}, roomyConfig(), Policy{}, &set));
+            auto withClear = importTrace(*rows, ImportOptions{}, roomyConfig(), Policy{}, &clear);
+            QVERIFY(std::holds_alternative<ImportResult>(withClear));
+            const ImportResult plain = importOrFail(*rows, ImportOptions{});
+            QCOMPARE(fullWorkloadJson(std::get<ImportResult>(withClear).workload).dump(),
+                     fullWorkloadJson(plain.workload).dump());
+            QCOMPARE(plain.workload.requests.size(), std::size_t(n));
+        }
     }
 
     void wholeAzureConvTrace() {

@@ -1,6 +1,7 @@
-// preemptlab.workload.v1: every validation error with its exact path, defaults, normalised order, the
-// normalised JSON forms, overrides, in-memory validation and file loading.
+// preemptlab.workload.v1: every validation error with its exact path, empty files, defaults, normalised
+// order, the normalised JSON forms, overrides, in-memory validation and file loading.
 #include "hashing.h"
+#include "verify.h"
 #include "workload_io.h"
 
 #include <QtTest>
@@ -68,6 +69,8 @@ class TestWorkloadIo : public QObject {
     void duplicateJsonKeys();
     void syntaxErrorsGiveLineAndColumn_data();
     void syntaxErrorsGiveLineAndColumn();
+    void emptyFilesSaySo_data();
+    void emptyFilesSaySo();
     void deepNestingIsRefused();
     void caps_data();
     void caps();
@@ -256,7 +259,7 @@ void TestWorkloadIo::syntaxErrorsGiveLineAndColumn_data() {
                                  << "line 3, column 11";
     QTest::newRow("trailing comma") << QByteArray("{\"a\": 1,\n}") << "line 2, column 1";
     QTest::newRow("truncated") << QByteArray("{\"format\": ") << "line 1, column 12";
-    QTest::newRow("empty") << QByteArray("") << "line 1, column 1";
+    QTest::newRow("whitespace, then a stray character") << QByteArray(" \n\n  x") << "line 3, column 3";
     QTest::newRow("invalid utf-8") << QByteArray("{\"name\": \"a\xff\"}") << "line 1, column 12";
     QTest::newRow("second value") << QByteArray("{}\n\n  {}") << "line 3, column 3";
     // nlohmann's lexer reads a NUL as the end of the input: the document before it would pass, whatever follows.
@@ -271,6 +274,39 @@ void TestWorkloadIo::syntaxErrorsGiveLineAndColumn() {
     QCOMPARE(QString::fromStdString(e.path), position);
     QVERIFY2(e.reason.rfind("invalid JSON: ", 0) == 0, e.reason.c_str());
     QVERIFY2(e.reason.find("json.exception") == std::string::npos, e.reason.c_str());
+}
+
+// An empty file is not a syntax error at "line 1, column 1" (nlohmann's "unexpected end of input"): it says
+// so and names the format that was expected. Receipts (verify) go through the same reader.
+void TestWorkloadIo::emptyFilesSaySo_data() {
+    QTest::addColumn<QByteArray>("document");
+    QTest::newRow("0 bytes") << QByteArray();
+    QTest::newRow("whitespace") << QByteArray(" \n\t\r\n  ");
+    // What some editors save for an empty file.
+    QTest::newRow("byte order mark") << QByteArray("\xEF\xBB\xBF\n");
+}
+
+void TestWorkloadIo::emptyFilesSaySo() {
+    QFETCH(QByteArray, document);
+    const std::string text = document.toStdString();
+    QCOMPARE(
+        parseError(text).message(),
+        std::string("bad.json: the file is empty (a preemptlab.workload.v1 JSON document was expected)"));
+    auto fromStdin = pl::parseWorkload(text, "-");
+    QVERIFY(std::holds_alternative<pl::InputError>(fromStdin));
+    QCOMPARE(std::get<pl::InputError>(fromStdin).message(),
+             std::string("-: standard input is empty (a preemptlab.workload.v1 JSON document was expected)"));
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("empty.workload.json").toStdString();
+    std::ofstream(path, std::ios::binary) << text;
+    auto loaded = pl::loadWorkloadFile(path);
+    QVERIFY(std::holds_alternative<pl::InputError>(loaded));
+    QCOMPARE(std::get<pl::InputError>(loaded).message(),
+             path + ": the file is empty (a preemptlab.workload.v1 JSON document was expected)");
+    auto receipt = pl::verifyReceiptText(text, "r.json");
+    QVERIFY(std::holds_alternative<pl::InputError>(receipt));
+    QCOMPARE(std::get<pl::InputError>(receipt).message(),
+             std::string("r.json: the file is empty (a preemptlab.receipt.v1 JSON document was expected)"));
 }
 
 void TestWorkloadIo::deepNestingIsRefused() {

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace pl;
     const std::string file = "fuzz.receipt.json";
     const std::string text(fuzz::asText(data, size));
-    auto doc = parseJsonStrict(text, file);
+    auto doc = parseJsonStrict(text, file, kReceiptFormat);
     if (auto* e = std::get_if<InputError>(&doc)) {
         fuzz::checkError(*e, file);
         // verify must refuse the same text the same way (it used to throw on numbers beyond a double).

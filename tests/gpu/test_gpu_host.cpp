@@ -399,6 +399,8 @@ class TestGpuHost : public QObject {
         };
         QVERIFY2(refused("{\"format\": ").rfind(badName + ": line 1, column 12: invalid JSON", 0) == 0,
                  refused("{\"format\": ").c_str());
+        QCOMPARE(refused("\n"),
+                 badName + ": the file is empty (a preemptlab.calibration.v1 JSON document was expected)");
         // The strict reader's refusals: a number past a double (nlohmann's own parse threw out_of_range and the
         // CLI aborted), a NUL byte (it ended the input there), a duplicate key (the last one won).
         auto over = toJson(handCalibration());

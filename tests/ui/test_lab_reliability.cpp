@@ -118,7 +118,8 @@ void TestLabReliability::badFileKeepsTheOpenWorkload_data() {
     for (int i = 0; i < 4096; ++i) binary.append(static_cast<char>((i * 7919) & 0xff));
     QTest::newRow("corrupt (binary)") << binary << "invalid JSON";
     QTest::newRow("truncated") << sample.left(sample.size() / 2) << "invalid JSON";
-    QTest::newRow("empty") << QByteArray() << "line 1, column 1";
+    QTest::newRow("empty") << QByteArray()
+                           << "the file is empty (a preemptlab.workload.v1 JSON document was expected)";
     QTest::newRow("bit flip in a key") << QByteArray(sample).replace("\"prompt_tokens\"", "\"prompt_tokenz\"")
                                        << "unknown key \"prompt_tokenz\"";
     QTest::newRow("duplicate key") << QByteArray(sample).replace("\"name\":", "\"name\": \"a\", \"name\":")
