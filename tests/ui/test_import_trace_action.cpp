@@ -329,8 +329,9 @@ class TestImportTraceAction : public QObject {
         imports->waitForIdle();
         QCOMPARE(finishedCount, 1);
         QVERIFY(!ok);
-        // Without the flag the worker runs on for the remaining three quarters of a whole import.
-        QVERIFY2(stoppingMs * 4 < wholeMs, qPrintable(QStringLiteral("stopped in %1 ms, a whole import takes %2 ms")
+        // Without the flag the worker runs on for the remaining three quarters of a whole import (a margin of
+        // two for a loaded machine: that still fails without the flag).
+        QVERIFY2(stoppingMs * 2 < wholeMs, qPrintable(QStringLiteral("stopped in %1 ms, a whole import takes %2 ms")
                                                           .arg(stoppingMs).arg(wholeMs)));
         qInfo("300,000 rows: a whole import %lld ms, stopped %lld ms after Cancel", wholeMs, stoppingMs);
         QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Import cancelled"));
@@ -344,6 +345,7 @@ class TestImportTraceAction : public QObject {
         QCOMPARE(w->document()->workload().requests.size(), std::size_t{5});
         // Closing the window mid-import stops the worker too, instead of leaving it to run on (the thread pool
         // waits for it at exit); the worker keeps its own share of the flag, so this is safe under ASan.
+        w->document()->markSaved(dir_.filePath(QStringLiteral("after.workload.json"))); // else starting asks first
         QVERIFY(imports->start(job));
         QTest::qWait(static_cast<int>(wholeMs / 4));
         QElapsedTimer closing;
