@@ -7,7 +7,9 @@ namespace plui {
 ChangeWorkload::ChangeWorkload(LabDocument* doc, pl::Workload before, pl::Workload after, const QString& text,
                                int mergeId, QString mergeKey)
     : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)), mergeId_(mergeId),
-      mergeKey_(std::move(mergeKey)) {}
+      mergeKey_(std::move(mergeKey)) {
+    lastEdit_.start();
+}
 
 void ChangeWorkload::undo() { doc_->applyEditedWorkload(before_); }
 
@@ -15,10 +17,11 @@ void ChangeWorkload::redo() { doc_->applyEditedWorkload(after_); }
 
 bool ChangeWorkload::mergeWith(const QUndoCommand* other) {
     const auto* o = dynamic_cast<const ChangeWorkload*>(other);
-    if (o == nullptr || o->mergeId_ != mergeId_ || o->mergeKey_ != mergeKey_) {
+    if (o == nullptr || o->mergeId_ != mergeId_ || o->mergeKey_ != mergeKey_ || lastEdit_.elapsed() > kMergeWindowMs) {
         return false;
     }
     after_ = o->after_;
+    lastEdit_.start();
     setText(o->text());
     return true;
 }

@@ -1,10 +1,12 @@
 #pragma once
 // Undo commands for workload edits. Each stores the workload before and after the edit and changes data only
 // through LabDocument::applyEditedWorkload, so every view hears about it. Edits of the same setting in a row
-// (a slider being dragged) merge into one undo step.
+// (a slider being dragged) merge into one undo step while they come less than kMergeWindowMs apart; two
+// separate changes of one setting, with a pause between them, stay two steps.
 
 #include "model.h"
 
+#include <QElapsedTimer>
 #include <QString>
 #include <QUndoCommand>
 
@@ -29,7 +31,10 @@ class ChangeWorkload : public QUndoCommand {
     pl::Workload after_;
     int mergeId_;
     QString mergeKey_;
+    QElapsedTimer lastEdit_; // since the newest edit merged into this step
 };
+
+inline constexpr qint64 kMergeWindowMs = 800;
 
 // Merge ids (QUndoCommand::id): edits of one setting merge; request edits do not.
 inline constexpr int kChangeSettingId = 1001;

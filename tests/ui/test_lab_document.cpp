@@ -1,6 +1,7 @@
 // LabDocument: loading, cursor, undoable edits that keep the tick, errors that name file and field, and the
 // receipt being byte-identical to core's (the CLI's) for the same inputs.
 #include "exporter.h"
+#include "editcommands.h"
 #include "labdocument.h"
 #include "requestpalette.h"
 #include "uitestutil.h"
@@ -120,7 +121,13 @@ class TestLabDocument : public QObject {
         QVERIFY(plui::receiptTextOf(doc) != receiptBefore);
         QVERIFY(doc.setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("80"), &error));
         QVERIFY(doc.setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("90"), &error));
-        QCOMPARE(doc.undoStack()->count(), 2); // two edits of one key merge into one step
+        QCOMPARE(doc.undoStack()->count(), 2); // two edits of one key in a row (a drag) merge into one step
+        // A change of the same key after a pause is a step of its own (two changes were one undo before).
+        QTest::qWait(static_cast<int>(plui::kMergeWindowMs) + 200);
+        QVERIFY(doc.setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("100"), &error));
+        QCOMPARE(doc.undoStack()->count(), 3);
+        doc.undoStack()->undo();
+        QCOMPARE(doc.settingValue(QStringLiteral("capacity_blocks")), QStringLiteral("90"));
         doc.undoStack()->undo();
         QCOMPARE(doc.settingValue(QStringLiteral("capacity_blocks")), QStringLiteral("64"));
         doc.undoStack()->undo();
