@@ -113,7 +113,12 @@ void CalibrationActions::applyDialog() {
 }
 
 void CalibrationActions::updateEnabled() {
-    apply_->setEnabled(window_->document()->hasWorkload() && window_->document()->calibration() != nullptr);
+    const bool workload = window_->document()->hasWorkload();
+    const bool calibration = window_->document()->calibration() != nullptr;
+    apply_->setEnabled(workload && calibration);
+    apply_->setToolTip(workload && calibration ? QString()
+                       : calibration           ? tr("Open a workload first")
+                                               : tr("Load a calibration first (File > Load Calibration)"));
 }
 
 } // namespace plui

@@ -52,6 +52,7 @@ void FileActions::buildMenu(QMenu* menu) {
     recentMenu_ = menu->addMenu(tr("Open &Recent"));
     auto* samples = menu->addMenu(tr("&Samples"));
     samples->setToolTipsVisible(true);
+    menu->setToolTipsVisible(true); // a disabled Apply Calibration says why
     const auto list = bundledSamples();
     for (const Sample& s : list) {
         auto* a = samples->addAction(s.name);

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "breakevenview.h"
+#include "bytestext.h"
 #include "calibrationactions.h"
 #include "compareview.h"
 #include "exportactions.h"
@@ -240,8 +241,17 @@ bool MainWindow::confirmDiscardEdits() {
 
 bool MainWindow::openPath(const QString& path) {
     if (!confirmDiscardEdits()) return false;
+    // Reading and checking a file happen here, on the UI thread (about 25 ms per MB): a big one gets a wait
+    // cursor and a line saying what is being read, drawn before the window stops answering.
+    const qint64 bytes = path.startsWith(QLatin1Char(':')) ? 0 : QFileInfo(path).size();
+    if (bytes > (qint64{8} << 20)) {
+        QApplication::setOverrideCursor(Qt::WaitCursor);
+        statusBar()->showMessage(tr("Reading %1 (%2)...").arg(QFileInfo(path).fileName(), bytesText(bytes)));
+        statusBar()->repaint();
+    }
     QString error;
     const bool ok = path.startsWith(QLatin1Char(':')) ? doc_->loadResource(path, &error) : doc_->loadFile(path, &error);
+    if (bytes > (qint64{8} << 20)) QApplication::restoreOverrideCursor();
     if (!ok) {
         reportError(tr("Cannot open workload"), error);
         if (!path.startsWith(QLatin1Char(':')) && !QFileInfo::exists(path)) files_->removeRecent(path);

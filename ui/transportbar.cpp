@@ -153,7 +153,12 @@ void TransportBar::refresh() {
     scrub_->setPageStep(std::max(1, static_cast<int>((last + 1) / 20)));
     tickLabel_->setText(tr(" tick %1 / %2 ").arg(cur).arg(last));
     const bool has = doc_->session() != nullptr;
-    for (auto* a : transportActions()) a->setEnabled(has);
+    for (auto* a : transportActions()) {
+        a->setEnabled(has);
+        // A disabled button says why; the key is in the tooltip either way.
+        const QString tip = QStringLiteral("%1 (%2)").arg(a->text(), a->shortcut().toString(QKeySequence::NativeText));
+        a->setToolTip(has ? tip : tip + tr(": open a workload first"));
+    }
     updating_ = false;
 }
 

@@ -508,8 +508,14 @@ class TestLabGui : public QObject {
         QVERIFY(receipt && !receipt->isEnabled() && receipt->toolTip().contains(QStringLiteral("Open a workload")));
         QVERIFY(!action(QStringLiteral("&Compare recovery modes"))->isEnabled());
         QVERIFY(!action(QStringLiteral("C&ancel Run"))->isEnabled());
+        QAction* step = w->transport()->transportActions().at(2);
+        QVERIFY2(!step->isEnabled() && step->toolTip() == QStringLiteral("Step back (Left): open a workload first"),
+                 qPrintable(step->toolTip()));
+        QAction* apply = w->findChild<QAction*>(QStringLiteral("applyCalibrationAction"));
+        QVERIFY(!apply->isEnabled() && apply->toolTip().startsWith(QStringLiteral("Load a calibration first")));
         QVERIFY(w->openPath(kSwapWins));
         QVERIFY(receipt->isEnabled());
+        QCOMPARE(step->toolTip(), QStringLiteral("Step back (Left)"));
         QVERIFY(action(QStringLiteral("&Compare recovery modes"))->isEnabled());
         QVERIFY(w->windowTitle().startsWith(QStringLiteral("swap-wins - swap-wins.workload.json - PreemptLab")));
         // Ctrl+3 shows, raises and focuses the ledger.
