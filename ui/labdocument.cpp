@@ -93,7 +93,7 @@ bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, 
         return false;
     }
     // Kept until the new run is installed, for cancelRun (a load superseding a pending load keeps the first).
-    if (session_) beforeLoad_ = Shown{*workload_, sourceName_, nothingUnsaved(), session_, liveRun_};
+    if (session_) beforeLoad_ = Shown{std::move(*workload_), sourceName_, nothingUnsaved(), session_, liveRun_};
     workload_ = std::move(workload);
     sourceName_ = sourceName;
     onDisk_ = onDisk;
