@@ -278,7 +278,10 @@ void MainWindow::applyStartupOptions(const LabOptions& options) {
         QString error;
         if (!calibration_->loadCalibration(options.calibration, &error)) reportError(tr("Cannot load calibration"), error);
     }
-    if (options.workload.isEmpty()) return;
+    if (options.workload.isEmpty()) {
+        reopenLastSession();
+        return;
+    }
     if (!openPath(options.workload)) return;
     for (const auto& [key, value] : options.overrides) {
         QString error;
@@ -288,6 +291,30 @@ void MainWindow::applyStartupOptions(const LabOptions& options) {
         doc_->waitForIdle();
         doc_->seek(*options.tick);
     }
+}
+
+void MainWindow::reopenLastSession() {
+    // The workload file open at the last close comes back at its tick, as the calibration does. Not a generated
+    // or imported one (it was saved or discarded when asked), and a file that is gone is said, not hidden.
+    const QSettings settings;
+    const QString last = settings.value(QStringLiteral("session/file")).toString();
+    if (last.isEmpty()) return;
+    QString error;
+    if (!QFileInfo::exists(last)) {
+        files_->removeRecent(last);
+        statusBar()->showMessage(tr("The last workload, %1, is gone.").arg(last), 10000);
+        return;
+    }
+    const bool loaded = last.startsWith(QLatin1Char(':')) ? doc_->loadResource(last, &error) // a bundled sample
+                                                          : doc_->loadFile(last, &error);
+    if (!loaded) {
+        statusBar()->showMessage(tr("The last workload was not reopened: %1").arg(error), 10000);
+        return;
+    }
+    bool ok = false;
+    const qint64 tick = settings.value(QStringLiteral("session/tick")).toLongLong(&ok);
+    if (ok) doc_->seek(tick); // kept for a background run until it lands
+    statusBar()->showMessage(tr("Reopened %1, the workload of the last session.").arg(QFileInfo(last).fileName()), 5000);
 }
 
 void MainWindow::updateTitle() {
@@ -355,6 +382,14 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("transport/speed"), transport_->speedSlider()->value());
+    if (doc_->hasWorkload() && doc_->onDisk()) { // a file or a bundled sample (edits were saved or discarded)
+        const QString& source = doc_->sourceName();
+        settings.setValue(QStringLiteral("session/file"),
+                          source.startsWith(QLatin1Char(':')) ? source : QFileInfo(source).absoluteFilePath());
+        settings.setValue(QStringLiteral("session/tick"), static_cast<qint64>(doc_->currentTick()));
+    } else {
+        settings.remove(QStringLiteral("session"));
+    }
     settings.sync();
     if (settings.status() != QSettings::NoError) {
         std::fprintf(stderr, "preemptlab: settings could not be saved to %s\n", qPrintable(settings.fileName()));

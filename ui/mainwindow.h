@@ -71,6 +71,7 @@ class MainWindow : public QMainWindow {
     void updateTitle();
     void updateActions(); // what needs a workload or a running job, enabled with it
     void goToTick();
+    void reopenLastSession();
     void proportionDocks();
     QProgressBar* busyBar_ = nullptr;
     QPushButton* busyCancel_ = nullptr;
