@@ -42,7 +42,6 @@
 #include <QProcess>
 #include <QSettings>
 #include <QSlider>
-#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTableWidget>
@@ -675,33 +674,6 @@ class TestLabGui : public QObject {
         settle();
         QVERIFY2(std::abs(w->width() - 1234) <= 2 && std::abs(w->height() - 777) <= 2, "the window size is restored");
         QVERIFY(w->fileActions()->recentFiles().first().endsWith(QStringLiteral("swap-wins.workload.json")));
-    }
-
-    void theLastWorkloadComesBackAtItsTick() {
-        QTemporaryDir dir;
-        const QString copy = dir.filePath(QStringLiteral("mine.workload.json"));
-        QVERIFY(QFile::copy(kSwapWins, copy));
-        {
-            auto w = makeWindow(copy);
-            w->document()->seek(42);
-            w->close();
-        }
-        {
-            MainWindow w;
-            w.applyStartupOptions(plui::LabOptions{}); // started with no workload argument
-            QVERIFY(w.document()->hasWorkload());
-            QCOMPARE(w.document()->sourceName(), copy);
-            w.document()->waitForIdle();
-            QCOMPARE(w.document()->currentTick(), 42);
-            w.close();
-        }
-        QVERIFY(QFile::remove(copy)); // gone by the next start: said, and dropped from Open Recent
-        MainWindow w;
-        w.applyStartupOptions(plui::LabOptions{});
-        QVERIFY(!w.document()->hasWorkload());
-        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("is gone")),
-                 qPrintable(w.statusBar()->currentMessage()));
-        QVERIFY(!w.fileActions()->recentFiles().contains(copy));
     }
 };
 

@@ -100,6 +100,7 @@ class TestLabReliability : public QObject {
     void screenshotsDependOnTheCommandLineOnly();
     void numbersReadAsTheCliPrintsThem();
     void unwritableSettingsAreSaid();
+    void theLastWorkloadComesBackAtItsTick();
 };
 
 void TestLabReliability::initTestCase() {
@@ -492,6 +493,33 @@ void TestLabReliability::unwritableSettingsAreSaid() {
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, home);
     MainWindow w;
     QVERIFY(w.statusBar()->currentMessage().startsWith(QStringLiteral("Open a workload")));
+}
+
+void TestLabReliability::theLastWorkloadComesBackAtItsTick() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(QStringLiteral("mine.workload.json"));
+    QVERIFY(QFile::copy(kSwapWins, copy));
+    {
+        auto w = makeWindow(copy);
+        w->document()->seek(42);
+        w->close();
+    }
+    {
+        MainWindow w;
+        w.applyStartupOptions(plui::LabOptions{}); // started with no workload argument
+        QVERIFY(w.document()->hasWorkload());
+        QCOMPARE(w.document()->sourceName(), copy);
+        w.document()->waitForIdle();
+        QCOMPARE(w.document()->currentTick(), 42);
+        w.close();
+    }
+    QVERIFY(QFile::remove(copy)); // gone by the next start: said, and dropped from Open Recent
+    MainWindow w;
+    w.applyStartupOptions(plui::LabOptions{});
+    QVERIFY(!w.document()->hasWorkload());
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("is gone")),
+             qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY(!w.fileActions()->recentFiles().contains(copy));
 }
 
 QTEST_MAIN(TestLabReliability)
