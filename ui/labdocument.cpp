@@ -253,6 +253,7 @@ void LabDocument::cancelRun() {
         workload_ = std::move(shown.workload);
         sourceName_ = shown.sourceName;
         onDisk_ = shown.onDisk;
+        undo_->clear(); // steps made on the cancelled workload meanwhile belong to it
         ++loadCount_; // views reset their per-workload state, as for a load
         selected_ = -1;
         const std::int64_t tick = shown.session->currentTick();
@@ -278,11 +279,14 @@ void LabDocument::revertUndoTo(const pl::Workload& shown) {
         return c ? &c->after() : nullptr;
     };
     const int now = undo_->index();
-    for (int distance = 1; distance <= undo_->count(); ++distance) {
+    // Nearest first, and the current step itself first of all (a cancelled live-mode or calibration re-run
+    // changed no workload: an older step equal to it must not be taken).
+    for (int distance = 0; distance <= undo_->count(); ++distance) {
         for (int k : {now - distance, now + distance}) {
             if (k < 0 || k > undo_->count()) continue;
             const pl::Workload* state = stateAt(k);
             if (state != nullptr && *state == shown) {
+                if (k == now) return;
                 quietEdits_ = true;
                 undo_->setIndex(k);
                 quietEdits_ = false;

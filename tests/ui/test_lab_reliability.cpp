@@ -3,6 +3,7 @@
 // a failed load; unsaved edits prompt before a close or an open loses them; a long run can be cancelled, and
 // closing the window in the middle of one is safe (the sanitizer build checks the "safe").
 #include "comma_locale.h"
+#include "editcommands.h"
 #include "exporter.h"
 #include "labcommandline.h"
 #include "fileactions.h"
@@ -367,6 +368,23 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     QCOMPARE(doc->stoppedRuns(), 4);
     // It had unsaved edits (capacity 800) and its undo steps are gone: it is unsaved, asked about before a load.
     QVERIFY(!doc->nothingUnsaved());
+    doc->markSaved(QStringLiteral("big.workload.json"));
+    // A cancelled re-run that changed no workload (live mode switched) leaves the undo stack where it is, even
+    // when an older step holds an equal workload (capacity 800 -> 700 -> 800 after pauses).
+    QTest::qWait(static_cast<int>(plui::kMergeWindowMs) + 100);
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("700"), &error));
+    doc->waitForIdle();
+    QTest::qWait(static_cast<int>(plui::kMergeWindowMs) + 100);
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("800"), &error));
+    doc->waitForIdle();
+    const int at = doc->undoStack()->index();
+    QCOMPARE(at, 2);
+    doc->setLiveMode(true);
+    QVERIFY(doc->busy());
+    doc->cancelRun();
+    QCOMPARE(doc->undoStack()->index(), at);
+    doc->setLiveMode(false);
+    doc->waitForIdle();
     doc->markSaved(QStringLiteral("big.workload.json"));
     // And the lab goes on: open a file.
     doc->setRunMode(LabDocument::RunMode::Synchronous);
