@@ -18,6 +18,7 @@
 namespace plui {
 
 PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
+    setFocusPolicy(Qt::ClickFocus); // a click here takes the keys back from a focused slider or table
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(2, 2, 2, 2);
     auto* bar = new QHBoxLayout;

@@ -105,6 +105,7 @@ struct TimelineWidget::Impl {
 
 TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()) {
     d->doc = doc;
+    setFocusPolicy(Qt::ClickFocus); // a click here takes the keys back from a focused slider or table
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     auto* legend = new QLabel(stateLegendHtml(), this);

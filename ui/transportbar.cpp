@@ -22,6 +22,11 @@
 namespace plui {
 
 bool controlKeepsKey(const QWidget* focus, int key) {
+    // Esc (Cancel Run) leaves a value being typed, as editors use it to drop the edit.
+    if (key == Qt::Key_Escape) {
+        return qobject_cast<const QAbstractSpinBox*>(focus) || qobject_cast<const QLineEdit*>(focus) ||
+               qobject_cast<const QTextEdit*>(focus) || qobject_cast<const QPlainTextEdit*>(focus);
+    }
     const bool navigation = key == Qt::Key_Left || key == Qt::Key_Right || key == Qt::Key_Home ||
                             key == Qt::Key_End || key == Qt::Key_PageUp || key == Qt::Key_PageDown;
     if (!navigation && key != Qt::Key_Space) return false;

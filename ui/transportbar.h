@@ -16,7 +16,8 @@ namespace plui {
 
 // Whether `focus`, a focused control, uses the plain key `key` itself and keeps it from the transport's
 // shortcuts: a slider its arrows, Home, End and pages; a button or check box Space; a table, list, combo box,
-// spin box or text field all of them. The pool, the timeline and the plots leave every key to the transport.
+// spin box or text field all of them, and a spin box or text field Esc (Cancel Run's key) too. The pool, the
+// timeline and the plots leave every key to the transport; clicking the pool or the timeline focuses it.
 bool controlKeepsKey(const QWidget* focus, int key);
 
 class LabDocument;

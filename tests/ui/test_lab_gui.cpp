@@ -211,6 +211,13 @@ class TestLabGui : public QObject {
         QVERIFY(plui::controlKeepsKey(speed, Qt::Key_Home));
         QVERIFY(!plui::controlKeepsKey(check, Qt::Key_Left));
         QVERIFY(!plui::controlKeepsKey(w->poolView(), Qt::Key_Left));
+        QVERIFY(plui::controlKeepsKey(w->findChild<QDoubleSpinBox*>(), Qt::Key_Escape));
+        QVERIFY(!plui::controlKeepsKey(ledger, Qt::Key_Escape));
+        // A click on the timeline takes the focus (and so the keys) back from a slider.
+        speed->setFocus();
+        QTRY_VERIFY(speed->hasFocus());
+        QTest::mouseClick(w->timeline()->plot(), Qt::LeftButton, {}, QPoint(40, 20));
+        QTRY_VERIFY(!speed->hasFocus());
     }
 
     void aSliderChangeRerunsAndKeepsTheTick() {
