@@ -1,6 +1,7 @@
 #include "number_text.h"
 
 #include <charconv>
+#include <cstdint>
 #include <system_error>
 
 namespace pl {
@@ -19,7 +20,9 @@ std::string formatFixed(double v, int decimals) { return toChars(v, std::chars_f
 std::string formatGeneral(double v) { return toChars(v, std::chars_format::general, 6); }
 
 std::string formatThousands(std::int64_t v) {
-    std::string digits = std::to_string(v < 0 ? -v : v);
+    // The magnitude as unsigned: -INT64_MIN does not fit an int64_t.
+    const auto magnitude = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+    std::string digits = std::to_string(magnitude);
     std::string out;
     const auto n = digits.size();
     for (std::size_t i = 0; i < n; ++i) {

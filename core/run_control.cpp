@@ -39,7 +39,7 @@ std::int64_t fixedBudget() {
 
 std::string eventBudgetProblem() {
     const char* fixed = std::getenv("PREEMPTLAB_MAX_EVENTS");
-    if (fixed == nullptr || fixedBudget() > 0) return {};
+    if (fixed == nullptr || *fixed == '\0' || fixedBudget() > 0) return {}; // set empty: as unset
     return "PREEMPTLAB_MAX_EVENTS: \"" + printable(fixed, 40) +
            "\" is not a positive integer (the most ledger events one run may hold; unset it to follow the "
            "machine's memory)";

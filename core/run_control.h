@@ -47,7 +47,7 @@ class RunTooLarge : public std::runtime_error {
 inline constexpr std::int64_t kBytesPerEvent = 4096;
 std::int64_t eventBudget();
 // Why PREEMPTLAB_MAX_EVENTS, when set, is not a positive integer (eventBudget then ignores it); empty when it
-// is unset or good. The CLI refuses to run with such a value and the lab says so at start.
+// is unset, empty (`PREEMPTLAB_MAX_EVENTS= cmd`) or good. The CLI refuses to run with such a value and the lab says so at start.
 std::string eventBudgetProblem();
 
 // A control bounded by this machine's memory (max_events = eventBudget(), split evenly among `sharers` runs

@@ -6,9 +6,10 @@
 
 #include "model.h"
 
-#include <QElapsedTimer>
 #include <QString>
 #include <QUndoCommand>
+
+#include <chrono>
 
 namespace plui {
 
@@ -31,7 +32,10 @@ class ChangeWorkload : public QUndoCommand {
     pl::Workload after_;
     int mergeId_;
     QString mergeKey_;
-    QElapsedTimer lastEdit_; // since the newest edit merged into this step
+    // The gap that decides a merge runs from the end of this step's last redo (its run, on the UI thread for
+    // a small workload, done) to the next edit's creation, so a slow run does not split a drag.
+    std::chrono::steady_clock::time_point created_;
+    std::chrono::steady_clock::time_point redone_;
 };
 
 inline constexpr qint64 kMergeWindowMs = 800;

@@ -35,7 +35,7 @@ void ExportActions::buildMenu(QMenu* menu) {
 void ExportActions::setWorkloadOpen(bool open) {
     for (QAction* a : needRun_) {
         a->setEnabled(open);
-        a->setToolTip(open ? QString() : tr("Open a workload first: there is no run to export"));
+        a->setToolTip(open ? QString() : tr("There is no run to export yet: open a workload and let it run"));
     }
 }
 

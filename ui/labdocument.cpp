@@ -92,8 +92,13 @@ bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, 
         if (error) *error = qs(e->message());
         return false;
     }
-    // Kept until the new run is installed, for cancelRun (a load superseding a pending load keeps the first).
-    if (session_) beforeLoad_ = Shown{std::move(*workload_), sourceName_, nothingUnsaved(), session_, liveRun_};
+    // Kept until the new run is installed, for cancelRun (a load superseding a pending load keeps the first):
+    // the workload the shown run ran (an edit whose run is pending was never seen), and whether it was saved.
+    if (session_) {
+        const bool pendingEdit = !(*workload_ == session_->workload());
+        beforeLoad_ = Shown{session_->workload(), sourceName_, onDisk_, undo_->isClean() && !pendingEdit,
+                            shownLive_, session_, liveRun_};
+    }
     workload_ = std::move(workload);
     sourceName_ = sourceName;
     onDisk_ = onDisk;
@@ -132,6 +137,7 @@ bool LabDocument::nothingUnsaved() const { return !workload_ || (onDisk_ && undo
 void LabDocument::startRun(bool keepTick) {
     const std::int64_t tick = keepTick ? (session_ ? session_->currentTick() : wantedTick_) : -1;
     wantedTick_ = tick;
+    pendingLive_ = live_;
     const std::uint64_t gen = ++generation_;
     stopBackgroundRun(); // superseded: its result would be dropped, so stop computing it
     const bool background =
@@ -141,6 +147,7 @@ void LabDocument::startRun(bool keepTick) {
         try {
             s = computeLabRun(*workload_, live_, calibration());
         } catch (const std::exception& ex) {
+            beforeLoad_.reset(); // what failed is now what is shown
             emit runFailed(sourceName_ + QStringLiteral(": the run failed: ") + QString::fromUtf8(ex.what()));
             return;
         }
@@ -162,6 +169,7 @@ void LabDocument::startRun(bool keepTick) {
             if (s.session) {
                 installSession(std::move(s), wantedTick_);
             } else {
+                beforeLoad_.reset(); // what failed is now what is shown
                 emit runFailed(sourceName_ + QStringLiteral(": the run failed: ") + failure);
             }
         }
@@ -219,6 +227,7 @@ bool LabDocument::applyCalibration(double tickMs, QString* report, QString* erro
 
 void LabDocument::installSession(LabRun run, std::int64_t tick) {
     beforeLoad_.reset();
+    shownLive_ = pendingLive_;
     session_ = std::move(run.session);
     liveRun_ = std::move(run.live);
     session_->seek(tick);
@@ -243,9 +252,11 @@ void LabDocument::cancelRun() {
     ++generation_; // the finishing run sees a stale generation and is dropped
     stopBackgroundRun();
     if (session_) {
-        // Back to the workload that is on screen (redo then re-applies the edit, running it again).
+        // Back to the workload that is on screen (redo then re-applies the edit, running it again), and to the
+        // live mode it ran in (a cancelled switch).
         revertUndoTo(session_->workload());
         workload_ = session_->workload();
+        live_ = shownLive_;
         emit changed(LabChangeKind::Workload);
     } else if (beforeLoad_) {
         Shown shown = std::move(*beforeLoad_);
@@ -254,8 +265,10 @@ void LabDocument::cancelRun() {
         sourceName_ = shown.sourceName;
         onDisk_ = shown.onDisk;
         undo_->clear(); // steps made on the cancelled workload meanwhile belong to it
+        if (!shown.clean) undo_->resetClean(); // its unsaved edits: "(edited)", and asked about before a load
         ++loadCount_; // views reset their per-workload state, as for a load
         selected_ = -1;
+        live_ = pendingLive_ = shown.live;
         const std::int64_t tick = shown.session->currentTick();
         installSession(LabRun{std::move(shown.session), std::move(shown.liveRun), {}}, tick);
         emit changed(LabChangeKind::Workload | LabChangeKind::Selection);
@@ -263,6 +276,8 @@ void LabDocument::cancelRun() {
     } else {
         workload_.reset();
         sourceName_.clear();
+        undo_->clear(); // edits of the workload that never ran
+        live_ = shownLive_;
         emit changed(LabChangeKind::Workload | LabChangeKind::Session);
         emit savedChanged();
     }

@@ -135,13 +135,17 @@ class LabDocument : public QObject {
     struct Shown {
         pl::Workload workload;
         QString sourceName;
-        bool onDisk = false; // and nothing unsaved: else it comes back as unsaved (its undo steps are gone)
+        bool onDisk = false;
+        bool clean = true; // no unsaved edit: else it comes back "edited" (its undo steps are gone)
+        bool live = false; // the mode its run was made in
         std::shared_ptr<pl::Session> session;
         std::shared_ptr<const pl::RunResult> liveRun;
     };
     std::optional<Shown> beforeLoad_;
     bool onDisk_ = false;
     bool quietEdits_ = false; // applyEditedWorkload installs without running (cancelRun moving the undo index)
+    bool pendingLive_ = false; // the live mode of the newest run started
+    bool shownLive_ = false;   // the live mode of the run on screen (cancelRun puts the switch back to it)
 
     std::optional<pl::Workload> workload_;
     QString sourceName_;

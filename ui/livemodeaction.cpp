@@ -26,6 +26,10 @@ LiveModeAction::LiveModeAction(LabDocument* doc, QObject* parent) : QObject(pare
     action_->setToolTip(tip);
     action_->setStatusTip(tip);
     connect(action_, &QAction::toggled, doc, &LabDocument::setLiveMode);
+    // A cancelled switch puts the mode back (LabDocument::cancelRun): the check follows it.
+    connect(doc, &LabDocument::changed, action_, [this, doc]() {
+        if (action_->isChecked() != doc->liveMode()) action_->setChecked(doc->liveMode());
+    });
 }
 
 } // namespace plui

@@ -241,26 +241,36 @@ bool MainWindow::confirmDiscardEdits() {
 
 bool MainWindow::openPath(const QString& path) {
     if (!confirmDiscardEdits()) return false;
+    QString error;
+    if (!loadPath(path, &error)) {
+        reportError(tr("Cannot open workload"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+    return true;
+}
+
+bool MainWindow::loadPath(const QString& path, QString* error) {
     // Reading and checking a file happen here, on the UI thread (about 25 ms per MB): a big one gets a wait
     // cursor and a line saying what is being read, drawn before the window stops answering.
-    const qint64 bytes = path.startsWith(QLatin1Char(':')) ? 0 : QFileInfo(path).size();
-    if (bytes > (qint64{8} << 20)) {
+    constexpr qint64 kSlowFileBytes = qint64{8} << 20;
+    const bool resource = path.startsWith(QLatin1Char(':')); // a bundled sample
+    const qint64 bytes = resource ? 0 : QFileInfo(path).size();
+    const bool slow = bytes > kSlowFileBytes;
+    if (slow) {
         QApplication::setOverrideCursor(Qt::WaitCursor);
         statusBar()->showMessage(tr("Reading %1 (%2)...").arg(QFileInfo(path).fileName(), bytesText(bytes)));
         statusBar()->repaint();
     }
-    QString error;
-    const bool ok = path.startsWith(QLatin1Char(':')) ? doc_->loadResource(path, &error) : doc_->loadFile(path, &error);
-    if (bytes > (qint64{8} << 20)) QApplication::restoreOverrideCursor();
-    if (!ok) {
-        reportError(tr("Cannot open workload"), error);
-        if (!path.startsWith(QLatin1Char(':')) && !QFileInfo::exists(path)) files_->removeRecent(path);
-        return false;
+    const bool ok = resource ? doc_->loadResource(path, error) : doc_->loadFile(path, error);
+    if (slow) QApplication::restoreOverrideCursor();
+    if (ok) {
+        lastError_.clear();
+        files_->addRecent(path);
+    } else if (!resource && !QFileInfo::exists(path)) {
+        files_->removeRecent(path); // a remembered file that has gone
     }
-    lastError_.clear();
-    files_->addRecent(path);
-    statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
-    return true;
+    return ok;
 }
 
 void MainWindow::reportError(const QString& title, const QString& message) {
@@ -305,9 +315,7 @@ void MainWindow::reopenLastSession() {
         statusBar()->showMessage(tr("The last workload, %1, is gone.").arg(last), 10000);
         return;
     }
-    const bool loaded = last.startsWith(QLatin1Char(':')) ? doc_->loadResource(last, &error) // a bundled sample
-                                                          : doc_->loadFile(last, &error);
-    if (!loaded) {
+    if (!loadPath(last, &error)) {
         statusBar()->showMessage(tr("The last workload was not reopened: %1").arg(error), 10000);
         return;
     }

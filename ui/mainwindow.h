@@ -72,6 +72,8 @@ class MainWindow : public QMainWindow {
     void updateActions(); // what needs a workload or a running job, enabled with it
     void goToTick();
     void reopenLastSession();
+    // Reads a workload file or a bundled sample (":/...") into the document and keeps Open Recent up to date.
+    bool loadPath(const QString& path, QString* error);
     void proportionDocks();
     QProgressBar* busyBar_ = nullptr;
     QPushButton* busyCancel_ = nullptr;

@@ -22,25 +22,25 @@
 namespace plui {
 
 bool controlKeepsKey(const QWidget* focus, int key) {
+    const bool editor = qobject_cast<const QAbstractSpinBox*>(focus) || qobject_cast<const QLineEdit*>(focus) ||
+                        qobject_cast<const QTextEdit*>(focus) || qobject_cast<const QPlainTextEdit*>(focus);
     // Esc (Cancel Run) leaves a value being typed, as editors use it to drop the edit.
-    if (key == Qt::Key_Escape) {
-        return qobject_cast<const QAbstractSpinBox*>(focus) || qobject_cast<const QLineEdit*>(focus) ||
-               qobject_cast<const QTextEdit*>(focus) || qobject_cast<const QPlainTextEdit*>(focus);
-    }
+    if (key == Qt::Key_Escape) return editor;
     const bool navigation = key == Qt::Key_Left || key == Qt::Key_Right || key == Qt::Key_Home ||
                             key == Qt::Key_End || key == Qt::Key_PageUp || key == Qt::Key_PageDown;
     if (!navigation && key != Qt::Key_Space) return false;
-    if (qobject_cast<const QAbstractItemView*>(focus) || qobject_cast<const QComboBox*>(focus) ||
-        qobject_cast<const QAbstractSpinBox*>(focus) || qobject_cast<const QLineEdit*>(focus) ||
-        qobject_cast<const QTextEdit*>(focus) || qobject_cast<const QPlainTextEdit*>(focus)) {
-        return true;
-    }
+    if (editor || qobject_cast<const QAbstractItemView*>(focus) || qobject_cast<const QComboBox*>(focus)) return true;
     if (qobject_cast<const QAbstractSlider*>(focus)) return navigation;
     if (qobject_cast<const QAbstractButton*>(focus)) return key == Qt::Key_Space;
     return false;
 }
 
 namespace {
+// "Step back (Left)": what the button does and its key.
+QString keyTip(const QAction* a) {
+    return QStringLiteral("%1 (%2)").arg(a->text(), a->shortcut().toString(QKeySequence::NativeText));
+}
+
 // Accepting a ShortcutOverride is Qt's way for a focused widget to claim a key that is also a shortcut: the
 // key then goes to the widget as a key press and the shortcut does not fire.
 class TransportKeyGuard : public QObject {
@@ -62,8 +62,8 @@ TransportBar::TransportBar(LabDocument* doc, QWidget* parent) : QToolBar(tr("Tra
     qApp->installEventFilter(new TransportKeyGuard(this)); // removed with this bar
     auto make = [this](QStyle::StandardPixmap icon, const QString& tip, const QKeySequence& key) {
         auto* a = addAction(style()->standardIcon(icon), tip);
-        a->setToolTip(QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
         a->setShortcut(key);
+        a->setToolTip(keyTip(a));
         a->setShortcutContext(Qt::WindowShortcut);
         return a;
     };
@@ -77,6 +77,9 @@ TransportBar::TransportBar(LabDocument* doc, QWidget* parent) : QToolBar(tr("Tra
     last_ = make(QStyle::SP_MediaSkipForward, tr("Last tick"), QKeySequence(Qt::Key_End));
     addSeparator();
     scrub_ = new QSlider(Qt::Horizontal, this);
+    // Not focused by a click: PageUp/PageDown stay the pressure-event jumps after a scrub (a focused slider
+    // keeps its page keys, controlKeepsKey).
+    scrub_->setFocusPolicy(Qt::NoFocus);
     scrub_->setObjectName(QStringLiteral("scrubber"));
     scrub_->setMinimumWidth(200);
     scrub_->setToolTip(tr("Scrub through the run"));
@@ -161,8 +164,7 @@ void TransportBar::refresh() {
     for (auto* a : transportActions()) {
         a->setEnabled(has);
         // A disabled button says why; the key is in the tooltip either way.
-        const QString tip = QStringLiteral("%1 (%2)").arg(a->text(), a->shortcut().toString(QKeySequence::NativeText));
-        a->setToolTip(has ? tip : tip + tr(": open a workload first"));
+        a->setToolTip(has ? keyTip(a) : keyTip(a) + tr(": open a workload first"));
     }
     updating_ = false;
 }

@@ -7,6 +7,7 @@
 #include "atomic_file.h"
 #include "engine.h"
 #include "receipt.h"
+#include "run_control.h"
 #include "session.h"
 #include "trace/generator.h"
 #include "workload_io.h"
@@ -129,7 +130,11 @@ int cmdBench(int argc, char** argv) {
     for (std::int64_t i = 0; i < *repeat; ++i) {
         RunResult r;
         const auto t0 = std::chrono::steady_clock::now();
-        r = runWorkload(w);
+        try {
+            r = runWorkload(w, nullptr, memoryBounded()); // bounded like run: a thrashing --workload ends with figures
+        } catch (const RunTooLarge& e) {
+            return badInput(w.name + ": " + e.what());
+        }
         best = std::min(best, secondsSince(t0));
         rssPeakDelta = std::max(rssPeakDelta, residentBytes() - rssBefore);
         if (i + 1 == *repeat) {

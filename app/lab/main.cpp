@@ -6,6 +6,7 @@
 #include "run_control.h"
 
 #include <QApplication>
+#include <QMessageBox>
 
 #include <cstdio>
 #include <cstring>
@@ -43,6 +44,10 @@ int main(int argc, char** argv) {
     }
     if (const std::string problem = pl::eventBudgetProblem(); !problem.empty()) {
         std::fprintf(stderr, "preemptlab: %s\n", problem.c_str());
+        // Started from a desktop, nobody reads stderr: say it in a box too.
+        if (options.screenshot.isEmpty()) {
+            QMessageBox::critical(nullptr, QStringLiteral("PreemptLab"), QString::fromStdString(problem));
+        }
         return 2;
     }
     if (!options.screenshot.isEmpty()) {

@@ -89,6 +89,9 @@ class TestGenerator : public QObject {
         QCOMPARE(general, std::string("1e+06"));
         QCOMPARE(formatGeneral(0.35), std::string("0.35"));
         QCOMPARE(formatFixed(-0.005, 1), std::string("-0.0"));
+        QCOMPARE(formatThousands(62359), std::string("62,359"));
+        QCOMPARE(formatThousands(-1000), std::string("-1,000"));
+        QCOMPARE(formatThousands(INT64_MIN), std::string("-9,223,372,036,854,775,808"));
     }
 
     void utf8Checks() {

