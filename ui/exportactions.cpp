@@ -29,13 +29,13 @@ void ExportActions::buildMenu(QMenu* menu) {
     bundle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
     needRun_ = {receipt, csv, bundle};
     menu->setToolTipsVisible(true); // a disabled export says why
-    setWorkloadOpen(false);
+    setRunShown(false);
 }
 
-void ExportActions::setWorkloadOpen(bool open) {
+void ExportActions::setRunShown(bool shown) {
     for (QAction* a : needRun_) {
-        a->setEnabled(open);
-        a->setToolTip(open ? QString() : tr("There is no run to export yet: open a workload and let it run"));
+        a->setEnabled(shown);
+        a->setToolTip(shown ? QString() : tr("There is no run to export yet: open a workload and let it run"));
     }
 }
 

@@ -20,7 +20,7 @@ class ExportActions : public QObject {
     // The views written into a review bundle, as (file stem, widget).
     QList<QPair<QString, QWidget*>> bundleViews() const;
     // The receipt, ledger CSV and review bundle need a run: disabled, saying so, until there is one.
-    void setWorkloadOpen(bool open);
+    void setRunShown(bool shown);
 
   private:
     void exportReceipt();

@@ -125,13 +125,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocum
     viewMenu->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
     auto* runMenu = menuBar()->addMenu(tr("&Run"));
-    auto* compareAction = compareAction_ = runMenu->addAction(tr("&Compare recovery modes"), this, [this, compareDock]() {
+    compareAction_ = runMenu->addAction(tr("&Compare recovery modes"), this, [this, compareDock]() {
         compareDock->show();
         compareDock->raise();
         compare_->start();
     });
-    compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
-    compareAction->setObjectName(QStringLiteral("compareAction"));
+    compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
+    compareAction_->setObjectName(QStringLiteral("compareAction"));
     // Esc stops whatever runs in the background: the workload's run and a comparison.
     cancelAction_ = runMenu->addAction(tr("C&ancel Run"), this, [this]() {
         doc_->cancelRun();
@@ -343,7 +343,7 @@ void MainWindow::updateActions() {
     compareAction_->setEnabled(open);
     compareAction_->setToolTip(open ? QString() : tr("Open a workload first"));
     cancelAction_->setEnabled(doc_->busy() || compare_->running());
-    exports_->setWorkloadOpen(open && doc_->session() != nullptr);
+    exports_->setRunShown(doc_->session() != nullptr);
 }
 
 void MainWindow::goToTick() {
