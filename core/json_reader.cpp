@@ -3,6 +3,7 @@
 #include "json_reader.h"
 
 #include "json_pointer.h"
+#include "stop_check.h"
 
 #include <algorithm>
 #include <optional>
@@ -16,8 +17,9 @@ using json = nlohmann::json;
 
 class StrictDomBuilder {
   public:
-    StrictDomBuilder(std::string_view text, const std::string& file, const std::vector<JsonArrayCap>& caps)
-        : text_(text), file_(file), caps_(caps), totals_(caps.size(), 0) {}
+    StrictDomBuilder(std::string_view text, const std::string& file, const std::vector<JsonArrayCap>& caps,
+                     const std::atomic<bool>* stop)
+        : text_(text), file_(file), caps_(caps), totals_(caps.size(), 0), stop_(stop, kValuesPerStopCheck) {}
 
     bool null() { return place(json(nullptr)); }
     bool boolean(bool v) { return place(json(v)); }
@@ -70,6 +72,7 @@ class StrictDomBuilder {
 
     // Insert `v` where the parser is (root, object member or array element); returns the stored value.
     json* insert(json v) {
+        stop_.step(); // Cancelled goes up through nlohmann's parser, which holds nothing but RAII members
         if (stack_.empty()) {
             root_ = std::move(v);
             return &root_;
@@ -170,6 +173,7 @@ class StrictDomBuilder {
     const std::string& file_;
     const std::vector<JsonArrayCap>& caps_;
     std::vector<std::size_t> totals_; // per cap: elements read so far in all its arrays (across_arrays caps)
+    StopCheck stop_;
     json root_;
     std::vector<Frame> stack_;
     std::string pendingKey_;
@@ -196,13 +200,14 @@ bool isEmptyJsonText(std::string_view text) {
 
 std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,
                                                          std::string_view format,
-                                                         const std::vector<JsonArrayCap>& arrayCaps) {
+                                                         const std::vector<JsonArrayCap>& arrayCaps,
+                                                         const std::atomic<bool>* stop) {
     if (isEmptyJsonText(text)) {
         return InputError{file, "",
                           std::string(file == "-" ? "standard input is empty" : "the file is empty") +
                               " (a " + std::string(format) + " JSON document was expected)"};
     }
-    StrictDomBuilder builder(text, file, arrayCaps);
+    StrictDomBuilder builder(text, file, arrayCaps, stop);
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
     // nlohmann's lexer takes a NUL byte for the end of the input, so a document followed by a NUL and anything
     // at all would pass. A parse that ended at a NUL (a whole document, or one cut off there) is refused at the

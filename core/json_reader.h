@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -35,9 +36,12 @@ bool isEmptyJsonText(std::string_view text);
 // `format` is what the document should have been ("preemptlab.workload.v1"): empty text is refused as
 // "FILE: the file is empty (a FORMAT JSON document was expected)" ("standard input is empty" for "-") instead
 // of the parser's "line 1, column 1: ... unexpected end of input", which reads like a broken file.
+// `stop` is read every kValuesPerStopCheck values: once set, the parse ends with pl::Cancelled.
+inline constexpr int kValuesPerStopCheck = 16384; // a few milliseconds of parsing
 std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,
                                                          std::string_view format,
-                                                         const std::vector<JsonArrayCap>& arrayCaps = {});
+                                                         const std::vector<JsonArrayCap>& arrayCaps = {},
+                                                         const std::atomic<bool>* stop = nullptr);
 
 // 1-based line and column of the byte at `offset` (0-based) in `text`, as "line L, column C".
 std::string lineColumnAt(std::string_view text, std::size_t offset);

@@ -14,7 +14,7 @@
 namespace pl {
 
 RunCancelled::RunCancelled(Tick nextTick)
-    : std::runtime_error("the run was cancelled before tick " + std::to_string(nextTick)), nextTick_(nextTick) {}
+    : Cancelled("the run was cancelled before tick " + std::to_string(nextTick)), nextTick_(nextTick) {}
 
 RunTooLarge::RunTooLarge(Tick tick, std::int64_t events, std::int64_t budget)
     : std::runtime_error("the run stopped at tick " + std::to_string(tick) + ": its ledger holds " +
@@ -72,7 +72,7 @@ void RunCheck::check(Tick nextTick, std::int64_t events) const {
     if (control_.progress) {
         control_.progress(nextTick);
     }
-    if (control_.cancel != nullptr && control_.cancel->load(std::memory_order_relaxed)) {
+    if (every_.stopRequested()) {
         throw RunCancelled(nextTick);
     }
     if (control_.max_events > 0 && events > control_.max_events) {

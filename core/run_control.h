@@ -5,6 +5,7 @@
 // the same steps as without a control, so its ledger and receipt are the same bytes.
 
 #include "model.h"
+#include "stop_check.h"
 
 #include <atomic>
 #include <functional>
@@ -26,7 +27,7 @@ struct RunControl {
 };
 
 // Thrown by a run that found its cancel flag set: the caller gets no half-built result.
-class RunCancelled : public std::runtime_error {
+class RunCancelled : public Cancelled {
   public:
     explicit RunCancelled(Tick nextTick);
     Tick nextTick() const { return nextTick_; } // the first tick the run did not execute
@@ -55,26 +56,24 @@ std::string eventBudgetProblem();
 // where given. Every run the CLI and the lab start on a user's workload is made with it.
 RunControl memoryBounded(const std::atomic<bool>* cancel = nullptr, unsigned sharers = 1);
 
-// Counts a loop's engine steps and consults the control every kStepsPerCheck of them: a counter per step, the
-// atomic load and the callback only at checks.
+// Counts a loop's engine steps and consults the control every kStepsPerCheck of them (a StopCheck's count): a
+// counter per step, the callback, the atomic load and the event limit only at checks.
 class RunCheck {
   public:
     static constexpr int kStepsPerCheck = 64;
-    explicit RunCheck(const RunControl& control) : control_(control) {}
+    explicit RunCheck(const RunControl& control) : control_(control), every_(control.cancel, kStepsPerCheck) {}
     // Call after each engine step with the ledger's event count; throws RunCancelled when the control asks to
     // stop, RunTooLarge when the events outgrow the control's limit.
     void afterStep(Tick nextTick, std::int64_t events = 0) {
-        if (++steps_ < kStepsPerCheck) {
-            return;
+        if (every_.due()) {
+            check(nextTick, events);
         }
-        steps_ = 0;
-        check(nextTick, events);
     }
 
   private:
     void check(Tick nextTick, std::int64_t events) const;
     const RunControl& control_;
-    int steps_ = 0;
+    StopCheck every_;
 };
 
 } // namespace pl

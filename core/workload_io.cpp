@@ -51,7 +51,8 @@ std::string enumChoices(std::initializer_list<E> values) {
 
 class WorkloadReader {
   public:
-    WorkloadReader(const std::string& file, const Caps& caps) : file_(file), caps_(caps) {}
+    WorkloadReader(const std::string& file, const Caps& caps, const std::atomic<bool>* stop)
+        : file_(file), caps_(caps), stop_(stop) {}
 
     Workload read(const json& doc) {
         Workload w;
@@ -223,7 +224,9 @@ class WorkloadReader {
         rethrow(checkRequestCount(v.size(), caps_, file_));
         w.requests.reserve(v.size());
         std::uint64_t prefixBlocks = 0; // so far, against caps_.max_prefix_blocks
+        StopCheck stopCheck(stop_, kRequestsPerStopCheck);
         for (std::size_t i = 0; i < v.size(); ++i) {
+            stopCheck.step();
             const std::string path = pointerChild("/requests", i);
             w.requests.push_back(readRequest(v[i], path));
             RequestSpec& r = w.requests.back();
@@ -267,6 +270,7 @@ class WorkloadReader {
 
     const std::string& file_;
     const Caps& caps_;
+    const std::atomic<bool>* stop_;
 };
 
 json requestJson(const RequestSpec& r) {
@@ -291,15 +295,17 @@ void normaliseWorkload(Workload& w) {
     });
 }
 
-Result<Workload> workloadFromJson(const json& doc, const std::string& file, const Caps& caps) {
+Result<Workload> workloadFromJson(const json& doc, const std::string& file, const Caps& caps,
+                                  const std::atomic<bool>* stop) {
     try {
-        return WorkloadReader(file, caps).read(doc);
+        return WorkloadReader(file, caps, stop).read(doc);
     } catch (const ReadFailure& failure) {
         return failure.error;
     }
 }
 
-Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps) {
+Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps,
+                               const std::atomic<bool>* stop) {
     if (static_cast<std::uint64_t>(text.size()) > static_cast<std::uint64_t>(caps.max_file_bytes)) {
         return InputError{file, "",
                           "the document is " + std::to_string(text.size()) + " bytes, over the cap of " +
@@ -313,14 +319,16 @@ Result<Workload> parseWorkload(std::string_view text, const std::string& file, c
     auto doc = parseJsonStrict(
         text, file, kWorkloadFormat,
         {JsonArrayCap{"/requests", maxRequests, "requests"},
-         JsonArrayCap{"/requests/*/prefix_blocks", maxPrefixBlocks, "prefix block ids", true}});
+         JsonArrayCap{"/requests/*/prefix_blocks", maxPrefixBlocks, "prefix block ids", true}},
+        stop);
     if (auto* error = std::get_if<InputError>(&doc)) {
         return *error;
     }
-    return workloadFromJson(std::get<json>(doc), file, caps);
+    return workloadFromJson(std::get<json>(doc), file, caps, stop);
 }
 
-Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes, const std::string& kind) {
+Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes, const std::string& kind,
+                                 const std::atomic<bool>* stop) {
     const bool isStdin = path == "-";
     const int fd = isStdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -348,7 +356,12 @@ Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes,
         text.reserve(static_cast<std::size_t>(st.st_size));
     }
     char chunk[1 << 16];
+    StopCheck stopCheck(stop, 16); // every MiB: a millisecond or less from the page cache
     for (;;) {
+        if (stopCheck.due() && stopCheck.stopRequested()) {
+            closeFd();
+            throw Cancelled();
+        }
         const ssize_t n = ::read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR) {
             continue;
@@ -371,12 +384,12 @@ Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes,
     return text;
 }
 
-Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps) {
-    auto text = readTextFile(path, caps.max_file_bytes, "workload file");
+Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps, const std::atomic<bool>* stop) {
+    auto text = readTextFile(path, caps.max_file_bytes, "workload file", stop);
     if (auto* error = std::get_if<InputError>(&text)) {
         return *error;
     }
-    return parseWorkload(std::get<std::string>(text), path, caps);
+    return parseWorkload(std::get<std::string>(text), path, caps, stop);
 }
 
 nlohmann::json configJson(const Config& c) {

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -31,17 +32,26 @@ template <typename T>
 using Result = std::variant<T, InputError>;
 
 // Parse and validate a workload document. `file` is only used in error messages.
-Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps = {});
-Result<Workload> workloadFromJson(const nlohmann::json& doc, const std::string& file, const Caps& caps = {});
-Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps = {});
+// `stop` (the lab's Cancel on a big file; the CLI gives none) is read while reading the file, parsing it and
+// converting its requests (StopCheck, stop_check.h): once set, they end with pl::Cancelled and no workload.
+Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps = {},
+                               const std::atomic<bool>* stop = nullptr);
+Result<Workload> workloadFromJson(const nlohmann::json& doc, const std::string& file, const Caps& caps = {},
+                                  const std::atomic<bool>* stop = nullptr);
+Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps = {},
+                                  const std::atomic<bool>* stop = nullptr);
 
 // The whole of a file ("-": standard input) as text, refused over `maxBytes` (from its size when it has one,
 // else while reading) and when it is a folder; `kind` names what was expected ("workload file", "receipt").
 // Every file the project reads goes through here, so each gets the same caps and messages.
-Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes, const std::string& kind);
+// `stop` is read every few 64 KiB reads (pl::Cancelled once set).
+Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes, const std::string& kind,
+                                 const std::atomic<bool>* stop = nullptr);
 
 // Validate a workload built in memory (the lab's editor, generators, importers); same rules as parsing.
-std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps = {});
+// `stop` is read every few thousand requests (pl::Cancelled once set).
+std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps = {},
+                                           const std::atomic<bool>* stop = nullptr);
 
 // Sort requests into the normalised order: (arrival_tick, id). Parsing does this already; call it after
 // building or editing a Workload in memory.

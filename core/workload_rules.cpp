@@ -213,7 +213,7 @@ std::optional<InputError> checkUniqueIds(const std::vector<RequestSpec>& request
     return std::nullopt;
 }
 
-std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps) {
+std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps, const std::atomic<bool>* stop) {
     const std::string file;
     if (auto e = checkConfig(w.config, caps, file)) {
         return e;
@@ -225,7 +225,9 @@ std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps) 
         return e;
     }
     std::uint64_t prefixBlocks = 0;
+    StopCheck stopCheck(stop, kRequestsPerStopCheck);
     for (std::size_t i = 0; i < w.requests.size(); ++i) {
+        stopCheck.step();
         if (auto e = checkRequest(w.requests[i], i, w.config, file)) {
             return e;
         }

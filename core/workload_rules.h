@@ -6,6 +6,7 @@
 
 #include "errors.h"
 #include "model.h"
+#include "stop_check.h"
 #include "workload_io.h"
 
 #include <cstdint>
@@ -15,6 +16,10 @@
 #include <vector>
 
 namespace pl {
+
+// How often reading and validating a workload's requests read a stop flag: 4,096 requests are a few
+// milliseconds of either (Release, this project's 2-core machine).
+inline constexpr int kRequestsPerStopCheck = 4096;
 
 // One integer key of `config`: its name in files and its least allowed value (1 for counts).
 struct ConfigField {

@@ -4,7 +4,7 @@
 // dialog, and opens the slice as an unsaved workload whose notes say where it came from; the importer's
 // summary goes to the status bar. Errors (file, line, column, reason) get the lab's error dialog and the open
 // workload stays. Cancel sets the worker's stop flag: the worker ends within a few thousand rows (not inside
-// reading the file into memory, sorting the rows or checking the finished slice), and until it has, the action stays disabled and start() refuses, so two imports never hold their memory at once.
+// the importer's two sorts), and until it has, the action stays disabled and start() refuses, so two imports never hold their memory at once.
 
 #include "traceimportjob.h"
 

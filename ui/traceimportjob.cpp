@@ -71,10 +71,9 @@ QString importCommandLine(const TraceImportJob& job) {
 
 TraceImportOutcome runTraceImport(const TraceImportJob& job, const std::atomic<bool>* stop) {
     TraceImportOutcome out;
-    // Reading the file and validating the slice do not consult the flag themselves: look between the steps.
-    const auto checkStop = [stop] {
-        if (stop != nullptr && stop->load(std::memory_order_relaxed)) throw pl::trace::ImportCancelled();
-    };
+    // Each step reads the flag as it goes; between the steps it is read once more (a Cancel during a step's
+    // last stretch).
+    const pl::StopCheck stopCheck(stop, 1);
     try {
         pl::Workload base;
         base.config.block_size_tokens = job.block_size_tokens;
@@ -84,7 +83,7 @@ TraceImportOutcome runTraceImport(const TraceImportJob& job, const std::atomic<b
             out.error = qs(e->message());
             return out;
         }
-        checkStop();
+        stopCheck.now();
         auto imported = pl::trace::importTrace(std::get<pl::trace::TraceRows>(rows), job.options, base.config,
                                                base.policy, stop);
         if (auto* e = std::get_if<pl::InputError>(&imported)) {
@@ -102,14 +101,14 @@ TraceImportOutcome runTraceImport(const TraceImportJob& job, const std::atomic<b
             return out;
         }
         result.workload.notes += " Lab import; the same slice: " + importCommandLine(job).toStdString();
-        checkStop();
-        if (auto e = pl::validateWorkload(result.workload)) {
+        stopCheck.now();
+        if (auto e = pl::validateWorkload(result.workload, {}, stop)) {
             out.error = job.path + QStringLiteral(": the resulting workload is invalid: ") + qs(e->message());
             return out;
         }
-        checkStop();
+        stopCheck.now();
         out.result = std::move(result);
-    } catch (const pl::trace::ImportCancelled&) {
+    } catch (const pl::Cancelled&) {
         out.cancelled = true;
     } catch (const std::exception& ex) { // bad_alloc on a huge trace: report, never crash the lab
         out.error = job.path + QStringLiteral(": ") + QString::fromUtf8(ex.what());

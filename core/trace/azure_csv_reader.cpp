@@ -87,11 +87,11 @@ std::variant<std::int64_t, std::size_t> parseAzureTimestamp(std::string_view s) 
 RowsResult readAzureCsv(std::string_view text, const std::string& file, const std::atomic<bool>* stop) {
     TraceRows out{TraceFormat::Azure, file, {}};
     TraceLines lines(text, file);
-    ImportStopCheck stopCheck(stop);
+    StopCheck stopCheck(stop, kRowsPerStopCheck);
     bool sawHeader = false;
     std::int64_t previousLine = 0;
     while (lines.next()) {
-        stopCheck.afterRow();
+        stopCheck.step();
         const std::string_view line = lines.line();
         const std::int64_t lineNo = lines.number();
         if (!sawHeader) {

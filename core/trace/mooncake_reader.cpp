@@ -43,10 +43,10 @@ std::string_view toString(TraceFormat f) { return f == TraceFormat::Azure ? "azu
 RowsResult readMooncakeJsonl(std::string_view text, const std::string& file, const std::atomic<bool>* stop) {
     TraceRows out{TraceFormat::Mooncake, file, {}};
     TraceLines lines(text, file);
-    ImportStopCheck stopCheck(stop);
+    StopCheck stopCheck(stop, kRowsPerStopCheck);
     std::int64_t previousLine = 0;
     while (lines.next()) {
-        stopCheck.afterRow();
+        stopCheck.step();
         const std::string_view line = lines.line();
         const std::int64_t lineNo = lines.number();
         if (line.find_first_not_of(" \t") == std::string_view::npos) {
@@ -145,7 +145,7 @@ RowsResult readTrace(std::string_view text, const std::string& file, TraceFormat
 }
 
 RowsResult loadTraceFile(const std::string& path, TraceFormat format, const std::atomic<bool>* stop) {
-    auto text = readTextFile(path, Caps{}.max_file_bytes, "trace file");
+    auto text = readTextFile(path, Caps{}.max_file_bytes, "trace file", stop);
     if (auto* error = std::get_if<InputError>(&text)) {
         return *error;
     }

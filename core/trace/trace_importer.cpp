@@ -173,9 +173,9 @@ Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& o, 
     w.name = o.name.empty() ? defaultName(rows.file) : o.name;
     w.config = config;
     w.policy = policy;
-    ImportStopCheck stopCheck(stop);
+    StopCheck stopCheck(stop, kRowsPerStopCheck);
     for (std::size_t i : order) {
-        stopCheck.afterRow();
+        stopCheck.step();
         const TraceRow& row = rows.rows[i];
         const std::int64_t t = times[i];
         if (t < origin || (o.duration_us && t - origin >= *o.duration_us)) {

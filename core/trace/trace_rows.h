@@ -3,9 +3,10 @@
 // (azure_csv_reader.cpp, mooncake_reader.cpp) turn a trace file into rows and report the first malformed row
 // as an InputError naming the file, "line L, column C" and the reason. Row order is the file's order, which
 // must be non-decreasing in time. A reader given a stop flag (the lab's Cancel) consults it every few thousand
-// rows and throws ImportCancelled once it is set; without one it reads exactly as before.
+// rows and throws pl::Cancelled (stop_check.h) once it is set; without one it reads exactly as before.
 
 #include "errors.h"
+#include "stop_check.h"
 
 #include <algorithm>
 #include <atomic>
@@ -41,36 +42,10 @@ struct TraceRows {
 
 using RowsResult = std::variant<TraceRows, InputError>;
 
-// Thrown by a reader or the importer that found its stop flag set: the caller gets no half-read rows and no
-// half-built workload. The CLI passes no flag, so it never sees this.
-class ImportCancelled : public std::runtime_error {
-  public:
-    ImportCancelled() : std::runtime_error("import cancelled") {}
-};
-
-// Counts a loop's rows and reads the stop flag (RunControl::cancel's counterpart for imports) every
-// kRowsPerCheck of them: a counter per row, the atomic load only at checks. A null flag never stops.
-class ImportStopCheck {
-  public:
-    // A few thousand rows: about 10 ms of reading or converting the Mooncake conversation trace's long rows,
-    // about 1 ms of Azure's (Release, this project's 2-core machine); one relaxed load per check costs nothing.
-    static constexpr int kRowsPerCheck = 2048;
-    explicit ImportStopCheck(const std::atomic<bool>* stop) : stop_(stop) {}
-    // Call once per row; throws ImportCancelled when the flag is set at a check.
-    void afterRow() {
-        if (stop_ == nullptr || ++rows_ < kRowsPerCheck) {
-            return;
-        }
-        rows_ = 0;
-        if (stop_->load(std::memory_order_relaxed)) {
-            throw ImportCancelled();
-        }
-    }
-
-  private:
-    const std::atomic<bool>* stop_;
-    int rows_ = 0;
-};
+// How often a reader or the importer reads its stop flag (a StopCheck's count): a few thousand rows are about
+// 10 ms of reading or converting the Mooncake conversation trace's long rows, about 1 ms of Azure's (Release,
+// this project's 2-core machine); one relaxed load per check costs nothing.
+inline constexpr int kRowsPerStopCheck = 2048;
 
 // Walks a trace file's text line by line for the readers: '\n' ends a line, a trailing '\r' is dropped, and
 // lines count from 1, so every error can say "line L, column C".
@@ -104,7 +79,8 @@ class TraceLines {
 
 // Azure LLM inference trace CSV: header "TIMESTAMP,ContextTokens,GeneratedTokens", timestamps
 // "YYYY-MM-DD HH:MM:SS[.fffffff]" (UTC, truncated to microseconds).
-// Every reader takes an optional stop flag; a set flag ends the read with ImportCancelled (see above).
+// Every reader takes an optional stop flag; a set flag ends the read with pl::Cancelled (see above); loadTraceFile
+// also reads it while reading the file into memory.
 RowsResult readAzureCsv(std::string_view text, const std::string& file, const std::atomic<bool>* stop = nullptr);
 // Mooncake JSONL: {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [..]} per line.
 RowsResult readMooncakeJsonl(std::string_view text, const std::string& file, const std::atomic<bool>* stop = nullptr);

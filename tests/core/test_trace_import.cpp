@@ -291,10 +291,10 @@ class TestTraceImport : public QObject {
         QVERIFY(arrivals(importOrFail(rows, o).workload) != arrivals(a.workload));
     }
 
-    // The lab's Cancel: a set stop flag ends both readers and the importer with ImportCancelled, so the caller
+    // The lab's Cancel: a set stop flag ends both readers and the importer with pl::Cancelled, so the caller
     // gets no rows and no workload; a clear flag reads and imports exactly what no flag does (the CLI's case).
     void stopFlagEndsReadingAndImporting() {
-        const int n = 3 * ImportStopCheck::kRowsPerCheck;
+        const int n = 3 * kRowsPerStopCheck;
         std::string csv = kAzureHeader;
         std::string jsonl;
         for (int i = 0; i < n; ++i) {
@@ -304,14 +304,14 @@ class TestTraceImport : public QObject {
         }
         const std::atomic<bool> set{true};
         const std::atomic<bool> clear{false};
-        QVERIFY_THROWS_EXCEPTION(ImportCancelled, readAzureCsv(csv, "big.csv", &set));
-        QVERIFY_THROWS_EXCEPTION(ImportCancelled, readMooncakeJsonl(jsonl, "big.jsonl", &set));
+        QVERIFY_THROWS_EXCEPTION(pl::Cancelled, readAzureCsv(csv, "big.csv", &set));
+        QVERIFY_THROWS_EXCEPTION(pl::Cancelled, readMooncakeJsonl(jsonl, "big.jsonl", &set));
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("big.csv")).toStdString();
         {
             std::ofstream(path) << csv;
         }
-        QVERIFY_THROWS_EXCEPTION(ImportCancelled, loadTraceFile(path, TraceFormat::Azure, &set));
+        QVERIFY_THROWS_EXCEPTION(pl::Cancelled, loadTraceFile(path, TraceFormat::Azure, &set));
 
         const TraceRows azure = rowsOrFail(readAzureCsv(csv, "big.csv"));
         QCOMPARE(rowsOrFail(readAzureCsv(csv, "big.csv", &clear)).rows.size(), std::size_t(n));
@@ -322,7 +322,7 @@ class TestTraceImport : public QObject {
         QVERIFY(mooncakeClear.rows.back().hash_ids == mooncake.rows.back().hash_ids);
 
         for (const TraceRows* rows : {&azure, &mooncake}) {
-            QVERIFY_THROWS_EXCEPTION(ImportCancelled,
+            QVERIFY_THROWS_EXCEPTION(pl::Cancelled,
                                      importTrace(*rows, ImportOptions{}, roomyConfig(), Policy{}, &set));
             auto withClear = importTrace(*rows, ImportOptions{}, roomyConfig(), Policy{}, &clear);
             QVERIFY(std::holds_alternative<ImportResult>(withClear));
