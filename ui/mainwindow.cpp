@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "backgroundjob.h"
 #include "breakevenview.h"
 #include "bytestext.h"
 #include "calibrationactions.h"
@@ -19,6 +20,7 @@
 #include "workloadpanel.h"
 
 #include "session.h"
+#include "workload_io.h"
 
 #include <QAction>
 #include <QApplication>
@@ -39,6 +41,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <exception>
+#include <optional>
 
 // Resources of a static library must be registered by name (outside any namespace).
 static void initLabResourcesImpl() {
@@ -49,7 +53,37 @@ namespace plui {
 
 void initLabResources() { initLabResourcesImpl(); }
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), doc_(new LabDocument(this)) {
+namespace {
+
+// What a background read of a workload file hands back to the UI thread: the workload, or the error.
+struct ReadOutcome {
+    std::optional<pl::Workload> workload;
+    QString error; // "FILE: /json/path: reason"
+};
+
+// On the worker: core reads, parses and checks the file, reading the stop flag as it goes.
+ReadOutcome readWorkloadFile(const std::string& path, const std::atomic<bool>* stop) {
+    ReadOutcome out;
+    try {
+        auto loaded = pl::loadWorkloadFile(path, {}, stop);
+        if (auto* e = std::get_if<pl::InputError>(&loaded)) {
+            out.error = QString::fromStdString(e->message());
+        } else {
+            out.workload = std::get<pl::Workload>(std::move(loaded));
+        }
+    } catch (const pl::Cancelled&) {
+        // Nothing to hand back: BackgroundJob drops a cancelled job's result.
+    } catch (const std::exception& ex) { // bad_alloc on a huge file: said, never a crash
+        out.error = QString::fromStdString(path) + QStringLiteral(": ") + QString::fromUtf8(ex.what());
+    }
+    return out;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), doc_(new LabDocument(this)),
+      opener_(new BackgroundJob(this, statusBar(), QStringLiteral("openProgress"), this)) {
     initLabResources();
     setObjectName(QStringLiteral("preemptlabWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/preemptlab.svg")));
@@ -239,38 +273,70 @@ bool MainWindow::confirmDiscardEdits() {
     }
 }
 
-bool MainWindow::openPath(const QString& path) {
+bool MainWindow::openPath(const QString& path, std::function<void()> then) {
     if (!confirmDiscardEdits()) return false;
-    QString error;
-    if (!loadPath(path, &error)) {
-        reportError(tr("Cannot open workload"), error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
-    return true;
+    auto failed = std::make_shared<bool>(false); // set at once for a small file
+    loadPath(path, [this, path, then, failed](const QString& error) {
+        if (!error.isEmpty()) {
+            *failed = true;
+            reportError(tr("Cannot open workload"), error);
+            return;
+        }
+        statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+        if (then) then();
+    });
+    return !*failed;
 }
 
-bool MainWindow::loadPath(const QString& path, QString* error) {
-    // Reading and checking a file happen here, on the UI thread (about 25 ms per MB): a big one gets a wait
-    // cursor and a line saying what is being read, drawn before the window stops answering.
-    constexpr qint64 kSlowFileBytes = qint64{8} << 20;
+bool MainWindow::opening() const { return opener_->busy(); }
+
+void MainWindow::waitForOpen() { opener_->waitForIdle(); }
+
+void MainWindow::loadPath(const QString& path, std::function<void(const QString& error)> done) {
+    // Reading and checking a file cost about 25 ms per MB: a big one is read on a worker behind a busy dialog
+    // with Cancel (the open workload stays until the new one is read), a small one or a bundled sample at once.
+    constexpr qint64 kBackgroundFileBytes = qint64{8} << 20;
     const bool resource = path.startsWith(QLatin1Char(':')); // a bundled sample
     const qint64 bytes = resource ? 0 : QFileInfo(path).size();
-    const bool slow = bytes > kSlowFileBytes;
-    if (slow) {
-        QApplication::setOverrideCursor(Qt::WaitCursor);
-        statusBar()->showMessage(tr("Reading %1 (%2)...").arg(QFileInfo(path).fileName(), bytesText(bytes)));
-        statusBar()->repaint();
+    const auto finish = [this, path, resource, done](bool ok, const QString& error) {
+        if (ok) {
+            lastError_.clear();
+            files_->addRecent(path);
+        } else if (!resource && !QFileInfo::exists(path)) {
+            files_->removeRecent(path); // a remembered file that has gone
+        }
+        done(ok ? QString() : error);
+    };
+    // One over core's size cap is refused from its size at once, before any byte is read.
+    if (bytes <= kBackgroundFileBytes || bytes > pl::Caps{}.max_file_bytes) {
+        QString error;
+        const bool ok = resource ? doc_->loadResource(path, &error) : doc_->loadFile(path, &error);
+        finish(ok, error);
+        return;
     }
-    const bool ok = resource ? doc_->loadResource(path, error) : doc_->loadFile(path, error);
-    if (slow) QApplication::restoreOverrideCursor();
-    if (ok) {
-        lastError_.clear();
-        files_->addRecent(path);
-    } else if (!resource && !QFileInfo::exists(path)) {
-        files_->removeRecent(path); // a remembered file that has gone
-    }
-    return ok;
+    const int undoIndex = doc_->undoStack()->index();
+    const QString name = QFileInfo(path).fileName();
+    const BackgroundJob::Text text{tr("Reading %1 (%2)...").arg(name, bytesText(bytes)),
+                                   tr("Stopping the read of %1...").arg(name),
+                                   tr("Open cancelled: %1 was not opened").arg(name)};
+    const bool started = opener_->start(
+        text, [file = path.toStdString()](const std::atomic<bool>* stop) { return readWorkloadFile(file, stop); },
+        [this, undoIndex, finish, path](ReadOutcome outcome) {
+            if (!outcome.workload) {
+                finish(false, outcome.error);
+                return;
+            }
+            // The busy dialog blocks edits only once it shows (after 300 ms): an edit made before then is not
+            // lost without the question Open asks.
+            if (doc_->undoStack()->index() != undoIndex && !confirmDiscardEdits()) {
+                statusBar()->showMessage(tr("Open dropped: the edits made meanwhile are kept"), 8000);
+                return;
+            }
+            QString error;
+            const bool ok = doc_->setWorkload(std::move(*outcome.workload), path, &error, true);
+            finish(ok, error);
+        });
+    if (!started) done(tr("%1: not opened, another workload file is still being read").arg(path));
 }
 
 void MainWindow::reportError(const QString& title, const QString& message) {
@@ -292,15 +358,17 @@ void MainWindow::applyStartupOptions(const LabOptions& options) {
         reopenLastSession();
         return;
     }
-    if (!openPath(options.workload)) return;
-    for (const auto& [key, value] : options.overrides) {
-        QString error;
-        if (!doc_->setSetting(key, value, &error)) reportError(tr("Bad option"), error);
-    }
-    if (options.tick) {
-        doc_->waitForIdle();
-        doc_->seek(*options.tick);
-    }
+    // The flags apply to the workload once it is open (after the background read of a big file).
+    openPath(options.workload, [this, overrides = options.overrides, tick = options.tick]() {
+        for (const auto& [key, value] : overrides) {
+            QString error;
+            if (!doc_->setSetting(key, value, &error)) reportError(tr("Bad option"), error);
+        }
+        if (tick) {
+            doc_->waitForIdle();
+            doc_->seek(*tick);
+        }
+    });
 }
 
 void MainWindow::reopenLastSession() {
@@ -309,20 +377,22 @@ void MainWindow::reopenLastSession() {
     const QSettings settings;
     const QString last = settings.value(QStringLiteral("session/file")).toString();
     if (last.isEmpty()) return;
-    QString error;
     if (!QFileInfo::exists(last)) {
         files_->removeRecent(last);
         statusBar()->showMessage(tr("The last workload, %1, is gone.").arg(last), 10000);
         return;
     }
-    if (!loadPath(last, &error)) {
-        statusBar()->showMessage(tr("The last workload was not reopened: %1").arg(error), 10000);
-        return;
-    }
-    bool ok = false;
-    const qint64 tick = settings.value(QStringLiteral("session/tick")).toLongLong(&ok);
-    if (ok) doc_->seek(tick); // kept for a background run until it lands
-    statusBar()->showMessage(tr("Reopened %1, the workload of the last session.").arg(QFileInfo(last).fileName()), 5000);
+    bool hasTick = false;
+    const qint64 tick = settings.value(QStringLiteral("session/tick")).toLongLong(&hasTick);
+    loadPath(last, [this, last, tick, hasTick](const QString& error) {
+        if (!error.isEmpty()) {
+            statusBar()->showMessage(tr("The last workload was not reopened: %1").arg(error), 10000);
+            return;
+        }
+        if (hasTick) doc_->seek(tick); // kept for a background run until it lands
+        statusBar()->showMessage(tr("Reopened %1, the workload of the last session.").arg(QFileInfo(last).fileName()),
+                                 5000);
+    });
 }
 
 void MainWindow::updateTitle() {

@@ -5,11 +5,14 @@
 
 #include <QMainWindow>
 
+#include <functional>
+
 class QProgressBar;
 class QPushButton;
 
 namespace plui {
 
+class BackgroundJob;
 class BreakevenView;
 class CalibrationActions;
 class CompareView;
@@ -50,8 +53,14 @@ class MainWindow : public QMainWindow {
 
     // A view by its --view name ("window" is the whole window); its dock is shown and raised. nullptr if unknown.
     QWidget* view(const QString& name);
-    // Open a file or a resource path; a bad file gets a (non-modal) dialog naming file, field and reason.
-    bool openPath(const QString& path);
+    // Open a file or a resource path; a bad file gets a (non-modal) dialog naming file, field and reason, and
+    // false. `then` runs once the workload is open. A file over 8 MiB is read on a worker behind a busy dialog
+    // with Cancel (named "openProgress"): openPath returns true at once and the open workload stays until the
+    // new one is read; a Cancel keeps it, and `then` does not run.
+    bool openPath(const QString& path, std::function<void()> then = {});
+    // True while a big workload file is read in the background; waitForOpen() waits until it is not.
+    bool opening() const;
+    void waitForOpen();
     // Unsaved edits (the undo stack is not clean): asks Save / Discard / Cancel in a modal box named
     // "unsavedEditsDialog". True when the caller may go on (nothing to lose, saved, or discarded).
     bool confirmDiscardEdits();
@@ -72,8 +81,10 @@ class MainWindow : public QMainWindow {
     void updateActions(); // what needs a workload or a running job, enabled with it
     void goToTick();
     void reopenLastSession();
-    // Reads a workload file or a bundled sample (":/...") into the document and keeps Open Recent up to date.
-    bool loadPath(const QString& path, QString* error);
+    // Reads a workload file or a bundled sample (":/...") into the document and keeps Open Recent up to date;
+    // `done(error)` runs when it is open (an empty error) or has failed: at once, or after a background read
+    // (not after a cancelled one).
+    void loadPath(const QString& path, std::function<void(const QString& error)> done);
     void proportionDocks();
     QProgressBar* busyBar_ = nullptr;
     QPushButton* busyCancel_ = nullptr;
@@ -83,6 +94,7 @@ class MainWindow : public QMainWindow {
     bool proportionsSet_ = false;
     bool userArranged_ = false;
     LabDocument* doc_;
+    BackgroundJob* opener_; // reads big workload files on a worker
     PoolView* pool_;
     TimelineWidget* timeline_;
     LedgerView* ledger_;

@@ -1,20 +1,17 @@
 #include "traceimportactions.h"
 
+#include "backgroundjob.h"
 #include "importtracedialog.h"
 #include "labdocument.h"
 #include "mainwindow.h"
 
 #include <QAction>
-#include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFutureWatcher>
 #include <QMenu>
-#include <QProgressDialog>
 #include <QSettings>
 #include <QStatusBar>
 #include <QUndoStack>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace plui {
 
@@ -22,10 +19,13 @@ namespace {
 const QString kDirKey = QStringLiteral("import/lastDirectory");
 }
 
-TraceImportActions::TraceImportActions(MainWindow* window) : QObject(window), window_(window) {}
-
-TraceImportActions::~TraceImportActions() {
-    if (stop_) stop_->store(true);
+TraceImportActions::TraceImportActions(MainWindow* window)
+    : QObject(window), window_(window),
+      job_(new BackgroundJob(window, window->statusBar(), QStringLiteral("importProgress"), this)) {
+    connect(job_, &BackgroundJob::busyChanged, this, [this](bool busy) {
+        if (action_) action_->setEnabled(!busy);
+    });
+    connect(job_, &BackgroundJob::cancelled, this, [this]() { emit finished(false); });
 }
 
 QAction* TraceImportActions::addTo(QMenu* menu) {
@@ -33,12 +33,12 @@ QAction* TraceImportActions::addTo(QMenu* menu) {
     action_->setObjectName(QStringLiteral("importTraceAction"));
     action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
     action_->setStatusTip(tr("Open a slice of an Azure CSV or Mooncake JSONL trace as a workload"));
-    action_->setEnabled(!busy_);
+    action_->setEnabled(!job_->busy());
     return action_;
 }
 
 void TraceImportActions::chooseAndImport() {
-    if (busy_) return;
+    if (job_->busy()) return;
     const QString path = QFileDialog::getOpenFileName(
         window_, tr("Import trace"), QSettings().value(kDirKey).toString(),
         tr("Traces (*.csv *.jsonl);;Azure LLM inference CSV (*.csv);;Mooncake JSONL (*.jsonl);;All files (*)"));
@@ -50,53 +50,19 @@ void TraceImportActions::chooseAndImport() {
 }
 
 bool TraceImportActions::start(const TraceImportJob& job) {
-    if (busy_) return false;
+    if (job_->busy()) return false;
     // The slice replaces the open workload, so unsaved edits get the same Save / Discard / Cancel as Open.
     if (!window_->confirmDiscardEdits()) return false;
-    setBusy(true);
     undoIndexAtStart_ = window_->document()->undoStack()->index();
-    auto stop = std::make_shared<std::atomic<bool>>(false);
-    stop_ = stop;
-    // Busy indicator: an indeterminate bar (core reports no fraction); Cancel stops the worker.
-    progress_ = new QProgressDialog(tr("Importing %1...").arg(QFileInfo(job.path).fileName()), tr("Cancel"), 0, 0,
-                                    window_);
-    progress_->setObjectName(QStringLiteral("importProgress"));
-    progress_->setWindowModality(Qt::WindowModal);
-    progress_->setMinimumDuration(300);
-    connect(progress_, &QProgressDialog::canceled, this, &TraceImportActions::cancel);
-    window_->statusBar()->showMessage(tr("Importing %1...").arg(job.path));
-    auto* watcher = new QFutureWatcher<TraceImportOutcome>(this);
-    connect(watcher, &QFutureWatcher<TraceImportOutcome>::finished, this, [this, watcher, stop, job]() {
-        watcher->deleteLater();
-        stop_.reset();
-        setBusy(false);
-        // A Cancel that came after the worker's last check still drops whatever it produced.
-        if (stop->load()) {
-            window_->statusBar()->showMessage(tr("Import cancelled"), 4000);
-            emit finished(false);
-            return;
-        }
-        onDone(job, watcher->result());
-    });
-    watcher->setFuture(QtConcurrent::run([job, stop]() { return runTraceImport(job, stop.get()); }));
-    return true;
+    const QString name = QFileInfo(job.path).fileName();
+    return job_->start({tr("Importing %1...").arg(name), tr("Stopping the import..."), tr("Import cancelled")},
+                       [job](const std::atomic<bool>* stop) { return runTraceImport(job, stop); },
+                       [this, job](TraceImportOutcome outcome) { onDone(job, std::move(outcome)); });
 }
 
-void TraceImportActions::cancel() {
-    if (!stop_) return;
-    stop_->store(true);
-    closeProgress();
-    // Until the worker has returned (within a few thousand rows), busy() holds and no new import starts.
-    window_->statusBar()->showMessage(tr("Stopping the import..."));
-}
-
-void TraceImportActions::setBusy(bool busy) {
-    busy_ = busy;
-    if (action_) action_->setEnabled(!busy);
-}
+bool TraceImportActions::busy() const { return job_->busy(); }
 
 void TraceImportActions::onDone(const TraceImportJob& job, TraceImportOutcome outcome) {
-    closeProgress();
     if (!outcome.result) {
         window_->reportError(tr("Cannot import trace"), outcome.error);
         emit finished(false);
@@ -122,16 +88,6 @@ void TraceImportActions::onDone(const TraceImportJob& job, TraceImportOutcome ou
     emit finished(true);
 }
 
-void TraceImportActions::closeProgress() {
-    if (!progress_) return;
-    progress_->disconnect(this); // closing is not a cancel
-    progress_->hide();
-    progress_->deleteLater();
-    progress_ = nullptr;
-}
-
-void TraceImportActions::waitForIdle() {
-    while (busy_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-}
+void TraceImportActions::waitForIdle() { job_->waitForIdle(); }
 
 } // namespace plui

@@ -1,32 +1,29 @@
 #pragma once
 // TraceImportActions: File > Import Trace (Ctrl+I). Picks an Azure CSV or Mooncake JSONL file, asks for
-// core's import options (ImportTraceDialog), runs the import on a worker thread (QtConcurrent) under a busy
-// dialog, and opens the slice as an unsaved workload whose notes say where it came from; the importer's
+// core's import options (ImportTraceDialog), runs the import on a worker thread under a busy dialog
+// (BackgroundJob), and opens the slice as an unsaved workload whose notes say where it came from; the importer's
 // summary goes to the status bar. Errors (file, line, column, reason) get the lab's error dialog and the open
 // workload stays. Cancel sets the worker's stop flag: the worker ends within a few thousand rows (not inside
-// the importer's two sorts), and until it has, the action stays disabled and start() refuses, so two imports never hold their memory at once.
+// the importer's two sorts), and until it has, the action stays disabled and start() refuses, so two imports
+// never hold their memory at once.
 
 #include "traceimportjob.h"
 
 #include <QObject>
 #include <QString>
 
-#include <atomic>
-#include <memory>
-
 class QAction;
 class QMenu;
-class QProgressDialog;
 
 namespace plui {
 
+class BackgroundJob;
 class MainWindow;
 
 class TraceImportActions : public QObject {
     Q_OBJECT
   public:
     explicit TraceImportActions(MainWindow* window);
-    ~TraceImportActions() override; // stops a running worker: closing the lab does not wait for a whole import
     QAction* addTo(QMenu* menu);
 
     // Starts an import on a worker thread; false if one is running or still stopping after a Cancel, or the
@@ -34,7 +31,7 @@ class TraceImportActions : public QObject {
     // asked about again before the slice replaces them.
     bool start(const TraceImportJob& job);
     // True from start() until the worker has returned, a cancelled one included.
-    bool busy() const { return busy_; }
+    bool busy() const;
     void waitForIdle();
     // The summary of the last successful import ("Imported from FILE (azure trace, N requests): ...").
     QString lastSummary() const { return lastSummary_; }
@@ -45,18 +42,11 @@ class TraceImportActions : public QObject {
 
   private:
     void chooseAndImport();
-    void cancel();
-    void setBusy(bool busy);
-    void closeProgress();
     void onDone(const TraceImportJob& job, TraceImportOutcome outcome);
     MainWindow* window_;
+    BackgroundJob* job_; // a child: destroying the lab stops a running worker (BackgroundJob)
     QAction* action_ = nullptr;
-    QProgressDialog* progress_ = nullptr;
-    bool busy_ = false;
-    // The running worker's stop flag, shared with it (the worker may outlive this object at exit).
-    std::shared_ptr<std::atomic<bool>> stop_;
     int undoIndexAtStart_ = 0; // edits made while the import ran (before its dialog shows) are asked about again
-    QString lastDir_;
     QString lastSummary_;
 };
 

@@ -1,14 +1,18 @@
-// File > Import Trace: a small Azure CSV and Mooncake JSONL slice written into a temporary directory, imported
-// through the dialog's options on a worker thread; the document then holds the slice with its provenance in
-// the notes. A broken row names file, line and column and keeps the open workload; Cancel (and closing the
-// window) stops the worker on a 300,000-row trace and sets nothing; options survive a restart.
+// The lab's file work in the background (BackgroundJob). File > Import Trace: a small Azure CSV and Mooncake
+// JSONL slice written into a temporary directory, imported through the dialog's options on a worker thread;
+// the document then holds the slice with its provenance in the notes. A broken row names file, line and column
+// and keeps the open workload; Cancel (and closing the window) stops the worker on a 300,000-row trace and sets
+// nothing; options survive a restart. File > Open of a workload file over 8 MiB: read on a worker, with the
+// same Cancel, errors and command-line flags as a small one.
 #include "fileactions.h"
 #include "importtracedialog.h"
+#include "labcommandline.h"
 #include "labdocument.h"
 #include "mainwindow.h"
 #include "traceimportactions.h"
 #include "traceimportjob.h"
 
+#include "trace/generator.h"
 #include "workload_io.h"
 
 #include <QAction>
@@ -17,6 +21,7 @@
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QMessageBox>
 #include <QProcess>
 #include <QProgressDialog>
@@ -355,6 +360,88 @@ class TestImportTraceAction : public QObject {
         // printed, the ratio above is what the test holds it to.
         QVERIFY(QThreadPool::globalInstance()->waitForDone(60'000));
         qInfo("the worker returned %lld ms after the window was destroyed", closing.elapsed());
+    }
+
+    // A workload file over 8 MiB (80,000 generated requests, about 11 MB) is read on a worker: openPath returns
+    // at once with the open workload still shown, and the new one replaces it when read; Cancel keeps the open
+    // one and ends the worker early; an error at the file's end names file and field; a tick on the command
+    // line applies once it is open.
+    void bigWorkloadFilesOpenInTheBackground() {
+        QSettings().clear();
+        pl::trace::GeneratorParams p;
+        p.seed = 3;
+        p.count = 80'000;
+        p.name = "big";
+        p.config.max_ticks = 200; // the runs are beside the point: keep them short (tick 7 is shown below)
+        auto generated = pl::trace::generateWorkload(p);
+        QVERIFY(std::holds_alternative<pl::Workload>(generated));
+        pl::Workload big = std::get<pl::Workload>(std::move(generated));
+        const QString path = writeFile(dir_, QStringLiteral("big.workload.json"),
+                                       QByteArray::fromStdString(pl::fullWorkloadJson(big).dump(2)));
+        QVERIFY(QFileInfo(path).size() > (qint64{8} << 20));
+        big.requests.back().prompt_tokens = 0;
+        const QString bad = writeFile(dir_, QStringLiteral("bad.workload.json"),
+                                      QByteArray::fromStdString(pl::fullWorkloadJson(big).dump(2)));
+        QElapsedTimer whole;
+        whole.start();
+        QVERIFY(std::holds_alternative<pl::Workload>(pl::loadWorkloadFile(path.toStdString())));
+        const qint64 wholeMs = whole.elapsed();
+
+        auto w = makeWindow();
+        QVERIFY(w->openPath(kSample));
+        QVERIFY(!w->opening());
+        QVERIFY(w->openPath(path));
+        QVERIFY(w->opening());
+        QVERIFY(w->findChild<QProgressDialog*>(QStringLiteral("openProgress")) != nullptr);
+        QCOMPARE(w->document()->workload().name, std::string("swap-wins")); // shown until the new one is read
+        w->waitForOpen();
+        QCOMPARE(w->document()->workload().name, std::string("big"));
+        QCOMPARE(w->document()->workload().requests.size(), std::size_t{80'000});
+        QCOMPARE(w->document()->sourceName(), path);
+        QVERIFY(w->windowTitle().contains(QStringLiteral("big.workload.json")));
+        QCOMPARE(w->fileActions()->recentFiles().value(0), path);
+        QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Opened %1").arg(path));
+
+        // Cancel: the shown workload stays, the worker stops early, and no second read starts meanwhile.
+        QVERIFY(w->openPath(kSample));
+        QVERIFY(w->openPath(path));
+        QTest::qWait(static_cast<int>(wholeMs / 4));
+        auto* progress = w->findChild<QProgressDialog*>(QStringLiteral("openProgress"));
+        QVERIFY(progress != nullptr);
+        QElapsedTimer stopping;
+        stopping.start();
+        progress->findChild<QPushButton*>()->click();
+        QVERIFY(w->opening());
+        QVERIFY(!w->openPath(path)); // said in the error dialog
+        QVERIFY2(w->lastError().contains(QStringLiteral("still being read")), qPrintable(w->lastError()));
+        w->waitForOpen();
+        const qint64 stoppingMs = stopping.elapsed();
+        QCOMPARE(w->document()->workload().name, std::string("swap-wins"));
+        QCOMPARE(w->statusBar()->currentMessage(),
+                 QStringLiteral("Open cancelled: big.workload.json was not opened"));
+        // Without the flag the worker reads on for the remaining three quarters (a margin of two).
+        QVERIFY2(stoppingMs * 2 < wholeMs, qPrintable(QStringLiteral("stopped in %1 ms, a whole read takes %2 ms")
+                                                          .arg(stoppingMs).arg(wholeMs)));
+        qInfo("an 11 MB workload file: read in %lld ms, stopped %lld ms after Cancel", wholeMs, stoppingMs);
+
+        // An error at the end of a big file: named like a small file's, and the shown workload stays.
+        QVERIFY(w->openPath(bad));
+        w->waitForOpen();
+        QVERIFY2(w->lastError().startsWith(bad + QStringLiteral(": /requests/79999/prompt_tokens: ")),
+                 qPrintable(w->lastError()));
+        QCOMPARE(w->document()->workload().name, std::string("swap-wins"));
+
+        // The command line's tick and flags apply once the file is open.
+        LabOptions options;
+        options.workload = path;
+        options.tick = 7;
+        options.overrides.append({QStringLiteral("capacity_blocks"), QStringLiteral("2048")});
+        w->applyStartupOptions(options);
+        w->waitForOpen();
+        w->document()->waitForIdle();
+        QCOMPARE(w->document()->workload().name, std::string("big"));
+        QCOMPARE(w->document()->workload().config.capacity_blocks, std::int64_t{2048});
+        QCOMPARE(w->document()->currentTick(), pl::Tick{7});
     }
 
     void optionsSurviveARestart() {

@@ -1,0 +1,61 @@
+#include "backgroundjob.h"
+
+#include <QCoreApplication>
+#include <QProgressDialog>
+#include <QStatusBar>
+
+namespace plui {
+
+BackgroundJob::BackgroundJob(QWidget* window, QStatusBar* statusBar, QString dialogName, QObject* parent)
+    : QObject(parent), window_(window), statusBar_(statusBar), dialogName_(std::move(dialogName)) {}
+
+BackgroundJob::~BackgroundJob() {
+    if (stop_) stop_->store(true);
+}
+
+void BackgroundJob::begin(const Text& text, std::shared_ptr<std::atomic<bool>> stop) {
+    text_ = text;
+    stop_ = std::move(stop);
+    busy_ = true;
+    // An indeterminate bar (core reports no fraction); it shows only for work that lasts 300 ms and more, and
+    // from then on blocks edits to what the result would replace.
+    progress_ = new QProgressDialog(text.running, tr("Cancel"), 0, 0, window_);
+    progress_->setObjectName(dialogName_);
+    progress_->setWindowModality(Qt::WindowModal);
+    progress_->setMinimumDuration(300);
+    connect(progress_, &QProgressDialog::canceled, this, &BackgroundJob::cancel);
+    statusBar_->showMessage(text.running);
+    emit busyChanged(true);
+}
+
+void BackgroundJob::end(bool stopped) {
+    closeProgress();
+    stop_.reset();
+    busy_ = false;
+    if (stopped) {
+        statusBar_->showMessage(text_.cancelled, 4000);
+    } else if (statusBar_->currentMessage() == text_.running) {
+        statusBar_->clearMessage(); // what the result says comes next
+    }
+    emit busyChanged(false);
+}
+
+void BackgroundJob::cancel() {
+    if (!stop_ || stop_->exchange(true)) return;
+    closeProgress();
+    statusBar_->showMessage(text_.stopping);
+}
+
+void BackgroundJob::closeProgress() {
+    if (!progress_) return;
+    progress_->disconnect(this); // closing is not a cancel
+    progress_->hide();
+    progress_->deleteLater();
+    progress_ = nullptr;
+}
+
+void BackgroundJob::waitForIdle() {
+    while (busy_) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+}
+
+} // namespace plui

@@ -1,0 +1,88 @@
+#pragma once
+// BackgroundJob: one long piece of work at a time on a worker thread (QtConcurrent), behind a window-modal busy
+// dialog with Cancel, for the lab's file work (Import Trace, opening a big workload file). The work gets a stop
+// flag (core's StopCheck reads it); Cancel sets it, closes the dialog and says "Stopping..." until the worker
+// has returned, and until then busy() holds and start() refuses, so two jobs never hold their memory at once.
+// A cancelled job's result is dropped, even one that finished after the click. Destroying the job sets the
+// flag too: closing the lab does not wait for a whole import; the worker keeps its own share of the flag.
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <atomic>
+#include <memory>
+#include <utility>
+
+class QProgressDialog;
+class QStatusBar;
+class QWidget;
+
+namespace plui {
+
+class BackgroundJob : public QObject {
+    Q_OBJECT
+  public:
+    // What the job says: in the dialog and the status bar while it runs ("Importing x.csv..."), after a
+    // Cancel until the worker has returned ("Stopping the import..."), and once it has ("Import cancelled").
+    struct Text {
+        QString running;
+        QString stopping;
+        QString cancelled;
+    };
+
+    // `window` parents the dialog and owns the status bar the messages go to; `dialogName` names the dialog
+    // (tests find it by that name).
+    BackgroundJob(QWidget* window, QStatusBar* statusBar, QString dialogName, QObject* parent);
+    ~BackgroundJob() override;
+
+    // Runs `work(const std::atomic<bool>* stop)` on a worker; `done(result)` on this thread when it returns,
+    // unless cancelled (then `cancelled()` is emitted instead). False, doing nothing, while a job is busy.
+    template <typename Work, typename Done>
+    bool start(const Text& text, Work work, Done done);
+
+    bool busy() const { return busy_; }
+    void cancel();
+    void waitForIdle();
+
+  signals:
+    void busyChanged(bool busy);
+    void cancelled();
+
+  private:
+    void begin(const Text& text, std::shared_ptr<std::atomic<bool>> stop);
+    void end(bool stopped); // the worker has returned
+    void closeProgress();
+    QWidget* window_;
+    QStatusBar* statusBar_;
+    QString dialogName_;
+    Text text_;
+    QProgressDialog* progress_ = nullptr;
+    std::shared_ptr<std::atomic<bool>> stop_; // shared with the running worker
+    bool busy_ = false;
+};
+
+template <typename Work, typename Done>
+bool BackgroundJob::start(const Text& text, Work work, Done done) {
+    if (busy_) return false;
+    auto stop = std::make_shared<std::atomic<bool>>(false);
+    begin(text, stop);
+    using Result = decltype(work(static_cast<const std::atomic<bool>*>(nullptr)));
+    auto* watcher = new QFutureWatcher<Result>(this);
+    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, stop, done = std::move(done)]() {
+        watcher->deleteLater();
+        Result result = watcher->result();
+        const bool stopped = stop->load(); // a Cancel after the worker's last look drops the result all the same
+        end(stopped);
+        if (stopped) {
+            emit cancelled();
+            return;
+        }
+        done(std::move(result));
+    });
+    watcher->setFuture(QtConcurrent::run([work = std::move(work), stop]() { return work(stop.get()); }));
+    return true;
+}
+
+} // namespace plui
