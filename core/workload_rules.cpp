@@ -1,5 +1,7 @@
 #include "workload_rules.h"
 
+#include "utf8.h"
+
 #include <unordered_map>
 
 namespace pl {
@@ -215,6 +217,13 @@ std::optional<InputError> checkUniqueIds(const std::vector<RequestSpec>& request
 
 std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps, const std::atomic<bool>* stop) {
     const std::string file;
+    // JSON text is UTF-8, and the writer throws on other bytes: a producer that let them through (a file name
+    // in an imported workload's notes, a byte typed into --name) is stopped here, by field.
+    for (const auto& [text, path] : {std::pair{&w.name, "/name"}, std::pair{&w.notes, "/notes"}}) {
+        if (!isValidUtf8(*text)) {
+            return InputError{file, path, "is not UTF-8 text (a JSON string must be)"};
+        }
+    }
     if (auto e = checkConfig(w.config, caps, file)) {
         return e;
     }

@@ -522,6 +522,22 @@ void TestWorkloadIo::validateInMemory() {
     QVERIFY(e.has_value());
     QCOMPARE(e->path, std::string("/policy/hybrid_swap_percent"));
 
+    // Name and notes are written as JSON strings, which must be UTF-8: refused here, so no producer of a
+    // workload (generator, importer, editor) reaches the writer with other bytes.
+    bad = w;
+    bad.name = "caf\xe9"; // Latin-1
+    e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/name"));
+    QVERIFY2(e->reason.find("UTF-8") != std::string::npos, e->reason.c_str());
+    bad = w;
+    bad.notes = "ok \xc3";
+    e = pl::validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->path, std::string("/notes"));
+    bad.notes = "caf\xc3\xa9";
+    QVERIFY(!pl::validateWorkload(bad));
+
     bad = w;
     bad.requests[2].tenant = std::string(65, 't');
     e = pl::validateWorkload(bad);
