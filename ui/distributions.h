@@ -27,6 +27,8 @@ struct Histogram {
 };
 // Integer-friendly bins: width a whole number of ticks when the range allows it, never under `minWidth` (1 for
 // whole ticks, 0.01 for ticks per token: the resolution the summaries report), so near-equal values share a bar.
+// When every value is a whole number the bins are whole numbers too (at least 1) and a bar is centred on the
+// numbers it holds (the bar of 3 on 3, of 0..24 on 12), as `width` wide; otherwise centres are bin midpoints.
 Histogram histogram(const std::vector<double>& values, double minWidth, int maxBins = 40);
 
 } // namespace plui

@@ -54,18 +54,25 @@ int runHeadless(const LabOptions& options) {
     QWidget* target = window.view(options.view);
     if (!target) return fail(QStringLiteral("--view: unknown view '%1'").arg(options.view));
     if (options.view == QLatin1String("compare")) window.compare()->runNow();
-    // A single view is rendered at --size: its dock floats free of the window for the shot.
-    if (options.view != QLatin1String("window") && options.view != QLatin1String("pool")) {
+    // A single view is rendered at --size: its dock floats free of the window for the shot. The pool is the
+    // window's centre, not a dock, and cannot float: it is lifted out as a window of its own for the shot (its
+    // Fit fills that size) and handed back after it, for the window to own and delete.
+    QWidget* lifted = nullptr;
+    if (options.view == QLatin1String("pool")) {
+        lifted = window.takeCentralWidget();
+        lifted->resize(options.size);
+        lifted->show();
+    } else if (options.view != QLatin1String("window")) {
         if (auto* dock = qobject_cast<QDockWidget*>(target->parentWidget())) {
             dock->setFloating(true);
             dock->resize(options.size);
         }
-    } else if (options.view == QLatin1String("pool")) {
-        window.resize(options.size.width() * 5 / 3, options.size.height() * 5 / 3);
     }
     // Let layouts settle and queued replots run before rendering.
     for (int i = 0; i < 3; ++i) QApplication::processEvents();
-    if (auto e = exportWidgetImage(target, options.screenshot)) return fail(*e);
+    const ExportError error = exportWidgetImage(target, options.screenshot);
+    if (lifted) window.setCentralWidget(lifted);
+    if (error) return fail(*error);
     std::fprintf(stderr, "preemptlab: wrote %s (%s view, tick %lld)\n", qPrintable(options.screenshot),
                  qPrintable(options.view), static_cast<long long>(window.document()->currentTick()));
     return 0;

@@ -72,9 +72,10 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double min
         p->xAxis->setRange(0, 1);
         p->yAxis->setRange(0, 1);
     } else {
-        // Whole bars with half a bin to spare on each side (never below 0: these are durations), and headroom
-        // above the tallest.
-        p->xAxis->setRange(std::max(0.0, h.centers.front() - h.width), h.centers.back() + h.width);
+        // Whole bars with half a bin to spare on each side, and headroom above the tallest. The axis starts
+        // no lower than 0 (these are durations) unless a bar does: the bar of 0 ticks stands on 0, from -0.5.
+        const double left = h.centers.front() - h.width / 2;
+        p->xAxis->setRange(std::min(left, std::max(0.0, left - h.width / 2)), h.centers.back() + h.width);
         p->yAxis->setRange(0, *std::max_element(h.counts.begin(), h.counts.end()) * 1.15);
     }
     p->replot(QCustomPlot::rpQueuedReplot);

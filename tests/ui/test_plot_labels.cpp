@@ -11,6 +11,8 @@
 
 #include <QTest>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 using plui::compactNumber;
@@ -50,11 +52,11 @@ class TestPlotLabels : public QObject {
         const plui::Histogram tpot = plui::histogram({1.0, 1.001, 1.002, 1.003}, 0.01);
         QCOMPARE(tpot.width, 0.01);
         QCOMPARE(tpot.counts, (std::vector<double>{4}));
-        // One value: one bar of one tick, holding all of them.
+        // One value: one bar of one tick, holding all of them, standing on that value.
         const plui::Histogram same = plui::histogram({0, 0, 0}, 1);
         QCOMPARE(same.width, 1.0);
         QCOMPARE(same.counts, (std::vector<double>{3}));
-        QCOMPARE(same.centers, (std::vector<double>{0.5}));
+        QCOMPARE(same.centers, (std::vector<double>{0}));
         // A wide range: whole-tick bins of span / 40 (the largest value opens a 41st), every value counted once.
         std::vector<double> wide;
         for (int i = 0; i <= 1000; ++i) wide.push_back(i);
@@ -63,7 +65,46 @@ class TestPlotLabels : public QObject {
         QCOMPARE(w.counts.size(), std::size_t{41});
         QCOMPARE(w.counts.back(), 1.0);
         QCOMPARE(std::accumulate(w.counts.begin(), w.counts.end(), 0.0), 1001.0);
+        QCOMPARE(w.centers.front(), 12.0); // 0..24: the bar covers their unit cells, -0.5 to 24.5
+        QCOMPARE(w.centers.back(), 1000.0 + 12.0);
         QVERIFY(plui::histogram({}, 1).counts.empty());
+    }
+
+    // Whole tick counts used to get bars centred at v + 0.5, so the bar of 3 ticks stood between 3 and 4 on
+    // the axis. Each bar now stands on the whole numbers it holds; measurements keep bin midpoints.
+    void wholeNumberBarsStandOnTheirValues() {
+        const plui::Histogram ticks = plui::histogram({3, 3, 4, 7}, 1);
+        QCOMPARE(ticks.width, 1.0);
+        QCOMPARE(ticks.centers, (std::vector<double>{3, 4, 5, 6, 7}));
+        QCOMPARE(ticks.counts, (std::vector<double>{2, 1, 0, 0, 1}));
+        // Ticks per token that came out whole: bins of 1, not 0.01 (a bar 0.01 wide under a whole value is a
+        // sliver), each on its value.
+        const plui::Histogram whole = plui::histogram({1, 1, 2}, 0.01);
+        QCOMPARE(whole.width, 1.0);
+        QCOMPARE(whole.centers, (std::vector<double>{1, 2}));
+        QCOMPARE(whole.counts, (std::vector<double>{2, 1}));
+        // Any range of whole numbers: every value lies under the bar that counts it, its unit cell included.
+        for (const std::vector<double>& values : {std::vector<double>{0, 5, 17, 60, 61, 119},
+                                                  std::vector<double>{412, 413, 980, 1999, 2000}}) {
+            const plui::Histogram h = plui::histogram(values, 1);
+            for (double v : values) {
+                const auto bar = std::find_if(h.centers.begin(), h.centers.end(), [&](double c) {
+                    return v - 0.5 >= c - h.width / 2 && v + 0.5 <= c + h.width / 2;
+                });
+                QVERIFY2(bar != h.centers.end(), qPrintable(QString::number(v)));
+                QVERIFY(h.counts[static_cast<std::size_t>(bar - h.centers.begin())] >= 1);
+            }
+        }
+        // Measurements: bins from the first value's bin edge, centres at their midpoints, each value inside.
+        const std::vector<double> tpot{1.0, 1.125, 1.5, 3.5};
+        const plui::Histogram m = plui::histogram(tpot, 0.01);
+        QCOMPARE(m.width, 2.5 / 40);
+        QCOMPARE(m.centers.front(), 1.0 + m.width / 2);
+        for (double v : tpot) {
+            const auto i = static_cast<std::size_t>(std::floor((v - 1.0) / m.width));
+            QVERIFY2(std::abs(v - m.centers[i]) <= m.width / 2 + 1e-12, qPrintable(QString::number(v)));
+            QVERIFY(m.counts[i] >= 1);
+        }
     }
 
     // The plots print core's percentiles (nearest rank): the numbers `preemptlab-cli compare` prints, not an
