@@ -61,6 +61,8 @@ struct RequestState {
     std::int64_t prefix_settled = 0;     // leading prefix blocks whose cache registration is settled
     std::int64_t cached_tokens = 0;      // tokens attached from the prefix cache at its last admission/resume
     bool ever_admitted = false;
+
+    bool operator==(const RequestState&) const = default;
 };
 
 // Per-tick figures for the running plots (recorded when EngineOptions::record_series is set).
@@ -126,6 +128,10 @@ class Engine {
     struct State;
     const State& state() const;
     void restore(const State& s);
+    void restore(State&& s); // the same, taking the state instead of copying it
+    // A copy of the state without its per-request vectors (RequestState and held block ids, left empty), for
+    // snapshots that keep those apart: the rest is per block or per queue entry, small beside them.
+    State stateWithoutRequests();
 
     bool finished() const;           // every request completed or censored
     Tick nextTick() const;           // the tick step() will execute

@@ -119,10 +119,27 @@ Engine::~Engine() = default;
 
 const Engine::State& Engine::state() const { return *s_; }
 
-void Engine::restore(const State& s) {
-    *s_ = s;
+void Engine::restore(const State& s) { restore(State(s)); }
+
+Engine::State Engine::stateWithoutRequests() {
+    // Set aside while the rest is copied, and put back whatever happens (a copy can throw bad_alloc).
+    struct Aside {
+        State& s;
+        std::vector<RequestState> req;
+        std::vector<std::vector<std::int32_t>> held;
+        explicit Aside(State& state) : s(state), req(std::move(state.req)), held(std::move(state.held)) {}
+        ~Aside() {
+            s.req = std::move(req);
+            s.held = std::move(held);
+        }
+    } aside(*s_);
+    return *s_;
+}
+
+void Engine::restore(State&& s) {
+    *s_ = std::move(s);
     live_.clear(); // a live run is never seeked: its measurements belong to one pass
-    std::erase_if(series_, [&](const TickStats& st) { return st.tick >= s.next_tick; });
+    std::erase_if(series_, [&](const TickStats& st) { return st.tick >= s_->next_tick; });
 }
 
 bool Engine::finished() const { return s_->finished; }

@@ -4,16 +4,84 @@
 #include "live_backend.h"
 
 #include <algorithm>
+#include <memory>
+#include <unordered_set>
 
 namespace pl {
 
-struct Session::Snapshot {
-    Engine::State state;
-    std::size_t ledgerEvents = 0;
+namespace {
+
+constexpr std::size_t kMaxSnapshots = 128;
+constexpr std::size_t kRequestsPerChunk = 256;
+
+// The per-request part of a snapshot (RequestState and held block ids), kRequestsPerChunk requests at a time.
+// Requests are in arrival order, so at any tick most chunks hold requests not yet arrived or long finished,
+// which do not change between snapshots: consecutive snapshots share those chunks. 128 whole copies of a
+// 300,000-request run's state were 7 GB; shared, the snapshots cost about the requests active around them.
+struct RequestChunk {
+    std::vector<RequestState> req;
+    std::vector<std::vector<std::int32_t>> held; // empty without the pool map
+
+    std::size_t bytes() const {
+        std::size_t b = sizeof(RequestChunk) + req.capacity() * sizeof(RequestState) +
+                        held.capacity() * sizeof(held[0]);
+        for (const auto& h : held) b += h.capacity() * sizeof(std::int32_t);
+        return b;
+    }
 };
 
-namespace {
-constexpr std::size_t kMaxSnapshots = 128;
+// Requests [begin, end) of `s` equal `chunk`'s.
+bool sameRequests(const Engine::State& s, std::size_t begin, std::size_t end, const RequestChunk& chunk) {
+    if (chunk.req.size() != end - begin || !std::equal(chunk.req.begin(), chunk.req.end(), s.req.begin() + begin)) {
+        return false;
+    }
+    const std::size_t heldEnd = std::min(end, s.held.size());
+    const std::size_t heldBegin = std::min(begin, heldEnd);
+    return chunk.held.size() == heldEnd - heldBegin &&
+           std::equal(chunk.held.begin(), chunk.held.end(), s.held.begin() + heldBegin);
+}
+
+} // namespace
+
+struct Session::Snapshot {
+    Engine::State shell; // the state without req and held, which are in `chunks`
+    std::vector<std::shared_ptr<const RequestChunk>> chunks;
+
+    Engine::State state() const {
+        Engine::State s = shell;
+        for (const auto& chunk : chunks) {
+            s.req.insert(s.req.end(), chunk->req.begin(), chunk->req.end());
+            s.held.insert(s.held.end(), chunk->held.begin(), chunk->held.end());
+        }
+        return s;
+    }
+    Tick nextTick() const { return shell.next_tick; }
+};
+
+Session::Snapshot Session::takeSnapshot(Engine& engine) const {
+    const Engine::State& state = engine.state();
+    const Snapshot* previous = snapshots_.empty() ? nullptr : &snapshots_.back();
+    Snapshot snap;
+    const std::size_t n = state.req.size();
+    for (std::size_t begin = 0, c = 0; begin < n; begin += kRequestsPerChunk, ++c) {
+        const std::size_t end = std::min(n, begin + kRequestsPerChunk);
+        if (previous != nullptr && c < previous->chunks.size() &&
+            // Requests not yet arrived are as the engine made them (it touches a request first at its
+            // arrival), so they need no comparison; the rest are compared.
+            (begin >= state.next_arrival || sameRequests(state, begin, end, *previous->chunks[c]))) {
+            snap.chunks.push_back(previous->chunks[c]);
+            continue;
+        }
+        auto chunk = std::make_shared<RequestChunk>();
+        chunk->req.assign(state.req.begin() + static_cast<std::ptrdiff_t>(begin),
+                          state.req.begin() + static_cast<std::ptrdiff_t>(end));
+        const std::size_t heldEnd = std::min(end, state.held.size());
+        chunk->held.assign(state.held.begin() + static_cast<std::ptrdiff_t>(std::min(begin, heldEnd)),
+                           state.held.begin() + static_cast<std::ptrdiff_t>(heldEnd));
+        snap.chunks.push_back(std::move(chunk));
+    }
+    snap.shell = engine.stateWithoutRequests();
+    return snap;
 }
 
 Session::Session(Workload workload, const RunControl& control) : Session(std::move(workload), nullptr, control) {}
@@ -26,14 +94,14 @@ Session::Session(Workload workload, LiveBackend* backend, const RunControl& cont
     {
         Engine full(workload_, full_.ledger, EngineOptions{true, true});
         full.setLiveBackend(backend);
-        snapshots_.push_back({full.state(), 0});
+        snapshots_.push_back(takeSnapshot(full));
         RunCheck check(control);
         while (!full.finished()) {
             full.step();
             const Tick next = full.nextTick();
             check.afterStep(next, static_cast<std::int64_t>(full_.ledger.events.size()));
-            if (!full.finished() && next >= snapshots_.back().state.next_tick + interval_) {
-                snapshots_.push_back({full.state(), full_.ledger.events.size()});
+            if (!full.finished() && next >= snapshots_.back().nextTick() + interval_) {
+                snapshots_.push_back(takeSnapshot(full));
                 if (snapshots_.size() > kMaxSnapshots) {
                     std::vector<Snapshot> kept;
                     for (std::size_t i = 0; i < snapshots_.size(); i += 2) {
@@ -53,7 +121,7 @@ Session::Session(Workload workload, LiveBackend* backend, const RunControl& cont
         }
     }
     cursor_ = std::make_unique<Engine>(workload_, cursorLedger_, EngineOptions{false, true});
-    cursor_->restore(snapshots_.front().state);
+    cursor_->restore(snapshots_.front().state());
     cursorTick_ = -1;
 }
 
@@ -61,16 +129,33 @@ Session::~Session() = default;
 
 std::size_t Session::snapshotCount() const { return snapshots_.size(); }
 
+std::size_t Session::snapshotBytes() const {
+    std::unordered_set<const RequestChunk*> counted;
+    std::size_t bytes = 0;
+    for (const auto& snap : snapshots_) {
+        const Engine::State& s = snap.shell;
+        bytes += sizeof(Snapshot) + snap.chunks.capacity() * sizeof(snap.chunks[0]) +
+                 s.owner.capacity() * sizeof(std::int32_t) + s.in_flight.capacity() + s.running.capacity() * 4 +
+                 s.copies.capacity() * 4 + s.free_list.capacity() * 4 + s.ref.capacity() * 4 +
+                 s.block_key.capacity() * 8 + (s.lru_prev.capacity() + s.lru_next.capacity()) * 4 +
+                 s.waiting.size() * 48; // a std::set node, about
+        for (const auto& chunk : snap.chunks) {
+            if (counted.insert(chunk.get()).second) bytes += chunk->bytes();
+        }
+    }
+    return bytes;
+}
+
 void Session::seek(Tick t) {
     t = std::clamp<Tick>(t, -1, std::max<Tick>(-1, lastTick()));
     // Forward from where the cursor is when that is cheaper than restoring a snapshot.
     const Engine::State& now = cursor_->state();
     auto it = std::upper_bound(snapshots_.begin(), snapshots_.end(), t + 1,
-                               [](Tick v, const Snapshot& s) { return v < s.state.next_tick; });
+                               [](Tick v, const Snapshot& s) { return v < s.nextTick(); });
     const Snapshot& best = *std::prev(it); // the first snapshot has next_tick 0 <= t + 1
-    const bool forwardFromHere = now.next_tick <= t + 1 && now.next_tick >= best.state.next_tick;
+    const bool forwardFromHere = now.next_tick <= t + 1 && now.next_tick >= best.nextTick();
     if (!forwardFromHere) {
-        cursor_->restore(best.state);
+        cursor_->restore(best.state());
         cursorLedger_.truncate(0);
     }
     cursor_->runToTick(t);

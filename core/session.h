@@ -1,8 +1,10 @@
 #pragma once
 // Session: what the lab drives. It runs the workload once to the end (the full ledger, series and records
 // that the timeline, ledger table and plots draw) and keeps a cursor engine positioned at any tick for the
-// pool view (and, for a live session, drives the device in that same run). Seeking back restores the nearest snapshot at or before the target and replays forward; the
-// snapshot spacing bounds the replay (docs/tick-model.md, "Seeking").
+// pool view (and, for a live session, drives the device in that same run). Seeking back restores the nearest
+// snapshot at or before the target and replays forward; the snapshot spacing bounds the replay
+// (docs/tick-model.md, "Seeking"). Snapshots share their unchanged requests, so they cost about the requests
+// active around them, not the whole workload each.
 
 #include "engine.h"
 #include "model.h"
@@ -47,9 +49,12 @@ class Session {
 
     std::size_t snapshotCount() const; // defined in session.cpp (Snapshot is incomplete here)
     Tick snapshotInterval() const { return interval_; }
+    // What the snapshots hold in memory, about (shared request chunks counted once).
+    std::size_t snapshotBytes() const;
 
   private:
     struct Snapshot;
+    Snapshot takeSnapshot(Engine& engine) const;
     Workload workload_;
     RunResult full_;
     std::vector<TickStats> fullSeries_;

@@ -9,6 +9,7 @@
 #include "receipt.h"
 #include "run_control.h"
 #include "session.h"
+#include "summary.h"
 #include "trace/generator.h"
 #include "workload_io.h"
 
@@ -150,11 +151,13 @@ int cmdBench(int argc, char** argv) {
     double seekMeanUs = 0;
     double seekMaxUs = 0;
     std::size_t snapshots = 0;
+    std::size_t snapshotBytes = 0;
     if (args.has("seek")) {
         const auto t2 = std::chrono::steady_clock::now();
         Session session(w);
         sessionSeconds = secondsSince(t2);
         snapshots = session.snapshotCount();
+        snapshotBytes = session.snapshotBytes();
         std::uint64_t x = 12345;
         const int jumps = 200;
         for (int i = 0; i < jumps; ++i) {
@@ -188,6 +191,7 @@ int cmdBench(int argc, char** argv) {
         if (args.has("seek")) {
             j["session_seconds"] = sessionSeconds;
             j["snapshots"] = snapshots;
+            j["snapshot_bytes"] = snapshotBytes;
             j["seek_mean_us"] = seekMeanUs;
             j["seek_max_us"] = seekMaxUs;
         }
@@ -204,7 +208,8 @@ int cmdBench(int argc, char** argv) {
                 static_cast<double>(receipt.size()) / static_cast<double>(w.requests.size()));
     std::printf("memory          %.0f bytes of resident memory per request (run state + ledger)\n", bytesPerRequest);
     if (args.has("seek")) {
-        std::printf("session         %.3f s to run with series, pool map and %zu snapshots\n", sessionSeconds, snapshots);
+        std::printf("session         %.3f s to run with series, pool map and %zu snapshots (%s)\n", sessionSeconds,
+                    snapshots, formatBytes(static_cast<std::int64_t>(snapshotBytes)).c_str());
         std::printf("seek            %.0f us mean, %.0f us max over 200 random jumps\n", seekMeanUs, seekMaxUs);
     }
     return kExitOk;
