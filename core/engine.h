@@ -130,7 +130,8 @@ class Engine {
     void restore(const State& s);
     void restore(State&& s); // the same, taking the state instead of copying it
     // A copy of the state without its per-request vectors (RequestState and held block ids, left empty), for
-    // snapshots that keep those apart: the rest is per block or per queue entry, small beside them.
+    // snapshots that keep those apart. With the pool map tracked the rest is per block or per queue entry;
+    // without it the prefix cache by runs (`extents`) is per request too and is copied whole.
     State stateWithoutRequests();
 
     bool finished() const;           // every request completed or censored

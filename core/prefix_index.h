@@ -70,6 +70,7 @@ class PrefixIndex {
     }
 
     std::size_t size() const { return size_; }
+    std::size_t bytes() const { return keys_.capacity() * sizeof(keys_[0]) + blocks_.capacity() * sizeof(blocks_[0]); }
 
   private:
     static constexpr std::int64_t kEmpty = -1;

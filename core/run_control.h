@@ -24,6 +24,10 @@ struct RunControl {
     // the machine's memory (eventBudget), so a run that thrashes for a billion ticks ends with a figure
     // instead of being killed by the kernel. A run under the limit is the same run as without it.
     std::int64_t max_events = 0;
+    // The lab's Session keeps snapshots of the run for seeking; past this many bytes of them it keeps fewer
+    // (every other one dropped, seeks replaying further), down to two. Snapshots share unchanged requests, so
+    // only a very large pool (its per-block map is copied into each) reaches the default.
+    std::size_t max_snapshot_bytes = std::size_t{1} << 30;
 };
 
 // Thrown by a run that found its cancel flag set: the caller gets no half-built result.

@@ -41,11 +41,22 @@ bool sameRequests(const Engine::State& s, std::size_t begin, std::size_t end, co
            std::equal(chunk.held.begin(), chunk.held.end(), s.held.begin() + heldBegin);
 }
 
+// What a state without its requests holds: the per-block map, the prefix cache and the queues. (The session
+// tracks the pool map, so the prefix cache by runs, `extents`, which is per request, stays empty.)
+std::size_t shellBytes(const Engine::State& s) {
+    return sizeof(Engine::State) + s.prefix_cache.bytes() + s.owner.capacity() * sizeof(std::int32_t) +
+           s.in_flight.capacity() +
+           (s.running.capacity() + s.copies.capacity() + s.free_list.capacity() + s.ref.capacity() +
+            s.lru_prev.capacity() + s.lru_next.capacity()) * sizeof(std::int32_t) +
+           s.block_key.capacity() * sizeof(std::int64_t) + s.waiting.size() * 48; // a std::set node, about
+}
+
 } // namespace
 
 struct Session::Snapshot {
     Engine::State shell; // the state without req and held, which are in `chunks`
     std::vector<std::shared_ptr<const RequestChunk>> chunks;
+    std::size_t newBytes = 0; // the shell and the chunks this snapshot did not share with the previous one
 
     Engine::State state() const {
         Engine::State s = shell;
@@ -78,10 +89,22 @@ Session::Snapshot Session::takeSnapshot(Engine& engine) const {
         const std::size_t heldEnd = std::min(end, state.held.size());
         chunk->held.assign(state.held.begin() + static_cast<std::ptrdiff_t>(std::min(begin, heldEnd)),
                            state.held.begin() + static_cast<std::ptrdiff_t>(heldEnd));
+        snap.newBytes += chunk->bytes();
         snap.chunks.push_back(std::move(chunk));
     }
     snap.shell = engine.stateWithoutRequests();
+    snap.newBytes += shellBytes(snap.shell) + snap.chunks.capacity() * sizeof(snap.chunks[0]);
     return snap;
+}
+
+void Session::thinSnapshots() {
+    std::vector<Snapshot> kept;
+    for (std::size_t i = 0; i < snapshots_.size(); i += 2) {
+        kept.push_back(std::move(snapshots_[i]));
+    }
+    snapshots_ = std::move(kept);
+    interval_ *= 2;
+    snapshotBytes_ = snapshotBytes();
 }
 
 Session::Session(Workload workload, const RunControl& control) : Session(std::move(workload), nullptr, control) {}
@@ -89,12 +112,13 @@ Session::Session(Workload workload, const RunControl& control) : Session(std::mo
 Session::Session(Workload workload, LiveBackend* backend, const RunControl& control)
     : workload_(std::move(workload)) {
     // One full run that records the series and takes snapshots as it goes; snapshots are thinned (every other
-    // one dropped, interval doubled) whenever there are too many, so memory stays bounded and a seek replays at
-    // most `interval_` ticks.
+    // one dropped, interval doubled) whenever there are too many or they hold too many bytes, so memory stays
+    // bounded and a seek replays at most `interval_` ticks.
     {
         Engine full(workload_, full_.ledger, EngineOptions{true, true});
         full.setLiveBackend(backend);
         snapshots_.push_back(takeSnapshot(full));
+        snapshotBytes_ = snapshots_.back().newBytes;
         RunCheck check(control);
         while (!full.finished()) {
             full.step();
@@ -102,13 +126,10 @@ Session::Session(Workload workload, LiveBackend* backend, const RunControl& cont
             check.afterStep(next, static_cast<std::int64_t>(full_.ledger.events.size()));
             if (!full.finished() && next >= snapshots_.back().nextTick() + interval_) {
                 snapshots_.push_back(takeSnapshot(full));
-                if (snapshots_.size() > kMaxSnapshots) {
-                    std::vector<Snapshot> kept;
-                    for (std::size_t i = 0; i < snapshots_.size(); i += 2) {
-                        kept.push_back(std::move(snapshots_[i]));
-                    }
-                    snapshots_ = std::move(kept);
-                    interval_ *= 2;
+                snapshotBytes_ += snapshots_.back().newBytes;
+                while (snapshots_.size() > kMaxSnapshots ||
+                       (snapshotBytes_ > control.max_snapshot_bytes && snapshots_.size() > 2)) {
+                    thinSnapshots();
                 }
             }
         }
@@ -133,12 +154,7 @@ std::size_t Session::snapshotBytes() const {
     std::unordered_set<const RequestChunk*> counted;
     std::size_t bytes = 0;
     for (const auto& snap : snapshots_) {
-        const Engine::State& s = snap.shell;
-        bytes += sizeof(Snapshot) + snap.chunks.capacity() * sizeof(snap.chunks[0]) +
-                 s.owner.capacity() * sizeof(std::int32_t) + s.in_flight.capacity() + s.running.capacity() * 4 +
-                 s.copies.capacity() * 4 + s.free_list.capacity() * 4 + s.ref.capacity() * 4 +
-                 s.block_key.capacity() * 8 + (s.lru_prev.capacity() + s.lru_next.capacity()) * 4 +
-                 s.waiting.size() * 48; // a std::set node, about
+        bytes += shellBytes(snap.shell) + snap.chunks.capacity() * sizeof(snap.chunks[0]);
         for (const auto& chunk : snap.chunks) {
             if (counted.insert(chunk.get()).second) bytes += chunk->bytes();
         }

@@ -49,12 +49,14 @@ class Session {
 
     std::size_t snapshotCount() const; // defined in session.cpp (Snapshot is incomplete here)
     Tick snapshotInterval() const { return interval_; }
-    // What the snapshots hold in memory, about (shared request chunks counted once).
+    // What the snapshots hold in memory, about (shared request chunks counted once); kept under the control's
+    // max_snapshot_bytes where two snapshots fit in it.
     std::size_t snapshotBytes() const;
 
   private:
     struct Snapshot;
     Snapshot takeSnapshot(Engine& engine) const;
+    void thinSnapshots();
     Workload workload_;
     RunResult full_;
     std::vector<TickStats> fullSeries_;
@@ -63,6 +65,7 @@ class Session {
     std::unique_ptr<Engine> cursor_;
     std::vector<Snapshot> snapshots_;
     Tick interval_ = 64;
+    std::size_t snapshotBytes_ = 0; // a running total, recounted when thinning
     Tick cursorTick_ = -1;
 };
 

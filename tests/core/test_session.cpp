@@ -117,6 +117,20 @@ void TestSession::snapshotsShareUnchangedRequests() {
         s.seek(t);
         compareWithFresh(w, s, std::clamp<Tick>(t, -1, last));
     }
+
+    // A memory cap keeps fewer snapshots (seeks replay further) and still seeks exactly.
+    RunControl capped;
+    capped.max_snapshot_bytes = s.snapshotBytes() / 2;
+    Session small(w, capped);
+    QVERIFY2(small.snapshotBytes() <= capped.max_snapshot_bytes,
+             qPrintable(QStringLiteral("%1 > %2").arg(small.snapshotBytes()).arg(capped.max_snapshot_bytes)));
+    QVERIFY(small.snapshotCount() < s.snapshotCount());
+    QVERIFY(small.snapshotInterval() > s.snapshotInterval());
+    QCOMPARE(small.result().totals, s.result().totals);
+    for (Tick t : {last / 3, Tick{5}, last - 1}) {
+        small.seek(t);
+        compareWithFresh(w, small, t);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSession)
