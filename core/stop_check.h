@@ -20,7 +20,7 @@ class Cancelled : public std::runtime_error {
 
 class StopCheck {
   public:
-    // A null `stop` never stops (step() then only counts, for loops that do more at each check).
+    // A null `stop` never stops; due() counts all the same, for loops that do more at each check (RunCheck).
     StopCheck(const std::atomic<bool>* stop, int stepsPerCheck) : stop_(stop), every_(stepsPerCheck) {}
 
     // Once per unit of work: true on every `stepsPerCheck`-th call, when a check is due.

@@ -23,6 +23,9 @@ void BackgroundJob::begin(const Text& text, std::shared_ptr<std::atomic<bool>> s
     progress_->setObjectName(dialogName_);
     progress_->setWindowModality(Qt::WindowModal);
     progress_->setMinimumDuration(300);
+    // The dialog's show timer runs from its construction with the 4 s default; setMinimumDuration restarts it
+    // only once the value is the minimum, which a new bar's is not (-1): setting 0 starts the 300 ms.
+    progress_->setValue(0);
     connect(progress_, &QProgressDialog::canceled, this, &BackgroundJob::cancel);
     statusBar_->showMessage(text.running);
     emit busyChanged(true);

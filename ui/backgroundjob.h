@@ -72,7 +72,7 @@ bool BackgroundJob::start(const Text& text, Work work, Done done) {
     auto* watcher = new QFutureWatcher<Result>(this);
     connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, stop, done = std::move(done)]() {
         watcher->deleteLater();
-        Result result = watcher->result();
+        Result result = watcher->future().takeResult(); // moved, not copied: a workload can be 100 MB
         const bool stopped = stop->load(); // a Cancel after the worker's last look drops the result all the same
         end(stopped);
         if (stopped) {

@@ -16,6 +16,7 @@
 #include "policypanel.h"
 #include "poolview.h"
 #include "timelinewidget.h"
+#include "traceimportactions.h"
 #include "transportbar.h"
 #include "workloadpanel.h"
 
@@ -274,6 +275,10 @@ bool MainWindow::confirmDiscardEdits() {
 }
 
 bool MainWindow::openPath(const QString& path, std::function<void()> then) {
+    if (readingFile()) { // before the unsaved-edits question: the answer would not be used
+        reportError(tr("Cannot open workload"), tr("%1: not opened, another file is still being read").arg(path));
+        return false;
+    }
     if (!confirmDiscardEdits()) return false;
     auto failed = std::make_shared<bool>(false); // set at once for a small file
     loadPath(path, [this, path, then, failed](const QString& error) {
@@ -289,6 +294,8 @@ bool MainWindow::openPath(const QString& path, std::function<void()> then) {
 }
 
 bool MainWindow::opening() const { return opener_->busy(); }
+
+bool MainWindow::readingFile() const { return opener_->busy() || files_->traceImports()->busy(); }
 
 void MainWindow::waitForOpen() { opener_->waitForIdle(); }
 
@@ -315,15 +322,22 @@ void MainWindow::loadPath(const QString& path, std::function<void(const QString&
         return;
     }
     const int undoIndex = doc_->undoStack()->index();
+    const int loads = doc_->loadCount();
     const QString name = QFileInfo(path).fileName();
     const BackgroundJob::Text text{tr("Reading %1 (%2)...").arg(name, bytesText(bytes)),
                                    tr("Stopping the read of %1...").arg(name),
                                    tr("Open cancelled: %1 was not opened").arg(name)};
     const bool started = opener_->start(
         text, [file = path.toStdString()](const std::atomic<bool>* stop) { return readWorkloadFile(file, stop); },
-        [this, undoIndex, finish, path](ReadOutcome outcome) {
+        [this, undoIndex, loads, finish, path](ReadOutcome outcome) {
             if (!outcome.workload) {
                 finish(false, outcome.error);
+                return;
+            }
+            // A workload made meanwhile (Generate, before the dialog showed) is the user's newer choice.
+            if (doc_->loadCount() != loads) {
+                statusBar()->showMessage(tr("%1 was read but not opened: another workload was opened meanwhile")
+                                             .arg(QFileInfo(path).fileName()), 8000);
                 return;
             }
             // The busy dialog blocks edits only once it shows (after 300 ms): an edit made before then is not
@@ -452,6 +466,9 @@ void MainWindow::proportionDocks() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    // A file being read would land under the unsaved-edits question below, or in a closed window: stop it.
+    opener_->cancel();
+    files_->traceImports()->cancel();
     if (!confirmDiscardEdits()) {
         event->ignore();
         return;

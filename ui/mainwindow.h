@@ -61,6 +61,8 @@ class MainWindow : public QMainWindow {
     // True while a big workload file is read in the background; waitForOpen() waits until it is not.
     bool opening() const;
     void waitForOpen();
+    // A big workload file or a trace is being read (Open and Import Trace refuse to start another meanwhile).
+    bool readingFile() const;
     // Unsaved edits (the undo stack is not clean): asks Save / Discard / Cancel in a modal box named
     // "unsavedEditsDialog". True when the caller may go on (nothing to lose, saved, or discarded).
     bool confirmDiscardEdits();

@@ -72,8 +72,9 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double min
         p->xAxis->setRange(0, 1);
         p->yAxis->setRange(0, 1);
     } else {
-        // Whole bars with half a bin to spare on each side, and headroom above the tallest. The axis starts
-        // no lower than 0 (these are durations) unless a bar does: the bar of 0 ticks stands on 0, from -0.5.
+        // Whole bars, half a bin to spare on the right and on the left where the axis can start below the
+        // first bar without going under 0 (these are durations); a bar that reaches below 0 (the bar of 0
+        // ticks stands on 0, from -0.5) starts the axis at its edge. Headroom above the tallest.
         const double left = h.centers.front() - h.width / 2;
         p->xAxis->setRange(std::min(left, std::max(0.0, left - h.width / 2)), h.centers.back() + h.width);
         p->yAxis->setRange(0, *std::max_element(h.counts.begin(), h.counts.end()) * 1.15);

@@ -38,7 +38,7 @@ QAction* TraceImportActions::addTo(QMenu* menu) {
 }
 
 void TraceImportActions::chooseAndImport() {
-    if (job_->busy()) return;
+    if (window_->readingFile()) return;
     const QString path = QFileDialog::getOpenFileName(
         window_, tr("Import trace"), QSettings().value(kDirKey).toString(),
         tr("Traces (*.csv *.jsonl);;Azure LLM inference CSV (*.csv);;Mooncake JSONL (*.jsonl);;All files (*)"));
@@ -50,10 +50,11 @@ void TraceImportActions::chooseAndImport() {
 }
 
 bool TraceImportActions::start(const TraceImportJob& job) {
-    if (job_->busy()) return false;
+    if (window_->readingFile()) return false;
     // The slice replaces the open workload, so unsaved edits get the same Save / Discard / Cancel as Open.
     if (!window_->confirmDiscardEdits()) return false;
     undoIndexAtStart_ = window_->document()->undoStack()->index();
+    loadsAtStart_ = window_->document()->loadCount();
     const QString name = QFileInfo(job.path).fileName();
     return job_->start({tr("Importing %1...").arg(name), tr("Stopping the import..."), tr("Import cancelled")},
                        [job](const std::atomic<bool>* stop) { return runTraceImport(job, stop); },
@@ -62,7 +63,15 @@ bool TraceImportActions::start(const TraceImportJob& job) {
 
 bool TraceImportActions::busy() const { return job_->busy(); }
 
+void TraceImportActions::cancel() { job_->cancel(); }
+
 void TraceImportActions::onDone(const TraceImportJob& job, TraceImportOutcome outcome) {
+    if (outcome.result && window_->document()->loadCount() != loadsAtStart_) {
+        // A workload made meanwhile (Generate, before the dialog showed) is the user's newer choice.
+        window_->statusBar()->showMessage(tr("Import dropped: another workload was opened meanwhile"), 8000);
+        emit finished(false);
+        return;
+    }
     if (!outcome.result) {
         window_->reportError(tr("Cannot import trace"), outcome.error);
         emit finished(false);

@@ -26,12 +26,14 @@ class TraceImportActions : public QObject {
     explicit TraceImportActions(MainWindow* window);
     QAction* addTo(QMenu* menu);
 
-    // Starts an import on a worker thread; false if one is running or still stopping after a Cancel, or the
+    // Starts an import on a worker thread; false if one is running or still stopping after a Cancel, a big
+    // workload file is being opened (MainWindow::readingFile), or the
     // user keeps unsaved edits (MainWindow::confirmDiscardEdits, as for Open). Edits made while it runs are
     // asked about again before the slice replaces them.
     bool start(const TraceImportJob& job);
     // True from start() until the worker has returned, a cancelled one included.
     bool busy() const;
+    void cancel(); // as the dialog's Cancel
     void waitForIdle();
     // The summary of the last successful import ("Imported from FILE (azure trace, N requests): ...").
     QString lastSummary() const { return lastSummary_; }
@@ -47,6 +49,7 @@ class TraceImportActions : public QObject {
     BackgroundJob* job_; // a child: destroying the lab stops a running worker (BackgroundJob)
     QAction* action_ = nullptr;
     int undoIndexAtStart_ = 0; // edits made while the import ran (before its dialog shows) are asked about again
+    int loadsAtStart_ = 0;     // a workload opened meanwhile wins over the import
     QString lastSummary_;
 };
 

@@ -4,6 +4,7 @@
 // and keeps the open workload; Cancel (and closing the window) stops the worker on a 300,000-row trace and sets
 // nothing; options survive a restart. File > Open of a workload file over 8 MiB: read on a worker, with the
 // same Cancel, errors and command-line flags as a small one.
+#include "backgroundjob.h"
 #include "fileactions.h"
 #include "importtracedialog.h"
 #include "labcommandline.h"
@@ -431,6 +432,23 @@ class TestImportTraceAction : public QObject {
                  qPrintable(w->lastError()));
         QCOMPARE(w->document()->workload().name, std::string("swap-wins"));
 
+        // While it is read no import starts; a workload made meanwhile (Generate does this) wins over it.
+        QVERIFY(w->openPath(path));
+        QVERIFY(!w->fileActions()->traceImports()->start(TraceImportJob{}));
+        QString error;
+        QVERIFY(w->document()->loadFile(kSample, &error));
+        w->waitForOpen();
+        QCOMPARE(w->document()->workload().name, std::string("swap-wins"));
+        QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("another workload was opened meanwhile")),
+                 qPrintable(w->statusBar()->currentMessage()));
+
+        // Closing the window stops the read: it never lands under the close's questions or after them.
+        QVERIFY(w->openPath(path));
+        QVERIFY(w->close());
+        w->waitForOpen();
+        QCOMPARE(w->document()->workload().name, std::string("swap-wins"));
+        w->show();
+
         // The command line's tick and flags apply once the file is open.
         LabOptions options;
         options.workload = path;
@@ -442,6 +460,38 @@ class TestImportTraceAction : public QObject {
         QCOMPARE(w->document()->workload().name, std::string("big"));
         QCOMPARE(w->document()->workload().config.capacity_blocks, std::int64_t{2048});
         QCOMPARE(w->document()->currentTick(), pl::Tick{7});
+    }
+
+    // The busy dialog shows once the work has lasted 300 ms (Qt's default is 4 s, which left the window open
+    // to edits that long); Cancel ends the work through its flag and drops its result.
+    void backgroundJobShowsItsDialogAndCancels() {
+        auto w = makeWindow();
+        BackgroundJob job(w.get(), w->statusBar(), QStringLiteral("testJob"), nullptr);
+        bool done = false;
+        int cancelled = 0;
+        connect(&job, &BackgroundJob::cancelled, w.get(), [&cancelled]() { ++cancelled; });
+        QVERIFY(job.start({QStringLiteral("Working..."), QStringLiteral("Stopping..."), QStringLiteral("Stopped")},
+                          [](const std::atomic<bool>* stop) {
+                              QElapsedTimer t;
+                              t.start();
+                              while (!stop->load() && t.elapsed() < 10'000) QThread::msleep(5);
+                              return t.elapsed();
+                          },
+                          [&done](qint64) { done = true; }));
+        QVERIFY(!job.start({}, [](const std::atomic<bool>*) { return 0; }, [](int) {})); // one at a time
+        auto* dialog = w->findChild<QProgressDialog*>(QStringLiteral("testJob"));
+        QVERIFY(dialog != nullptr);
+        QElapsedTimer shown;
+        shown.start();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->isVisible(), 2000);
+        QVERIFY2(shown.elapsed() < 2000, qPrintable(QString::number(shown.elapsed())));
+        QCOMPARE(dialog->labelText(), QStringLiteral("Working..."));
+        dialog->findChild<QPushButton*>()->click();
+        QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Stopping..."));
+        job.waitForIdle();
+        QVERIFY(!done);
+        QCOMPARE(cancelled, 1);
+        QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Stopped"));
     }
 
     void optionsSurviveARestart() {
