@@ -70,11 +70,21 @@ int runHeadless(const LabOptions& options) {
     }
     // Let layouts settle and queued replots run before rendering.
     for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    const QSize drawn = target->size();
     const ExportError error = exportWidgetImage(target, options.screenshot);
     if (lifted) window.setCentralWidget(lifted);
     if (error) return fail(*error);
-    std::fprintf(stderr, "preemptlab: wrote %s (%s view, tick %lld)\n", qPrintable(options.screenshot),
-                 qPrintable(options.view), static_cast<long long>(window.document()->currentTick()));
+    std::fprintf(stderr, "preemptlab: wrote %s (%s view, tick %lld, %dx%d)\n", qPrintable(options.screenshot),
+                 qPrintable(options.view), static_cast<long long>(window.document()->currentTick()), drawn.width(),
+                 drawn.height());
+    // The whole window cannot be narrower than its docks and toolbar allow (about 1,235 px): say so rather than
+    // leave a picture of another size unexplained.
+    if (drawn != options.size) {
+        std::fprintf(stderr, "preemptlab: note: the %s view cannot be drawn at --size %dx%d (its layout needs more "
+                             "room); it was drawn at %dx%d\n",
+                     qPrintable(options.view), options.size.width(), options.size.height(), drawn.width(),
+                     drawn.height());
+    }
     return 0;
 }
 
