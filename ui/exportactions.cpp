@@ -1,17 +1,94 @@
 #include "exportactions.h"
 
+#include "backgroundjob.h"
 #include "exporter.h"
+#include "labdocument.h"
 #include "labcommandline.h"
 #include "ledgerview.h"
 #include "mainwindow.h"
 
+#include "atomic_file.h"
+#include "receipt.h"
+#include "session.h"
+
+#include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenu>
 #include <QStatusBar>
 
 namespace plui {
 
-ExportActions::ExportActions(MainWindow* window) : QObject(window), window_(window) {}
+namespace {
+
+// On the worker: the receipt's text, or why it could not be made (bad_alloc on a huge run).
+struct ReceiptOutcome {
+    std::optional<std::string> text;
+    QString error;
+};
+
+ReceiptOutcome makeReceipt(const std::shared_ptr<const pl::Session>& session) {
+    ReceiptOutcome out;
+    try {
+        out.text = pl::receiptText(session->workload(), session->result());
+    } catch (const std::exception& ex) {
+        out.error = QStringLiteral("the receipt could not be made: ") + QString::fromUtf8(ex.what());
+    }
+    return out;
+}
+
+} // namespace
+
+ExportActions::ExportActions(MainWindow* window)
+    : QObject(window), window_(window),
+      job_(new BackgroundJob(window, window->statusBar(), QStringLiteral("exportProgress"), this)) {
+    connect(job_, &BackgroundJob::cancelled, this, [this]() { emit finished(false); });
+}
+
+bool ExportActions::busy() const { return job_->busy(); }
+
+void ExportActions::waitForIdle() { job_->waitForIdle(); }
+
+bool ExportActions::writeReceipt(const QString& path) {
+    // The worker holds the run it writes: a newer run replacing it on screen meanwhile does not change the file.
+    const std::shared_ptr<const pl::Session> session = window_->document()->sharedSession();
+    if (!session || job_->busy()) return false;
+    const QString name = QFileInfo(path).fileName();
+    return job_->start({tr("Writing the receipt %1...").arg(name), tr("Stopping the receipt..."),
+                        tr("Receipt not written: cancelled")},
+                       [session](const std::atomic<bool>*) { return makeReceipt(session); },
+                       [this, path](ReceiptOutcome outcome) {
+                           ExportError error = outcome.text ? ExportError{} : path + QStringLiteral(": ") + outcome.error;
+                           if (outcome.text) {
+                               if (auto e = pl::writeFileAtomically(path.toStdString(), *outcome.text)) {
+                                   error = QString::fromStdString(*e);
+                               }
+                           }
+                           done(error, path);
+                       });
+}
+
+bool ExportActions::writeBundle(const QString& folder) {
+    const std::shared_ptr<const pl::Session> session = window_->document()->sharedSession();
+    if (!session || job_->busy()) return false;
+    return job_->start({tr("Writing the review bundle %1...").arg(QDir(folder).dirName()),
+                        tr("Stopping the review bundle..."), tr("Review bundle not written: cancelled")},
+                       [session](const std::atomic<bool>*) { return makeReceipt(session); },
+                       [this, folder, session](ReceiptOutcome outcome) {
+                           if (!outcome.text) {
+                               done(folder + QStringLiteral(": ") + outcome.error, folder);
+                           } else if (window_->document()->sharedSession() != session) {
+                               // The views and the ledger now show another run: the bundle would mix two.
+                               done(folder + QStringLiteral(": not written, the run on screen changed while the "
+                                                            "receipt was made; export again"),
+                                    folder);
+                           } else {
+                               done(exportReviewBundle(*window_->document(), *window_->ledger()->model(),
+                                                       bundleViews(), folder, outcome.text),
+                                    folder);
+                           }
+                       });
+}
 
 void ExportActions::buildMenu(QMenu* menu) {
     auto* receipt = menu->addAction(tr("&Receipt..."), this, &ExportActions::exportReceipt);
@@ -53,12 +130,13 @@ void ExportActions::done(const std::optional<QString>& error, const QString& wha
     } else {
         window_->statusBar()->showMessage(tr("Wrote %1").arg(what), 5000);
     }
+    emit finished(!error);
 }
 
 void ExportActions::exportReceipt() {
     const QString path = QFileDialog::getSaveFileName(window_, tr("Export receipt"), QStringLiteral("receipt.json"),
                                                       tr("Receipts (*.json)"));
-    if (!path.isEmpty()) done(plui::exportReceipt(*window_->document(), path), path);
+    if (!path.isEmpty()) writeReceipt(path);
 }
 
 void ExportActions::exportCsv() {
@@ -78,7 +156,7 @@ void ExportActions::exportView(const QString& name) {
 void ExportActions::exportBundle() {
     const QString dir = QFileDialog::getExistingDirectory(window_, tr("Folder for the review bundle"));
     if (dir.isEmpty()) return;
-    done(exportReviewBundle(*window_->document(), *window_->ledger()->model(), bundleViews(), dir), dir);
+    writeBundle(dir);
 }
 
 } // namespace plui

@@ -1,15 +1,19 @@
 #pragma once
 // ExportActions: the Export menu. Receipt, ledger CSV, a screenshot of the window or of any single view
-// (PNG, SVG or PDF by the chosen suffix), and the review bundle folder.
+// (PNG, SVG or PDF by the chosen suffix), and the review bundle folder. The receipt's text (seconds for a
+// large run: 14.6 s at 300,000 requests) is made on a worker behind a busy dialog (BackgroundJob); the file
+// is written once it is ready, and a Cancel writes nothing.
 
 #include <QList>
 #include <QObject>
+#include <QString>
 
 class QAction;
 class QMenu;
 
 namespace plui {
 
+class BackgroundJob;
 class MainWindow;
 
 class ExportActions : public QObject {
@@ -21,6 +25,16 @@ class ExportActions : public QObject {
     QList<QPair<QString, QWidget*>> bundleViews() const;
     // The receipt, ledger CSV and review bundle need a run: disabled, saying so, until there is one.
     void setRunShown(bool shown);
+    // Write the shown run's receipt to `path`, or the review bundle into `folder`, as the menu entries do
+    // after their file dialogs; false when there is no run or an export is still being made.
+    bool writeReceipt(const QString& path);
+    bool writeBundle(const QString& folder);
+    bool busy() const;
+    void waitForIdle();
+
+  signals:
+    // Once per export that started, when it has ended: true when everything was written.
+    void finished(bool ok);
 
   private:
     void exportReceipt();
@@ -29,6 +43,7 @@ class ExportActions : public QObject {
     void exportBundle();
     void done(const std::optional<QString>& error, const QString& what);
     MainWindow* window_;
+    BackgroundJob* job_;
     QList<QAction*> needRun_;
 };
 

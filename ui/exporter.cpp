@@ -153,11 +153,14 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
 }
 
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
-                               const QList<QPair<QString, QWidget*>>& views, const QString& folder) {
+                               const QList<QPair<QString, QWidget*>>& views, const QString& folder,
+                               const std::optional<std::string>& receipt) {
     if (!doc.session()) return folder + QStringLiteral(": no run to export");
     if (!QDir().mkpath(folder)) return folder + QStringLiteral(": cannot create the folder");
     const QDir dir(folder);
-    if (auto e = exportReceipt(doc, dir.filePath(QStringLiteral("receipt.json")))) return e;
+    if (auto e = writeBytes(dir.filePath(QStringLiteral("receipt.json")), receipt ? *receipt : receiptTextOf(doc))) {
+        return e;
+    }
     if (auto e = exportLedgerCsv(ledger, dir.filePath(QStringLiteral("ledger.csv")))) return e;
     QStringList images;
     for (const auto& [stem, widget] : views) {

@@ -59,6 +59,8 @@ class LabDocument : public QObject {
     // Counts setWorkload calls: views reset per-workload state (slider ranges) when it changes.
     int loadCount() const { return loadCount_; }
     const pl::Session* session() const { return session_.get(); }
+    // The same run, for work that outlives a newer run replacing it (a receipt made on a worker).
+    std::shared_ptr<const pl::Session> sharedSession() const { return session_; }
     bool busy() const { return running_ > 0; }
 
     // Run mode: Auto (by size), always synchronous (tests, headless), or always on a worker thread.

@@ -3,8 +3,11 @@
 // the document then holds the slice with its provenance in the notes. A broken row names file, line and column
 // and keeps the open workload; Cancel (and closing the window) stops the worker on a 300,000-row trace and sets
 // nothing; options survive a restart. File > Open of a workload file over 8 MiB: read on a worker, with the
-// same Cancel, errors and command-line flags as a small one.
+// same Cancel, errors and command-line flags as a small one. Export of a receipt or a review bundle: the text
+// made on a worker, the file written after it, nothing written on Cancel.
 #include "backgroundjob.h"
+#include "exportactions.h"
+#include "exporter.h"
 #include "fileactions.h"
 #include "importtracedialog.h"
 #include "labcommandline.h"
@@ -19,6 +22,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -492,6 +496,45 @@ class TestImportTraceAction : public QObject {
         QVERIFY(!done);
         QCOMPARE(cancelled, 1);
         QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Stopped"));
+    }
+
+    // The receipt is made on a worker and written once made: the file is the shown run's receipt, byte for
+    // byte; a Cancel writes nothing; the bundle holds the same receipt beside its ledger, images and summary.
+    void exportsMakeTheReceiptInTheBackground() {
+        QSettings().clear();
+        auto w = makeWindow();
+        QVERIFY(w->openPath(kSample));
+        ExportActions* exports = w->exportActions();
+        QTemporaryDir out;
+        const QString receipt = out.filePath(QStringLiteral("receipt.json"));
+        QVERIFY(exports->writeReceipt(receipt));
+        QVERIFY(exports->busy());
+        QVERIFY(!exports->writeReceipt(receipt)); // one at a time
+        exports->waitForIdle();
+        QFile f(receipt);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().toStdString(), receiptTextOf(*w->document()));
+        QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Wrote %1").arg(receipt));
+
+        // Cancelled before the worker's result is taken (the event loop has not run): nothing is written.
+        const QString cancelled = out.filePath(QStringLiteral("cancelled.json"));
+        QVERIFY(exports->writeReceipt(cancelled));
+        auto* progress = w->findChild<QProgressDialog*>(QStringLiteral("exportProgress"));
+        QVERIFY(progress != nullptr);
+        progress->findChild<QPushButton*>()->click();
+        exports->waitForIdle();
+        QVERIFY(!QFile::exists(cancelled));
+        QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Receipt not written: cancelled"));
+
+        const QString bundle = out.filePath(QStringLiteral("bundle"));
+        QVERIFY(exports->writeBundle(bundle));
+        exports->waitForIdle();
+        for (const char* name : {"receipt.json", "ledger.csv", "summary.md", "window.png", "pool.png"}) {
+            QVERIFY2(QFile::exists(QDir(bundle).filePath(QString::fromLatin1(name))), name);
+        }
+        QFile b(QDir(bundle).filePath(QStringLiteral("receipt.json")));
+        QVERIFY(b.open(QIODevice::ReadOnly));
+        QCOMPARE(b.readAll().toStdString(), receiptTextOf(*w->document()));
     }
 
     void optionsSurviveARestart() {
