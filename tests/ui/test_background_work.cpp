@@ -84,7 +84,7 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
 
 } // namespace
 
-class TestImportTraceAction : public QObject {
+class TestBackgroundWork : public QObject {
     Q_OBJECT
   private:
     QTemporaryDir dir_;
@@ -111,7 +111,7 @@ class TestImportTraceAction : public QObject {
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
         QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
-        QApplication::setApplicationName(QStringLiteral("test_import_trace_action"));
+        QApplication::setApplicationName(QStringLiteral("test_background_work"));
         QSettings().clear();
         QVERIFY(dir_.isValid());
     }
@@ -560,5 +560,5 @@ class TestImportTraceAction : public QObject {
     }
 };
 
-QTEST_MAIN(TestImportTraceAction)
-#include "test_import_trace_action.moc"
+QTEST_MAIN(TestBackgroundWork)
+#include "test_background_work.moc"
