@@ -7,6 +7,7 @@
 #include "atomic_file.h"
 #include "hashing.h"
 #include "oracle.h"
+#include "stop_check.h"
 #include "workload_io.h"
 
 #include <algorithm>
@@ -195,12 +196,17 @@ struct CanonicalEvents {
     std::string hash;
 };
 
-CanonicalEvents canonicalEvents(const Workload& w, const RunResult& run) {
+// How often the receipt's loops read a stop flag: a few milliseconds of lines.
+constexpr int kLinesPerStopCheck = 4096;
+
+CanonicalEvents canonicalEvents(const Workload& w, const RunResult& run, const std::atomic<bool>* stop = nullptr) {
     CanonicalEvents out;
     out.lines.reserve(run.ledger.events.size());
     Sha256 eventHash;
     eventHash.update("[");
+    StopCheck stopCheck(stop, kLinesPerStopCheck);
     for (std::size_t i = 0; i < run.ledger.events.size(); ++i) {
+        stopCheck.step();
         out.lines.push_back(eventCanonical(w, run, run.ledger.events[i]));
         if (i > 0) {
             eventHash.update(",");
@@ -214,7 +220,8 @@ CanonicalEvents canonicalEvents(const Workload& w, const RunResult& run) {
 
 // The receipt body; `checks` is spliced in by receiptText.
 std::string receiptBody(const Workload& w, const RunResult& run, const CanonicalEvents& canonical,
-                        const std::string& checks) {
+                        const std::string& checks, const std::atomic<bool>* stop) {
+    StopCheck stopCheck(stop, kLinesPerStopCheck);
     const nlohmann::json workload = workloadJson(w);
     const nlohmann::json policy = policyJson(w.policy);
     const std::vector<std::string>& events = canonical.lines;
@@ -227,6 +234,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     out += "  \"event_hash\": " + ObjectWriter::quote(canonical.hash) + ",\n";
     out += "  \"events\": [";
     for (std::size_t i = 0; i < events.size(); ++i) {
+        stopCheck.step();
         out += i == 0 ? "\n    " : ",\n    ";
         out += events[i];
     }
@@ -242,6 +250,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     out += "  \"policy_hash\": " + ObjectWriter::quote(sha256Tagged(canonicalJson(policy))) + ",\n";
     out += "  \"requests\": [";
     for (std::size_t i = 0; i < run.records.size(); ++i) {
+        stopCheck.step();
         out += i == 0 ? "\n    " : ",\n    ";
         out += requestJson(w, run, run.records[i]);
     }
@@ -257,6 +266,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
         if (key == "requests") {
             out += "[";
             for (std::size_t i = 0; i < value.size(); ++i) {
+                stopCheck.step();
                 out += i == 0 ? "\n      " : ",\n      ";
                 out += canonicalJson(value[i]);
             }
@@ -422,19 +432,32 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
     return o.str();
 }
 
-std::string receiptText(const Workload& workload, const RunResult& run) {
+std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop) {
     // Pass 1 without checks, so the oracle reads the receipt exactly as a reviewer would; pass 2 adds them.
     // The event lines and their hash are computed once and serve both passes.
-    const CanonicalEvents canonical = canonicalEvents(workload, run);
-    const std::string draft = receiptBody(workload, run, canonical, "{}");
-    const OracleReport report = checkReceipt(nlohmann::json::parse(draft));
+    const CanonicalEvents canonical = canonicalEvents(workload, run, stop);
+    const std::string draft = receiptBody(workload, run, canonical, "{}", stop);
+    // Parsing the draft is a large share of the time: with a flag, every value parsed counts a step.
+    nlohmann::json parsed;
+    if (stop == nullptr) {
+        parsed = nlohmann::json::parse(draft);
+    } else {
+        StopCheck stopCheck(stop, 16 * kLinesPerStopCheck);
+        parsed = nlohmann::json::parse(draft, [&stopCheck](int, nlohmann::json::parse_event_t, nlohmann::json&) {
+            stopCheck.step();
+            return true;
+        });
+    }
+    StopCheck(stop, 1).now();
+    const OracleReport report = checkReceipt(parsed);
+    StopCheck(stop, 1).now();
     ObjectWriter conservation;
     conservation.boolean("passed", report.passed);
     nlohmann::json violations = report.violations;
     conservation.raw("violations", violations.dump());
     ObjectWriter checks;
     checks.raw("conservation", conservation.str());
-    return receiptBody(workload, run, canonical, checks.str());
+    return receiptBody(workload, run, canonical, checks.str(), stop);
 }
 
 ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run) {

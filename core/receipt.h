@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -21,8 +22,10 @@ struct ReceiptHashes {
 // The model's limitations, listed in every receipt (prefixSharing: the workload has prefix_blocks).
 const std::vector<std::string>& receiptLimitations(bool prefixSharing = false);
 
-// The receipt text (keys sorted, one event and one request per line, trailing newline).
-std::string receiptText(const Workload& workload, const RunResult& run);
+// The receipt text (keys sorted, one event and one request per line, trailing newline). `stop` (the lab's
+// Cancel of an export; the CLI gives none) is read every few thousand events and requests and between the
+// steps: once set, pl::Cancelled (stop_check.h) and no text. The text does not depend on it.
+std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop = nullptr);
 ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run);
 
 // Run and write atomically; returns an error message on failure (nothing written).

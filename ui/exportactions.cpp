@@ -27,10 +27,12 @@ struct ReceiptOutcome {
     QString error;
 };
 
-ReceiptOutcome makeReceipt(const std::shared_ptr<const pl::Session>& session) {
+ReceiptOutcome makeReceipt(const std::shared_ptr<const pl::Session>& session, const std::atomic<bool>* stop) {
     ReceiptOutcome out;
     try {
-        out.text = pl::receiptText(session->workload(), session->result());
+        out.text = pl::receiptText(session->workload(), session->result(), stop);
+    } catch (const pl::Cancelled&) {
+        // Nothing to hand back: BackgroundJob drops a cancelled job's result.
     } catch (const std::exception& ex) {
         out.error = QStringLiteral("the receipt could not be made: ") + QString::fromUtf8(ex.what());
     }
@@ -56,7 +58,7 @@ bool ExportActions::writeReceipt(const QString& path) {
     const QString name = QFileInfo(path).fileName();
     return job_->start({tr("Writing the receipt %1...").arg(name), tr("Stopping the receipt..."),
                         tr("Receipt not written: cancelled")},
-                       [session](const std::atomic<bool>*) { return makeReceipt(session); },
+                       [session](const std::atomic<bool>* stop) { return makeReceipt(session, stop); },
                        [this, path](ReceiptOutcome outcome) {
                            ExportError error = outcome.text ? ExportError{} : path + QStringLiteral(": ") + outcome.error;
                            if (outcome.text) {
@@ -73,7 +75,7 @@ bool ExportActions::writeBundle(const QString& folder) {
     if (!session || job_->busy()) return false;
     return job_->start({tr("Writing the review bundle %1...").arg(QDir(folder).dirName()),
                         tr("Stopping the review bundle..."), tr("Review bundle not written: cancelled")},
-                       [session](const std::atomic<bool>*) { return makeReceipt(session); },
+                       [session](const std::atomic<bool>* stop) { return makeReceipt(session, stop); },
                        [this, folder, session](ReceiptOutcome outcome) {
                            if (!outcome.text) {
                                done(folder + QStringLiteral(": ") + outcome.error, folder);

@@ -2,7 +2,8 @@
 // ExportActions: the Export menu. Receipt, ledger CSV, a screenshot of the window or of any single view
 // (PNG, SVG or PDF by the chosen suffix), and the review bundle folder. The receipt's text (seconds for a
 // large run: 14.6 s at 300,000 requests) is made on a worker behind a busy dialog (BackgroundJob); the file
-// is written once it is ready, and a Cancel writes nothing.
+// is written once it is ready, and a Cancel stops the worker (core's receiptText reads the flag) and writes
+// nothing.
 
 #include <QList>
 #include <QObject>

@@ -2,7 +2,9 @@
 // seen at the first check after it is set and nowhere else; reading a workload, with its file read, JSON parse,
 // request conversion and validation, ends with pl::Cancelled under a set flag and reads the same workload as
 // without a flag under a clear one (the CLI gives none). No timing: the flag is set before the work starts.
+#include "engine.h"
 #include "json_reader.h"
+#include "receipt.h"
 #include "stop_check.h"
 #include "trace/generator.h"
 #include "workload_io.h"
@@ -28,6 +30,7 @@ class TestStopCheck : public QObject {
     void readingAWorkloadStops();
     void aClearFlagReadsTheSameWorkload();
     void aStoppedReadLeavesNoFileOpen();
+    void aReceiptStops();
 
   private:
     QTemporaryDir dir_;
@@ -129,6 +132,17 @@ void TestStopCheck::aStoppedReadLeavesNoFileOpen() {
         QVERIFY_THROWS_EXCEPTION(Cancelled, (void)readTextFile(path_, Caps{}.max_file_bytes, "workload file", &set));
     }
     QCOMPARE(openFiles(), before);
+}
+
+// The lab's export: a set flag ends the receipt's text with Cancelled; a clear one makes the same bytes.
+void TestStopCheck::aReceiptStops() {
+    Workload w = workload_;
+    w.config.max_ticks = 2000; // a short run: the receipt's requests alone are three checks' worth
+    const RunResult run = runWorkload(w);
+    const std::atomic<bool> set{true};
+    const std::atomic<bool> clear{false};
+    QVERIFY_THROWS_EXCEPTION(Cancelled, (void)receiptText(w, run, &set));
+    QCOMPARE(receiptText(w, run, &clear), receiptText(w, run));
 }
 
 QTEST_GUILESS_MAIN(TestStopCheck)
