@@ -355,9 +355,12 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
 
     // A new load cancelled: the workload and run shown before come back, not an empty lab; not an edit whose
     // run was still pending when the load came (capacity 900 here, never shown).
+    // The next workload is made first: made between the edit and the load, it gave the edit's run (60 ms since
+    // snapshots share their requests) time to finish before the load could stop it, on a loaded machine.
+    pl::Workload big2 = uitest::syntheticWorkload(512, 4000, 9);
     QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("900"), &error));
     QVERIFY(doc->busy());
-    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000, 9), QStringLiteral("big2"), &error, true));
+    QVERIFY(doc->setWorkload(std::move(big2), QStringLiteral("big2"), &error, true));
     QVERIFY(doc->busy());
     QVERIFY(doc->session() == nullptr);
     doc->cancelRun();
