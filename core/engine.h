@@ -127,8 +127,7 @@ class Engine {
     // The whole mutable run state: copy it to snapshot, assign it back to restore.
     struct State;
     const State& state() const;
-    void restore(const State& s);
-    void restore(State&& s); // the same, taking the state instead of copying it
+    void restore(State s); // taken by value: a caller with a state to spare moves it in
     // A copy of the state without its per-request vectors (RequestState and held block ids, left empty), for
     // snapshots that keep those apart. With the pool map tracked the rest is per block or per queue entry;
     // without it the prefix cache by runs (`extents`) is per request too and is copied whole.

@@ -119,8 +119,6 @@ Engine::~Engine() = default;
 
 const Engine::State& Engine::state() const { return *s_; }
 
-void Engine::restore(const State& s) { restore(State(s)); }
-
 Engine::State Engine::stateWithoutRequests() {
     // Set aside while the rest is copied, and put back whatever happens (a copy can throw bad_alloc).
     struct Aside {
@@ -136,7 +134,7 @@ Engine::State Engine::stateWithoutRequests() {
     return *s_;
 }
 
-void Engine::restore(State&& s) {
+void Engine::restore(State s) {
     *s_ = std::move(s);
     live_.clear(); // a live run is never seeked: its measurements belong to one pass
     std::erase_if(series_, [&](const TickStats& st) { return st.tick >= s_->next_tick; });

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 #include <unordered_set>
+#include <utility>
 
 namespace pl {
 
@@ -30,13 +31,18 @@ struct RequestChunk {
     }
 };
 
+// The held block ids of requests [begin, end) of `s` (none without the pool map).
+std::pair<std::size_t, std::size_t> heldRange(const Engine::State& s, std::size_t begin, std::size_t end) {
+    const std::size_t heldEnd = std::min(end, s.held.size());
+    return {std::min(begin, heldEnd), heldEnd};
+}
+
 // Requests [begin, end) of `s` equal `chunk`'s.
 bool sameRequests(const Engine::State& s, std::size_t begin, std::size_t end, const RequestChunk& chunk) {
     if (chunk.req.size() != end - begin || !std::equal(chunk.req.begin(), chunk.req.end(), s.req.begin() + begin)) {
         return false;
     }
-    const std::size_t heldEnd = std::min(end, s.held.size());
-    const std::size_t heldBegin = std::min(begin, heldEnd);
+    const auto [heldBegin, heldEnd] = heldRange(s, begin, end);
     return chunk.held.size() == heldEnd - heldBegin &&
            std::equal(chunk.held.begin(), chunk.held.end(), s.held.begin() + heldBegin);
 }
@@ -58,8 +64,16 @@ struct Session::Snapshot {
     std::vector<std::shared_ptr<const RequestChunk>> chunks;
     std::size_t newBytes = 0; // the shell and the chunks this snapshot did not share with the previous one
 
-    Engine::State state() const {
+    Engine::State state() const { // every seek back: sized once, not grown chunk by chunk
         Engine::State s = shell;
+        std::size_t requests = 0;
+        std::size_t held = 0;
+        for (const auto& chunk : chunks) {
+            requests += chunk->req.size();
+            held += chunk->held.size();
+        }
+        s.req.reserve(requests);
+        s.held.reserve(held);
         for (const auto& chunk : chunks) {
             s.req.insert(s.req.end(), chunk->req.begin(), chunk->req.end());
             s.held.insert(s.held.end(), chunk->held.begin(), chunk->held.end());
@@ -86,8 +100,8 @@ Session::Snapshot Session::takeSnapshot(Engine& engine) const {
         auto chunk = std::make_shared<RequestChunk>();
         chunk->req.assign(state.req.begin() + static_cast<std::ptrdiff_t>(begin),
                           state.req.begin() + static_cast<std::ptrdiff_t>(end));
-        const std::size_t heldEnd = std::min(end, state.held.size());
-        chunk->held.assign(state.held.begin() + static_cast<std::ptrdiff_t>(std::min(begin, heldEnd)),
+        const auto [heldBegin, heldEnd] = heldRange(state, begin, end);
+        chunk->held.assign(state.held.begin() + static_cast<std::ptrdiff_t>(heldBegin),
                            state.held.begin() + static_cast<std::ptrdiff_t>(heldEnd));
         snap.newBytes += chunk->bytes();
         snap.chunks.push_back(std::move(chunk));
