@@ -13,7 +13,7 @@
 #include <QFile>
 #include <QFutureWatcher>
 #include <QUnhandledException>
-#include <QUndoStack>
+#include <QUndoGroup>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -53,7 +53,9 @@ RunEnd takeResult(const QFutureWatcher<LabRun>& watcher, LabRun* run, QString* f
 
 } // namespace
 
-LabDocument::LabDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {}
+LabDocument::LabDocument(QObject* parent) : QObject(parent), undoGroup_(new QUndoGroup(this)) {
+    activateUndoStack(std::make_unique<QUndoStack>());
+}
 
 LabDocument::~LabDocument() {
     // A background run holds no pointer to the document (only its own copy of the workload and its stop flag):
@@ -93,11 +95,10 @@ bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, 
         return false;
     }
     // Kept until the new run is installed, for cancelRun (a load superseding a pending load keeps the first):
-    // the workload the shown run ran (an edit whose run is pending was never seen), and whether it was saved.
+    // the workload the shown run ran (an edit whose run is pending was never seen) and its undo stack.
     if (session_) {
-        const bool pendingEdit = !(*workload_ == session_->workload());
-        beforeLoad_ = Shown{session_->workload(), sourceName_, onDisk_, undo_->isClean() && !pendingEdit,
-                            shownLive_, session_, liveRun_};
+        beforeLoad_ = Shown{session_->workload(), sourceName_, onDisk_, shownLive_, session_, liveRun_, std::move(undo_)};
+        activateUndoStack(std::make_unique<QUndoStack>());
     }
     workload_ = std::move(workload);
     sourceName_ = sourceName;
@@ -105,7 +106,7 @@ bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, 
     emit savedChanged();
     ++loadCount_;
     selected_ = -1;
-    undo_->clear();
+    undo_->clear(); // a superseded load's edits
     session_.reset();
     liveRun_.reset();
     wantedTick_ = -1;
@@ -261,11 +262,11 @@ void LabDocument::cancelRun() {
     } else if (beforeLoad_) {
         Shown shown = std::move(*beforeLoad_);
         beforeLoad_.reset();
+        activateUndoStack(std::move(shown.undo)); // steps made on the cancelled workload meanwhile go with it
+        revertUndoTo(shown.workload);             // before an edit whose run was pending when the load came
         workload_ = std::move(shown.workload);
         sourceName_ = shown.sourceName;
         onDisk_ = shown.onDisk;
-        undo_->clear(); // steps made on the cancelled workload meanwhile belong to it
-        if (!shown.clean) undo_->resetClean(); // its unsaved edits: "(edited)", and asked about before a load
         ++loadCount_; // views reset their per-workload state, as for a load
         selected_ = -1;
         live_ = pendingLive_ = shown.live;
@@ -281,6 +282,15 @@ void LabDocument::cancelRun() {
         emit changed(LabChangeKind::Workload | LabChangeKind::Session);
         emit savedChanged();
     }
+}
+
+void LabDocument::activateUndoStack(std::unique_ptr<QUndoStack> stack) {
+    std::unique_ptr<QUndoStack> old = std::move(undo_);
+    undo_ = std::move(stack);
+    undoGroup_->addStack(undo_.get());
+    undoGroup_->setActiveStack(undo_.get());
+    if (old) undoGroup_->removeStack(old.get()); // a stashed stack stays out of the group until it comes back
+    old.reset();
 }
 
 void LabDocument::revertUndoTo(const pl::Workload& shown) {

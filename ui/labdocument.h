@@ -15,6 +15,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QUndoStack>
 
 #include <atomic>
 #include <cstdint>
@@ -22,7 +23,7 @@
 #include <optional>
 #include <vector>
 
-class QUndoStack;
+class QUndoGroup;
 
 namespace pl {
 class Session;
@@ -43,7 +44,8 @@ class LabDocument : public QObject {
     bool loadFile(const QString& path, QString* error);
     // Load from a resource or any QIODevice-readable path (":/samples/x.workload.json").
     bool loadResource(const QString& path, QString* error);
-    // Replace the workload (generator, importer). Validated first; clears the undo stack. `onDisk`: it was
+    // Replace the workload (generator, importer). Validated first; starts an empty undo stack (the shown
+    // workload's is kept until the new run is installed, for cancelRun). `onDisk`: it was
     // read from a file or a bundled sample; otherwise (generated, imported) it is unsaved until markSaved, and
     // closing or opening another asks first as for edits.
     bool setWorkload(pl::Workload workload, const QString& sourceName, QString* error, bool onDisk = false);
@@ -89,8 +91,8 @@ class LabDocument : public QObject {
     // Abandon the background run in progress; the worker's engine stops at its next check. What is on screen
     // stays: after an edit, the workload goes back to what the shown run ran, and the undo stack to the step
     // that made it (the cancelled edit can be redone); after loading another workload, the one shown before
-    // comes back (its undo steps are gone; if it had unsaved edits, it comes back unsaved, so they are asked
-    // about again before anything replaces it).
+    // comes back with its undo stack, at the step that made it (an edit whose run was pending when the load
+    // came can be redone), so its unsaved edits are asked about again before anything replaces it.
     void cancelRun();
     // Background runs that ended early because they were cancelled or superseded (pl::RunCancelled).
     int stoppedRuns() const { return stoppedRuns_; }
@@ -116,7 +118,10 @@ class LabDocument : public QObject {
     bool setSetting(const QString& key, const QString& value, QString* error);
     QString settingValue(const QString& key) const;
     bool setRequest(int index, const pl::RequestSpec& spec, QString* error);
-    QUndoStack* undoStack() const { return undo_; }
+    // The open workload's undo stack. The window's Undo and Redo actions and its "(edited)" title follow the
+    // group, whose active stack it is (a load swaps stacks, and a cancelled load swaps them back).
+    QUndoStack* undoStack() const { return undo_.get(); }
+    QUndoGroup* undoGroup() const { return undoGroup_; }
 
     // Used by undo commands only: install an already validated workload and re-run, keeping the tick.
     void applyEditedWorkload(pl::Workload workload);
@@ -132,16 +137,17 @@ class LabDocument : public QObject {
     void installSession(LabRun run, std::int64_t tick);
     void updateVictims();
     void revertUndoTo(const pl::Workload& shown);
+    void activateUndoStack(std::unique_ptr<QUndoStack> stack);
 
     // What was on screen when a workload was loaded whose run is still going (cancelRun brings it back).
     struct Shown {
         pl::Workload workload;
         QString sourceName;
         bool onDisk = false;
-        bool clean = true; // no unsaved edit: else it comes back "edited" (its undo steps are gone)
         bool live = false; // the mode its run was made in
         std::shared_ptr<pl::Session> session;
         std::shared_ptr<const pl::RunResult> liveRun;
+        std::unique_ptr<QUndoStack> undo; // its edits, and one whose run was pending when the load came
     };
     std::optional<Shown> beforeLoad_;
     bool onDisk_ = false;
@@ -156,7 +162,8 @@ class LabDocument : public QObject {
     bool live_ = false;
     std::optional<pl::gpu::Calibration> calibration_;
     QString calibrationPath_;
-    QUndoStack* undo_;
+    QUndoGroup* undoGroup_;
+    std::unique_ptr<QUndoStack> undo_; // not a QObject child: destroyed before the group, leaving it
     RunMode runMode_ = RunMode::Auto;
     int selected_ = -1;
     int loadCount_ = 0;

@@ -37,6 +37,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
+#include <QUndoGroup>
 #include <QUndoStack>
 
 #include <algorithm>
@@ -132,9 +133,9 @@ MainWindow::MainWindow(QWidget* parent)
     const auto fileActions = fileMenu->actions();
     calibration_->addTo(fileMenu, fileActions.size() >= 2 ? fileActions[fileActions.size() - 2] : nullptr);
     auto* edit = menuBar()->addMenu(tr("&Edit"));
-    auto* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+    auto* undo = doc_->undoGroup()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
-    auto* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+    auto* redo = doc_->undoGroup()->createRedoAction(this, tr("&Redo"));
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     edit->addAction(undo);
     edit->addAction(redo);
@@ -196,7 +197,7 @@ MainWindow::MainWindow(QWidget* parent)
         }
     });
     connect(doc_, &LabDocument::runFailed, this, [this](const QString& m) { reportError(tr("Run failed"), m); });
-    connect(doc_->undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+    connect(doc_->undoGroup(), &QUndoGroup::cleanChanged, this, &MainWindow::updateTitle);
     connect(doc_, &LabDocument::savedChanged, this, &MainWindow::updateTitle);
 
     // Long runs: an indeterminate bar (the run reports no fraction) and a cancel button in the status bar.
@@ -232,10 +233,10 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
-    // The document is a child, destroyed after this class's part of the window is gone; its undo stack emits
-    // cleanChanged while it is destroyed (unsaved edits), which must not call updateTitle on a half-destroyed
+    // The document is a child, destroyed after this class's part of the window is gone; its undo group emits
+    // cleanChanged while its stack is destroyed (unsaved edits), which must not call updateTitle on a half-destroyed
     // window (UBSan reported it in every suite that closes a window with edits).
-    disconnect(doc_->undoStack(), nullptr, this, nullptr);
+    disconnect(doc_->undoGroup(), nullptr, this, nullptr);
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {

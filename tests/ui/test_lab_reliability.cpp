@@ -29,6 +29,7 @@
 #include <QTemporaryDir>
 #include <QThreadPool>
 #include <QTimer>
+#include <QUndoGroup>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -96,6 +97,7 @@ class TestLabReliability : public QObject {
     void unsavedEditsPromptBeforeImport();
     void noPromptWithoutEdits();
     void cancellingALongRunKeepsTheShownRun();
+    void aCancelledLoadKeepsTheUndoSteps();
     void closingMidRunIsSafe();
     void aRunThatOutgrowsMemoryFailsWithFigures();
     void screenshotsDependOnTheCommandLineOnly();
@@ -372,13 +374,14 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     doc->waitForIdle();
     QCOMPARE(doc->sourceName(), QStringLiteral("big"));
     QCOMPARE(doc->stoppedRuns(), 5); // the edit's run and the load's
-    // It had unsaved edits (capacity 800) and its undo steps are gone: it is "edited", asked about before a load.
+    // It had unsaved edits (capacity 800): it is "edited", asked about before a load.
     QVERIFY(!doc->nothingUnsaved());
     QVERIFY(doc->onDisk());
     QVERIFY2(w->windowTitle().contains(QStringLiteral("(edited)")), qPrintable(w->windowTitle()));
     doc->markSaved(QStringLiteral("big.workload.json"));
     // A cancelled re-run that changed no workload (live mode switched) leaves the undo stack where it is, even
     // when an older step holds an equal workload (capacity 800 -> 700 -> 800 after pauses).
+    const int start = doc->undoStack()->index(); // the steps made before the cancelled load are kept
     QTest::qWait(static_cast<int>(plui::kMergeWindowMs) + 100);
     QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("700"), &error));
     doc->waitForIdle();
@@ -386,7 +389,7 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("800"), &error));
     doc->waitForIdle();
     const int at = doc->undoStack()->index();
-    QCOMPARE(at, 2);
+    QCOMPARE(at, start + 2);
     doc->setLiveMode(true);
     QVERIFY(doc->busy());
     doc->cancelRun();
@@ -398,6 +401,71 @@ void TestLabReliability::cancellingALongRunKeepsTheShownRun() {
     doc->setRunMode(LabDocument::RunMode::Synchronous);
     QVERIFY(w->openPath(kSwapWins));
     QCOMPARE(doc->session()->workload().name, std::string("swap-wins"));
+}
+
+// A cancelled load brings the shown workload back with its undo stack (the steps, where it stood and where it
+// was saved), not just "edited": every edit can still be undone back to the saved file, and an edit whose run
+// was pending when the load came can be redone. A load that lands starts an empty stack.
+void TestLabReliability::aCancelledLoadKeepsTheUndoSteps() {
+    auto w = makeWindow(kSeed);
+    LabDocument* doc = w->document();
+    QString error;
+    QVERIFY2(doc->setWorkload(uitest::syntheticWorkload(512, 4000), QStringLiteral("big"), &error, true),
+             qPrintable(error));
+    const std::string saved = plui::receiptTextOf(*doc);
+    const auto capacity = [doc]() { return doc->workload().config.capacity_blocks; };
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("600"), &error));
+    QTest::qWait(static_cast<int>(plui::kMergeWindowMs) + 100); // two steps, not one merged drag
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("700"), &error));
+    QCOMPARE(doc->undoStack()->count(), 2);
+    const std::string shown = plui::receiptTextOf(*doc);
+
+    doc->setRunMode(LabDocument::RunMode::Background);
+    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000, 9), QStringLiteral("big2"), &error, true));
+    QVERIFY(doc->busy());
+    QCOMPARE(doc->undoStack()->count(), 0); // the new workload's own
+    QVERIFY(!doc->undoGroup()->canUndo());
+    doc->cancelRun();
+    doc->waitForIdle();
+    QCOMPARE(doc->sourceName(), QStringLiteral("big"));
+    QCOMPARE(capacity(), std::int64_t{700});
+    QCOMPARE(plui::receiptTextOf(*doc), shown);
+    QCOMPARE(doc->undoStack()->count(), 2);
+    QCOMPARE(doc->undoStack()->index(), 2);
+    QVERIFY(doc->undoGroup()->activeStack() == doc->undoStack()); // the Undo action and the title follow it
+    QVERIFY(!doc->undoStack()->isClean());
+    QVERIFY2(w->windowTitle().contains(QStringLiteral("(edited)")), qPrintable(w->windowTitle()));
+
+    // An edit pending when the load came: back to the step shown, the edit redoable.
+    QTest::qWait(static_cast<int>(plui::kMergeWindowMs) + 100);
+    QVERIFY(doc->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("800"), &error));
+    QVERIFY(doc->busy());
+    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000, 9), QStringLiteral("big2"), &error, true));
+    doc->cancelRun();
+    doc->waitForIdle();
+    QCOMPARE(capacity(), std::int64_t{700});
+    QCOMPARE(plui::receiptTextOf(*doc), shown);
+    QCOMPARE(doc->undoStack()->index(), 2);
+    QVERIFY(doc->undoGroup()->canRedo());
+
+    // Undo goes back step by step to the file as opened: clean, and the title says so.
+    doc->setRunMode(LabDocument::RunMode::Synchronous);
+    doc->undoGroup()->undo();
+    QCOMPARE(capacity(), std::int64_t{600});
+    doc->undoGroup()->undo();
+    QCOMPARE(capacity(), std::int64_t{512});
+    QVERIFY(doc->undoStack()->isClean());
+    QVERIFY(!w->windowTitle().contains(QStringLiteral("(edited)")));
+    QCOMPARE(plui::receiptTextOf(*doc), saved);
+    doc->undoGroup()->redo();
+    QCOMPARE(capacity(), std::int64_t{600});
+
+    // A load that lands: its own empty stack, the old steps gone with the old workload.
+    QVERIFY(doc->setWorkload(uitest::syntheticWorkload(512, 4000, 9), QStringLiteral("big2"), &error, true));
+    QCOMPARE(doc->sourceName(), QStringLiteral("big2"));
+    QCOMPARE(doc->undoStack()->count(), 0);
+    QVERIFY(!doc->undoGroup()->canUndo());
+    QVERIFY(w->close());
 }
 
 // Closing (and destroying) the window while a run is on a worker thread: the run's result has nowhere to go
