@@ -2,7 +2,7 @@
 
 #include "utf8.h"
 
-#include <unordered_map>
+#include <functional>
 
 namespace pl {
 namespace {
@@ -17,15 +17,12 @@ std::optional<InputError> rangeError(const std::string& file, std::string path, 
     return std::nullopt;
 }
 
-std::optional<InputError> nameError(const std::string& file, std::string path, const std::string& name,
-                                    std::string_view what) {
+std::optional<std::string> nameProblem(const std::string& name, std::string_view what) {
     if (name.empty() || name.size() > kMaxNameLength) {
-        return InputError{file, std::move(path),
-                          std::string(what) + " must be 1 to 64 characters long, got " + std::to_string(name.size())};
+        return std::string(what) + " must be 1 to 64 characters long, got " + std::to_string(name.size());
     }
     if (!isValidName(name)) {
-        return InputError{file, std::move(path),
-                          std::string(what) + " \"" + name + "\" may only hold the characters A-Z a-z 0-9 . _ -"};
+        return std::string(what) + " \"" + name + "\" may only hold the characters A-Z a-z 0-9 . _ -";
     }
     return std::nullopt;
 }
@@ -135,36 +132,40 @@ std::optional<InputError> checkPrefixTotal(std::uint64_t total, const Caps& caps
 }
 
 std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, const Config& c, const std::string& file) {
-    const std::string base = requestPath(index);
-    if (auto e = nameError(file, base + "/id", r.id, "id")) {
-        return e;
+    // Paths are made only for a mistake: a request that passes allocates nothing (a third of reading a
+    // 300,000-request file went to paths that were never used).
+    const auto at = [&](std::string_view field, std::string problem) {
+        return InputError{file, requestPath(index) + std::string(field), std::move(problem)};
+    };
+    if (auto p = nameProblem(r.id, "id")) {
+        return at("/id", std::move(*p));
     }
-    if (auto e = rangeError(file, base + "/arrival_tick", r.arrival_tick, 0)) {
-        return e;
-    }
-    if (auto e = rangeError(file, base + "/prompt_tokens", r.prompt_tokens, 1)) {
-        return e;
-    }
-    if (auto e = rangeError(file, base + "/output_tokens", r.output_tokens, 1)) {
-        return e;
-    }
-    if (auto e = rangeError(file, base + "/max_output_tokens", r.max_output_tokens, 1)) {
-        return e;
+    const struct {
+        std::string_view field;
+        std::int64_t value;
+        std::int64_t min;
+    } ranges[] = {{"/arrival_tick", r.arrival_tick, 0},
+                  {"/prompt_tokens", r.prompt_tokens, 1},
+                  {"/output_tokens", r.output_tokens, 1},
+                  {"/max_output_tokens", r.max_output_tokens, 1}};
+    for (const auto& f : ranges) {
+        if (auto p = integerRangeProblem(f.value, f.min)) {
+            return at(f.field, std::move(*p));
+        }
     }
     if (r.max_output_tokens < r.output_tokens) {
-        return InputError{file, base + "/max_output_tokens",
-                          "must be at least output_tokens (" + std::to_string(r.output_tokens) + "), got " +
-                              std::to_string(r.max_output_tokens)};
+        return at("/max_output_tokens", "must be at least output_tokens (" + std::to_string(r.output_tokens) +
+                                            "), got " + std::to_string(r.max_output_tokens));
     }
-    if (auto e = rangeError(file, base + "/priority", r.priority, 0)) {
-        return e;
+    if (auto p = integerRangeProblem(r.priority, 0)) {
+        return at("/priority", std::move(*p));
     }
-    if (auto e = nameError(file, base + "/tenant", r.tenant, "tenant")) {
-        return e;
+    if (auto p = nameProblem(r.tenant, "tenant")) {
+        return at("/tenant", std::move(*p));
     }
     const std::int64_t needed = ceilDiv(r.prompt_tokens + r.max_output_tokens, c.block_size_tokens);
     if (needed > c.capacity_blocks) {
-        return InputError{file, base,
+        return InputError{file, requestPath(index),
                           "can never fit: prompt_tokens + max_output_tokens needs " + std::to_string(needed) +
                               " blocks but capacity_blocks is " + std::to_string(c.capacity_blocks)};
     }
@@ -181,7 +182,7 @@ std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, 
             bad = run.pos + (kMaxSafeInteger - run.id + 1);
         }
         if (bad >= 0) {
-            return rangeError(file, base + "/prefix_blocks/" + std::to_string(bad),
+            return rangeError(file, requestPath(index) + "/prefix_blocks/" + std::to_string(bad),
                               r.prefix_blocks[static_cast<std::size_t>(bad)], 0);
         }
     }
@@ -202,15 +203,25 @@ std::optional<InputError> checkPrefixCount(std::size_t count, const RequestSpec&
 }
 
 std::optional<InputError> checkUniqueIds(const std::vector<RequestSpec>& requests, const std::string& file) {
-    std::unordered_map<std::string_view, std::size_t> firstIndex;
-    firstIndex.reserve(requests.size());
+    // Open addressing over request indices, at most half full: no node per id (a std::unordered_map took
+    // 50 to 60 ms of 300,000 ids, this about a fifth of it).
+    constexpr std::size_t kEmpty = static_cast<std::size_t>(-1);
+    std::size_t size = 16;
+    while (size < requests.size() * 2) {
+        size *= 2;
+    }
+    std::vector<std::size_t> slots(size, kEmpty);
+    const std::hash<std::string_view> hash;
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        const auto [it, inserted] = firstIndex.emplace(requests[i].id, i);
-        if (!inserted) {
-            return InputError{file, requestPath(i) + "/id",
-                              "duplicate id \"" + requests[i].id + "\" (first used at " + requestPath(it->second) +
-                                  ")"};
+        const std::string& id = requests[i].id;
+        std::size_t s = hash(id) & (size - 1);
+        for (; slots[s] != kEmpty; s = (s + 1) & (size - 1)) {
+            if (requests[slots[s]].id == id) {
+                return InputError{file, requestPath(i) + "/id",
+                                  "duplicate id \"" + id + "\" (first used at " + requestPath(slots[s]) + ")"};
+            }
         }
+        slots[s] = i;
     }
     return std::nullopt;
 }

@@ -114,6 +114,7 @@ class TestHostileInput : public QObject {
     void verifyNumberBeyondDoubleIsAnError();
     void verifyReportsLineAndColumn();
     void requestCapBoundary();
+    void duplicateIdsAmongMany();
     void prefixBlockCapBoundary();
     void prefixBlockCapStopsReadingA64GiBDocument();
     void prefixBlockCapInMemory();
@@ -167,6 +168,35 @@ void TestHostileInput::requestCapBoundary() {
 }
 
 // Prefix block ids count over the whole workload while reading; the error names the array that passed the cap.
+// Among many ids, the first duplicate in request order is named with where its id was first used, in memory
+// and in a file (whose paths are the file's order, before normalisation).
+void TestHostileInput::duplicateIdsAmongMany() {
+    const std::string text = workloadWith(20000);
+    auto parsed = parseWorkload(text, "many.json");
+    QVERIFY(std::holds_alternative<Workload>(parsed));
+    Workload w = std::get<Workload>(std::move(parsed));
+    QVERIFY(!validateWorkload(w));
+    Workload bad = w;
+    bad.requests[18000].id = bad.requests[12000].id; // a pair whose second use comes later
+    bad.requests[15000].id = bad.requests[7000].id;
+    const auto e = validateWorkload(bad);
+    QVERIFY(e.has_value());
+    QCOMPARE(e->message(), "/requests/15000/id: duplicate id \"" + w.requests[7000].id +
+                               "\" (first used at /requests/7000)");
+    std::string dup = text;
+    const auto replace = [&dup](const std::string& from, const std::string& to) {
+        const auto p = dup.find(from);
+        QVERIFY(p != std::string::npos);
+        dup.replace(p, from.size(), to);
+    };
+    replace(R"("id": "r15000")", R"("id": "r7000")");
+    replace(R"("id": "r19999")", R"("id": "r3")");
+    const auto fromFile = parseWorkload(dup, "many.json");
+    QVERIFY(std::holds_alternative<InputError>(fromFile));
+    QCOMPARE(std::get<InputError>(fromFile).message(),
+             std::string("many.json: /requests/15000/id: duplicate id \"r7000\" (first used at /requests/7000)"));
+}
+
 void TestHostileInput::prefixBlockCapBoundary() {
     Caps caps;
     caps.max_prefix_blocks = 5;
