@@ -7,8 +7,10 @@ const std::vector<TransformerShape>& transformerPresets() {
     static const std::vector<TransformerShape> presets = {
         {"tiny", 2, 256, 4, 2, 64, 512, 500000.0},
         {"llama-3.1-8b", 32, 4096, 32, 8, 128, 14336, 500000.0},
-        {"qwen2.5-7b", 28, 3584, 28, 4, 128, 18944, 1000000.0},
+        {"llama-3.1-70b", 80, 8192, 64, 8, 128, 28672, 500000.0},
+        {"llama-2-7b", 32, 4096, 32, 32, 128, 11008, 10000.0},
         {"mistral-7b", 32, 4096, 32, 8, 128, 14336, 1000000.0},
+        {"qwen2.5-7b", 28, 3584, 28, 4, 128, 18944, 1000000.0},
     };
     return presets;
 }

@@ -23,7 +23,10 @@ struct TransformerShape {
     double rope_theta = 500000.0;  // Llama 3
 };
 
-const std::vector<TransformerShape>& transformerPresets(); // tiny, llama-3.1-8b, qwen2.5-7b, mistral-7b
+// tiny, then the cost model's presets (core/cost/model_preset.h) by the same names and KV shapes: llama-3.1-8b,
+// llama-3.1-70b (about 128 GiB of bf16 weights: an H200 holds it, an H100 does not), llama-2-7b, mistral-7b,
+// qwen2.5-7b.
+const std::vector<TransformerShape>& transformerPresets();
 std::optional<TransformerShape> findTransformerPreset(const std::string& name);
 std::string transformerPresetNames();
 // Why the shape cannot run (names the field), or nullopt: heads a multiple of kv_heads, head_dim even and a

@@ -7,6 +7,7 @@
 
 #include "atomic_file.h"
 #include "device_api.h"
+#include "device_memory.h"
 #include "kv_layout.h"
 #include "live_backend_core.h"
 #include "summary.h"
@@ -225,6 +226,13 @@ int runLivePlan(int argc, char** argv) {
                 pl::formatBytes(poolBytes).c_str());
     std::printf("  weights    %s of synthetic bf16 layer weights (recompute runs the model on them)\n",
                 pl::formatBytes(2 * pl::gpu::weightParams(plan->model)).c_str());
+    pl::gpu::DeviceSetup setup;
+    setup.arena = plan->arena;
+    setup.with_model = true;
+    setup.model = plan->model;
+    std::printf("  device     needs %s free: arena and weights, and %s to spare for prefill scratch\n",
+                pl::formatBytes(pl::gpu::deviceMemoryNeed(setup).total() + pl::gpu::kScratchReserveBytes).c_str(),
+                pl::formatBytes(pl::gpu::kScratchReserveBytes).c_str());
     return kExitOk;
 }
 

@@ -1,5 +1,6 @@
 // DeviceContext (device_context.h): the arena, pool, stream, events and cuBLAS of one device.
 #include "../device_context.h"
+#include "../device_memory.h"
 
 #include "copy_kernels.cuh"
 #include "prefill_model.cuh"
@@ -165,6 +166,9 @@ std::unique_ptr<DeviceContext> DeviceContext::create(const DeviceSetup& setup, s
     auto info = queryDevice(error);
     if (!info) {
         return nullptr;
+    }
+    if (auto e = deviceMemoryShortfall(setup, info->free_bytes, info->name)) {
+        return set(*e);
     }
     std::unique_ptr<DeviceContext> ctx(new DeviceContext());
     Impl& m = *ctx->impl_;

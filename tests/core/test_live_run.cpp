@@ -230,7 +230,8 @@ void TestLiveRun::cliWithoutDeviceExits3AndWritesNothing() {
 }
 
 // live-plan says what run --live would allocate, on any machine: the arena from the workload (larger than the
-// pool for shared prefixes, as gpu::sizeLiveRun says), the pinned pool, the weights; bad input is exit 2.
+// pool for shared prefixes, as gpu::sizeLiveRun says), the pinned pool, the weights, the device memory to have
+// free; bad input is exit 2.
 void TestLiveRun::livePlanNeedsNoDevice() {
     const QString shared = QString(PREEMPTLAB_SOURCE_DIR) + "/samples/generated-bursty-shared-prefix.workload.json";
     const pltest::CliRun r = pltest::runCli({"live-plan", shared});
@@ -251,6 +252,13 @@ void TestLiveRun::livePlanNeedsNoDevice() {
     QCOMPARE(big.code, 0);
     QVERIFY2(QString::fromUtf8(big.out).contains(QStringLiteral("4096 blocks of 16 tokens, 2097152 B per block: 8.00 GiB")),
              big.out.constData());
+    // The device memory to have free: the 8.00 GiB arena, 13.00 GiB of weights and the 1 GiB scratch reserve.
+    QVERIFY2(QString::fromUtf8(big.out).contains(QStringLiteral("device     needs 22.00 GiB free")), big.out.constData());
+    // Every model the cost model prices: the 70B preset plans as well (about 128 GiB of weights).
+    const pltest::CliRun large = pltest::runCli({"live-plan", swapWins, "--model", "llama-3.1-70b"});
+    QCOMPARE(large.code, 0);
+    QVERIFY2(QString::fromUtf8(large.out).contains(QStringLiteral("127.50 GiB of synthetic bf16 layer weights")),
+             large.out.constData());
     const pltest::CliRun bad = pltest::runCli({"live-plan", swapWins, "--model", "gpt-7"});
     QCOMPARE(bad.code, 2);
     QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("'gpt-7' is not a preset")), bad.err.constData());

@@ -4,6 +4,8 @@
 #include "calibrated_rates.h"
 #include "calibration.h"
 #include "copy_plan.h"
+#include "cost/model_preset.h"
+#include "device_memory.h"
 #include "kv_layout.h"
 #include "reference_model.h"
 #include "synthetic.h"
@@ -230,6 +232,49 @@ class TestGpuHost : public QObject {
         const auto odd = shapeForKvBytes(10000, &note);
         QCOMPARE(odd.layers, std::int64_t{3}); // 12,288 B/token: rounded up to whole 4,096-byte layers
         QVERIFY(note.find("no preset") != std::string::npos);
+    }
+
+    // Live mode runs every model the cost model prices (live-plan --model and breakeven --model take the same
+    // names), with the same KV shape, and parameters near the published count (embeddings excluded here).
+    void presetsMatchTheCostModel() {
+        for (const auto& spec : pl::cost::modelPresets()) {
+            const auto shape = findTransformerPreset(spec.name);
+            QVERIFY2(shape.has_value(), spec.name.c_str());
+            QVERIFY2(!checkShape(*shape), spec.name.c_str());
+            QCOMPARE(shape->layers, spec.layers);
+            QCOMPARE(shape->heads, spec.heads);
+            QCOMPARE(shape->kv_heads, spec.kv_heads);
+            QCOMPARE(shape->head_dim, spec.head_dim);
+            const double ratio = static_cast<double>(weightParams(*shape)) / spec.params;
+            QVERIFY2(ratio > 0.85 && ratio <= 1.0, qPrintable(QStringLiteral("%1: %2").arg(spec.name.c_str()).arg(ratio)));
+        }
+        QCOMPARE(transformerPresets().size(), pl::cost::modelPresets().size() + 1); // and "tiny"
+    }
+
+    // A setup that cannot fit is refused before any allocation, with what it needs and what is free.
+    void deviceMemoryIsCheckedFirst() {
+        DeviceSetup setup;
+        setup.model = *findTransformerPreset("llama-3.1-70b");
+        setup.arena = kvShapeOf(setup.model, 16, 768, KvDtype::Bf16);
+        setup.with_model = true;
+        const DeviceMemoryNeed need = deviceMemoryNeed(setup);
+        QCOMPARE(need.arena_bytes, std::int64_t{768} * 16 * 327680);
+        QCOMPARE(need.weight_bytes, 2 * weightParams(setup.model));
+        const std::int64_t gib = std::int64_t{1} << 30;
+        QVERIFY(need.total() > 120 * gib && need.total() < 135 * gib); // over an H100's 80 GB, under an H200's 141
+        const auto tooSmall = deviceMemoryShortfall(setup, 79 * gib, "NVIDIA H100 80GB HBM3");
+        QVERIFY(tooSmall.has_value());
+        for (const char* part : {"live mode needs ", "llama-3.1-70b weights ", "arena 3.75 GiB",
+                                 "NVIDIA H100 80GB HBM3 has 79.00 GiB free", "--model"}) {
+            QVERIFY2(tooSmall->find(part) != std::string::npos, tooSmall->c_str());
+        }
+        QVERIFY(!deviceMemoryShortfall(setup, 139 * gib, "NVIDIA H200"));
+        // The scratch reserve counts: exactly enough for arena and weights is not enough.
+        QVERIFY(deviceMemoryShortfall(setup, need.total(), "d").has_value());
+        QVERIFY(!deviceMemoryShortfall(setup, need.total() + kScratchReserveBytes, "d"));
+        setup.with_model = false; // swap-only (calibration's copy sweeps): the arena alone
+        QCOMPARE(deviceMemoryNeed(setup).total(), need.arena_bytes);
+        QVERIFY(deviceMemoryShortfall(setup, 2 * gib, "d")->find("weights") == std::string::npos);
     }
 
     void syntheticDataIsDeterministicAndInRange() {
