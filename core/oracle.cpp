@@ -8,6 +8,8 @@
 
 namespace pl {
 
-OracleReport checkReceipt(const nlohmann::json& receipt) { return oracle_detail::Oracle().run(receipt); }
+OracleReport checkReceipt(const nlohmann::json& receipt, const std::atomic<bool>* stop) {
+    return oracle_detail::Oracle(stop).run(receipt);
+}
 
 } // namespace pl

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ struct OracleReport {
 // At most this many violations are listed; one more line says how many were left out.
 inline constexpr std::size_t kMaxOracleViolations = 1000;
 
-OracleReport checkReceipt(const nlohmann::json& receipt);
+// `stop`, when given, is read every 4,096 events and records (pl::Cancelled once set: core/stop_check.h).
+OracleReport checkReceipt(const nlohmann::json& receipt, const std::atomic<bool>* stop = nullptr);
 
 } // namespace pl

@@ -6,6 +6,7 @@
 #include "oracle.h"
 
 #include "model.h"
+#include "stop_check.h"
 #include "workload_io.h"
 
 #include <algorithm>
@@ -93,6 +94,8 @@ struct Sums {
 
 class Oracle {
   public:
+    explicit Oracle(const std::atomic<bool>* stop = nullptr) : stop_(stop, 4096) {}
+
     OracleReport run(const json& receipt) {
         if (!receipt.is_object()) {
             add("the receipt is not a JSON object");
@@ -107,6 +110,7 @@ class Oracle {
             return finish();
         }
         for (std::size_t i = 0; i < events->size(); ++i) {
+            stop_.step();
             checkEvent((*events)[i], static_cast<std::int64_t>(i));
         }
         checkRecords(receipt);
@@ -359,6 +363,7 @@ class Oracle {
     }
 
     bool prefix_ = false;
+    StopCheck stop_; // read per event and per record (checkRecords)
     Workload workload_;
     std::unordered_map<std::string, Track> tracks_;
     Sums sums_;

@@ -11,6 +11,7 @@ void Oracle::checkRecords(const json& receipt) {
     }
     std::unordered_map<std::string, std::size_t> seen;
     for (std::size_t i = 0; i < records->size(); ++i) {
+        stop_.step();
         checkRecord((*records)[i], i, seen);
     }
     for (const auto& r : workload_.requests) {

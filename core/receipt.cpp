@@ -218,7 +218,10 @@ CanonicalEvents canonicalEvents(const Workload& w, const RunResult& run, const s
     return out;
 }
 
-// The receipt body; `checks` is spliced in by receiptText.
+// The receipt's first key: receiptText writes the body once with "{}" there and splices the checks in.
+constexpr std::string_view kChecksKey = "{\n  \"checks\": ";
+
+// The receipt body with `checks` (receiptText writes it with "{}" for the oracle's draft).
 std::string receiptBody(const Workload& w, const RunResult& run, const CanonicalEvents& canonical,
                         const std::string& checks, const std::atomic<bool>* stop) {
     StopCheck stopCheck(stop, kLinesPerStopCheck);
@@ -228,8 +231,8 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
 
     std::string out;
     out.reserve(256 * (events.size() + w.requests.size()) + 4096);
-    out += "{\n";
-    out += "  \"checks\": " + checks + ",\n";
+    out += kChecksKey;
+    out += checks + ",\n";
     out += "  \"engine\": " + engineJson() + ",\n";
     out += "  \"event_hash\": " + ObjectWriter::quote(canonical.hash) + ",\n";
     out += "  \"events\": [";
@@ -433,8 +436,8 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
 }
 
 std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop) {
-    // Pass 1 without checks, so the oracle reads the receipt exactly as a reviewer would; pass 2 adds them.
-    // The event lines and their hash are computed once and serve both passes.
+    // The draft without checks, so the oracle reads the receipt exactly as a reviewer would; then the checks
+    // go in place of its "{}" (the same bytes as writing the body again, which took a fifth of the time).
     const CanonicalEvents canonical = canonicalEvents(workload, run, stop);
     const std::string draft = receiptBody(workload, run, canonical, "{}", stop);
     // Parsing the draft is a large share of the time: with a flag, every value parsed counts a step.
@@ -449,7 +452,7 @@ std::string receiptText(const Workload& workload, const RunResult& run, const st
         });
     }
     StopCheck(stop, 1).now();
-    const OracleReport report = checkReceipt(parsed);
+    const OracleReport report = checkReceipt(parsed, stop);
     StopCheck(stop, 1).now();
     ObjectWriter conservation;
     conservation.boolean("passed", report.passed);
@@ -457,7 +460,14 @@ std::string receiptText(const Workload& workload, const RunResult& run, const st
     conservation.raw("violations", violations.dump());
     ObjectWriter checks;
     checks.raw("conservation", conservation.str());
-    return receiptBody(workload, run, canonical, checks.str(), stop);
+    parsed = nullptr; // the draft's document, freed before the receipt is made (a second copy in memory)
+    const std::string filled = checks.str();
+    std::string out;
+    out.reserve(draft.size() + filled.size());
+    out += kChecksKey;
+    out += filled;
+    out.append(draft, kChecksKey.size() + 2, std::string::npos); // past the draft's "{}"
+    return out;
 }
 
 ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run) {
