@@ -113,7 +113,7 @@ const QColor kMethodColours[] = {QColor(0x25, 0x63, 0xeb), QColor(0x16, 0xa3, 0x
 QCustomPlot* makeSmallPlot(QWidget* parent, const QString& name, const QString& x, const QString& y) {
     auto* p = new QCustomPlot(parent);
     p->setObjectName(name);
-    p->setMinimumSize(200, 150);
+    p->setMinimumSize(160, 130);
     for (QCPAxis* a : {p->xAxis, p->yAxis}) {
         a->setScaleType(QCPAxis::stLogarithmic);
         a->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
@@ -218,12 +218,12 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     reportScroll->setWidget(report_);
     leftLayout->addWidget(reportScroll, 1);
     scroll->setWidget(left);
-    scroll->setMinimumWidth(340);
+    scroll->setMinimumWidth(250); // scrolls sideways below that: the window fits a 1024-px screen
     outer->addWidget(scroll, 2);
 
     d->plot = new QCustomPlot(this);
     d->plot->setObjectName(QStringLiteral("breakevenPlot"));
-    d->plot->setMinimumSize(280, 200);
+    d->plot->setMinimumSize(220, 180);
     d->plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
     d->plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     d->plot->xAxis->setLabel(tr("context (tokens, log scale)"));

@@ -77,6 +77,7 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     progress_->setValue(0);
     progress_->setFormat(tr("%v of 4 runs"));
     status_ = new QLabel(this);
+    status_->setWordWrap(true); // a long status never sets the dock's (and so the window's) least width
     bar->addWidget(run_);
     bar->addWidget(cancel_);
     bar->addWidget(progress_, 1);

@@ -51,6 +51,10 @@ int runHeadless(const LabOptions& options) {
         if (options.tick) window.document()->seek(*options.tick);
     }
     window.show();
+    // The first layout gives the docks their preferred widths and the window grows to hold them (1,064 px
+    // wide at most); once laid out, the docks shrink to their least widths, so the size asked for is set again.
+    QApplication::processEvents();
+    window.resize(options.size);
     QWidget* target = window.view(options.view);
     if (!target) return fail(QStringLiteral("--view: unknown view '%1'").arg(options.view));
     if (options.view == QLatin1String("compare")) window.compare()->runNow();
@@ -77,8 +81,8 @@ int runHeadless(const LabOptions& options) {
     std::fprintf(stderr, "preemptlab: wrote %s (%s view, tick %lld, %dx%d)\n", qPrintable(options.screenshot),
                  qPrintable(options.view), static_cast<long long>(window.document()->currentTick()), drawn.width(),
                  drawn.height());
-    // The whole window cannot be narrower than its docks and toolbar allow (about 1,235 px): say so rather than
-    // leave a picture of another size unexplained.
+    // A view cannot be smaller than its layout allows (the whole window about 580 x 640 px): say so rather
+    // than leave a picture of another size unexplained.
     if (drawn != options.size) {
         std::fprintf(stderr, "preemptlab: note: the %s view cannot be drawn at --size %dx%d (its layout needs more "
                              "room); it was drawn at %dx%d\n",
