@@ -1,5 +1,7 @@
 #include "transformer_shape.h"
 
+#include "presets.h"
+
 namespace pl::gpu {
 
 const std::vector<TransformerShape>& transformerPresets() {
@@ -16,21 +18,10 @@ const std::vector<TransformerShape>& transformerPresets() {
 }
 
 std::optional<TransformerShape> findTransformerPreset(const std::string& name) {
-    for (const auto& p : transformerPresets()) {
-        if (p.name == name) {
-            return p;
-        }
-    }
-    return std::nullopt;
+    return findPreset(transformerPresets(), name);
 }
 
-std::string transformerPresetNames() {
-    std::string s;
-    for (const auto& p : transformerPresets()) {
-        s += (s.empty() ? "" : ", ") + p.name;
-    }
-    return s;
-}
+std::string transformerPresetNames() { return presetNames(transformerPresets()); }
 
 std::optional<std::string> checkShape(const TransformerShape& s) {
     const struct {

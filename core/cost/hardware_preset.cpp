@@ -1,5 +1,7 @@
 #include "cost/hardware_preset.h"
 
+#include "presets.h"
+
 namespace pl::cost {
 
 const std::vector<HardwareSpec>& hardwarePresets() {
@@ -14,21 +16,8 @@ const std::vector<HardwareSpec>& hardwarePresets() {
     return presets;
 }
 
-std::optional<HardwareSpec> findHardwarePreset(std::string_view name) {
-    for (const auto& h : hardwarePresets()) {
-        if (h.name == name) {
-            return h;
-        }
-    }
-    return std::nullopt;
-}
+std::optional<HardwareSpec> findHardwarePreset(std::string_view name) { return findPreset(hardwarePresets(), name); }
 
-std::string hardwarePresetNames() {
-    std::string out;
-    for (const auto& h : hardwarePresets()) {
-        out += (out.empty() ? "" : ", ") + h.name;
-    }
-    return out;
-}
+std::string hardwarePresetNames() { return presetNames(hardwarePresets()); }
 
 } // namespace pl::cost

@@ -1,5 +1,7 @@
 #include "cost/model_preset.h"
 
+#include "presets.h"
+
 #include <charconv>
 
 namespace pl::cost {
@@ -25,22 +27,9 @@ const std::vector<ModelSpec>& modelPresets() {
     return presets;
 }
 
-std::optional<ModelSpec> findModelPreset(std::string_view name) {
-    for (const auto& m : modelPresets()) {
-        if (m.name == name) {
-            return m;
-        }
-    }
-    return std::nullopt;
-}
+std::optional<ModelSpec> findModelPreset(std::string_view name) { return findPreset(modelPresets(), name); }
 
-std::string modelPresetNames() {
-    std::string out;
-    for (const auto& m : modelPresets()) {
-        out += (out.empty() ? "" : ", ") + m.name;
-    }
-    return out;
-}
+std::string modelPresetNames() { return presetNames(modelPresets()); }
 
 std::optional<std::int64_t> parseDtypeBytes(std::string_view s) {
     if (s == "bf16" || s == "fp16") {
