@@ -6,13 +6,17 @@
 // A cancelled job's result is dropped, even one that finished after the click. Destroying the job sets the
 // flag too: closing the lab does not wait for a whole import; the worker keeps its own share of the flag.
 
+#include "stop_check.h"
+
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <atomic>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <utility>
 
 class QProgressDialog;
@@ -20,6 +24,32 @@ class QStatusBar;
 class QWidget;
 
 namespace plui {
+
+// What a job's worker hands back: its value, or why there is none ("FILE: field: reason"); neither, with
+// `cancelled`, when the stop flag ended it (BackgroundJob drops that result).
+template <typename T>
+struct JobOutcome {
+    std::optional<T> value;
+    QString error;
+    bool cancelled = false;
+};
+
+// On the worker: `make(out)` fills the outcome. A pl::Cancelled it throws leaves it cancelled; any other
+// exception (bad_alloc on a huge input) becomes the error "`context`: what", never a crash of the lab.
+template <typename T, typename Make>
+JobOutcome<T> catchingOutcome(const QString& context, Make make) {
+    JobOutcome<T> out;
+    try {
+        make(out);
+    } catch (const pl::Cancelled&) {
+        out = {};
+        out.cancelled = true;
+    } catch (const std::exception& ex) {
+        out = {};
+        out.error = context + QStringLiteral(": ") + QString::fromUtf8(ex.what());
+    }
+    return out;
+}
 
 class BackgroundJob : public QObject {
     Q_OBJECT

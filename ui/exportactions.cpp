@@ -21,22 +21,13 @@ namespace plui {
 
 namespace {
 
-// On the worker: the receipt's text, or why it could not be made (bad_alloc on a huge run).
-struct ReceiptOutcome {
-    std::optional<std::string> text;
-    QString error;
-};
+using ReceiptOutcome = JobOutcome<std::string>;
 
+// On the worker: the receipt's text, or why it could not be made (bad_alloc on a huge run).
 ReceiptOutcome makeReceipt(const std::shared_ptr<const pl::Session>& session, const std::atomic<bool>* stop) {
-    ReceiptOutcome out;
-    try {
-        out.text = pl::receiptText(session->workload(), session->result(), stop);
-    } catch (const pl::Cancelled&) {
-        // Nothing to hand back: BackgroundJob drops a cancelled job's result.
-    } catch (const std::exception& ex) {
-        out.error = QStringLiteral("the receipt could not be made: ") + QString::fromUtf8(ex.what());
-    }
-    return out;
+    return catchingOutcome<std::string>(QStringLiteral("the receipt could not be made"), [&](ReceiptOutcome& out) {
+        out.value = pl::receiptText(session->workload(), session->result(), stop);
+    });
 }
 
 } // namespace
@@ -51,45 +42,46 @@ bool ExportActions::busy() const { return job_->busy(); }
 
 void ExportActions::waitForIdle() { job_->waitForIdle(); }
 
-bool ExportActions::writeReceipt(const QString& path) {
-    // The worker holds the run it writes: a newer run replacing it on screen meanwhile does not change the file.
+bool ExportActions::startReceipt(const BackgroundJob::Text& text, const QString& target,
+                                 std::function<void(const std::string& receipt)> write) {
+    // The worker holds the run it writes: a newer run replacing it on screen meanwhile does not change it.
     const std::shared_ptr<const pl::Session> session = window_->document()->sharedSession();
     if (!session || job_->busy()) return false;
-    const QString name = QFileInfo(path).fileName();
-    return job_->start({tr("Writing the receipt %1...").arg(name), tr("Stopping the receipt..."),
-                        tr("Receipt not written: cancelled")},
-                       [session](const std::atomic<bool>* stop) { return makeReceipt(session, stop); },
-                       [this, path](ReceiptOutcome outcome) {
-                           ExportError error = outcome.text ? ExportError{} : path + QStringLiteral(": ") + outcome.error;
-                           if (outcome.text) {
-                               if (auto e = pl::writeFileAtomically(path.toStdString(), *outcome.text)) {
-                                   error = QString::fromStdString(*e);
-                               }
+    return job_->start(text, [session](const std::atomic<bool>* stop) { return makeReceipt(session, stop); },
+                       [this, target, write = std::move(write)](ReceiptOutcome outcome) {
+                           if (outcome.value) {
+                               write(*outcome.value);
+                           } else {
+                               done(target + QStringLiteral(": ") + outcome.error, target);
                            }
-                           done(error, path);
                        });
+}
+
+bool ExportActions::writeReceipt(const QString& path) {
+    return startReceipt({tr("Writing the receipt %1...").arg(QFileInfo(path).fileName()), tr("Stopping the receipt..."),
+                         tr("Receipt not written: cancelled")},
+                        path, [this, path](const std::string& receipt) {
+                            const auto e = pl::writeFileAtomically(path.toStdString(), receipt);
+                            done(e ? ExportError(QString::fromStdString(*e)) : ExportError{}, path);
+                        });
 }
 
 bool ExportActions::writeBundle(const QString& folder) {
     const std::shared_ptr<const pl::Session> session = window_->document()->sharedSession();
-    if (!session || job_->busy()) return false;
-    return job_->start({tr("Writing the review bundle %1...").arg(QDir(folder).dirName()),
-                        tr("Stopping the review bundle..."), tr("Review bundle not written: cancelled")},
-                       [session](const std::atomic<bool>* stop) { return makeReceipt(session, stop); },
-                       [this, folder, session](ReceiptOutcome outcome) {
-                           if (!outcome.text) {
-                               done(folder + QStringLiteral(": ") + outcome.error, folder);
-                           } else if (window_->document()->sharedSession() != session) {
-                               // The views and the ledger now show another run: the bundle would mix two.
-                               done(folder + QStringLiteral(": not written, the run on screen changed while the "
-                                                            "receipt was made; export again"),
-                                    folder);
-                           } else {
-                               done(exportReviewBundle(*window_->document(), *window_->ledger()->model(),
-                                                       bundleViews(), folder, outcome.text),
-                                    folder);
-                           }
-                       });
+    return startReceipt({tr("Writing the review bundle %1...").arg(QDir(folder).dirName()),
+                         tr("Stopping the review bundle..."), tr("Review bundle not written: cancelled")},
+                        folder, [this, folder, session](const std::string& receipt) {
+                            if (window_->document()->sharedSession() != session) {
+                                // The views and the ledger now show another run: the bundle would mix two.
+                                done(folder + QStringLiteral(": not written, the run on screen changed while "
+                                                             "the receipt was made; export again"),
+                                     folder);
+                                return;
+                            }
+                            done(exportReviewBundle(*window_->document(), *window_->ledger()->model(),
+                                                    bundleViews(), folder, receipt),
+                                 folder);
+                        });
 }
 
 void ExportActions::buildMenu(QMenu* menu) {

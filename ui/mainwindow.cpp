@@ -57,28 +57,18 @@ void initLabResources() { initLabResourcesImpl(); }
 
 namespace {
 
-// What a background read of a workload file hands back to the UI thread: the workload, or the error.
-struct ReadOutcome {
-    std::optional<pl::Workload> workload;
-    QString error; // "FILE: /json/path: reason"
-};
-
-// On the worker: core reads, parses and checks the file, reading the stop flag as it goes.
+// On the worker: core reads, parses and checks the file, reading the stop flag as it goes; the workload, or
+// the error ("FILE: /json/path: reason").
+using ReadOutcome = JobOutcome<pl::Workload>;
 ReadOutcome readWorkloadFile(const std::string& path, const std::atomic<bool>* stop) {
-    ReadOutcome out;
-    try {
+    return catchingOutcome<pl::Workload>(QString::fromStdString(path), [&](ReadOutcome& out) {
         auto loaded = pl::loadWorkloadFile(path, {}, stop);
         if (auto* e = std::get_if<pl::InputError>(&loaded)) {
             out.error = QString::fromStdString(e->message());
         } else {
-            out.workload = std::get<pl::Workload>(std::move(loaded));
+            out.value = std::get<pl::Workload>(std::move(loaded));
         }
-    } catch (const pl::Cancelled&) {
-        // Nothing to hand back: BackgroundJob drops a cancelled job's result.
-    } catch (const std::exception& ex) { // bad_alloc on a huge file: said, never a crash
-        out.error = QString::fromStdString(path) + QStringLiteral(": ") + QString::fromUtf8(ex.what());
-    }
-    return out;
+    });
 }
 
 } // namespace
@@ -331,7 +321,7 @@ void MainWindow::loadPath(const QString& path, std::function<void(const QString&
     const bool started = opener_->start(
         text, [file = path.toStdString()](const std::atomic<bool>* stop) { return readWorkloadFile(file, stop); },
         [this, undoIndex, loads, finish, path](ReadOutcome outcome) {
-            if (!outcome.workload) {
+            if (!outcome.value) {
                 finish(false, outcome.error);
                 return;
             }
@@ -348,7 +338,7 @@ void MainWindow::loadPath(const QString& path, std::function<void(const QString&
                 return;
             }
             QString error;
-            const bool ok = doc_->setWorkload(std::move(*outcome.workload), path, &error, true);
+            const bool ok = doc_->setWorkload(std::move(*outcome.value), path, &error, true);
             finish(ok, error);
         });
     if (!started) done(tr("%1: not opened, another workload file is still being read").arg(path));

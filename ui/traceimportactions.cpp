@@ -66,13 +66,13 @@ bool TraceImportActions::busy() const { return job_->busy(); }
 void TraceImportActions::cancel() { job_->cancel(); }
 
 void TraceImportActions::onDone(const TraceImportJob& job, TraceImportOutcome outcome) {
-    if (outcome.result && window_->document()->loadCount() != loadsAtStart_) {
+    if (outcome.value && window_->document()->loadCount() != loadsAtStart_) {
         // A workload made meanwhile (Generate, before the dialog showed) is the user's newer choice.
         window_->statusBar()->showMessage(tr("Import dropped: another workload was opened meanwhile"), 8000);
         emit finished(false);
         return;
     }
-    if (!outcome.result) {
+    if (!outcome.value) {
         window_->reportError(tr("Cannot import trace"), outcome.error);
         emit finished(false);
         return;
@@ -84,10 +84,10 @@ void TraceImportActions::onDone(const TraceImportJob& job, TraceImportOutcome ou
         emit finished(false);
         return;
     }
-    const QString summary = QString::fromStdString(outcome.result->report.summary());
+    const QString summary = QString::fromStdString(outcome.value->report.summary());
     QString error;
     const QString source = tr("%1 (imported, unsaved)").arg(QFileInfo(job.path).fileName());
-    if (!window_->document()->setWorkload(std::move(outcome.result->workload), source, &error)) {
+    if (!window_->document()->setWorkload(std::move(outcome.value->workload), source, &error)) {
         window_->reportError(tr("Cannot import trace"), error);
         emit finished(false);
         return;

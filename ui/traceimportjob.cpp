@@ -70,18 +70,17 @@ QString importCommandLine(const TraceImportJob& job) {
 }
 
 TraceImportOutcome runTraceImport(const TraceImportJob& job, const std::atomic<bool>* stop) {
-    TraceImportOutcome out;
     // Each step reads the flag as it goes; between the steps it is read once more (a Cancel during a step's
     // last stretch).
     const pl::StopCheck stopCheck(stop, 1);
-    try {
+    return catchingOutcome<pl::trace::ImportResult>(job.path, [&](TraceImportOutcome& out) {
         pl::Workload base;
         base.config.block_size_tokens = job.block_size_tokens;
         base.config.capacity_blocks = job.capacity_blocks;
         auto rows = pl::trace::loadTraceFile(job.path.toStdString(), job.format, stop);
         if (auto* e = std::get_if<pl::InputError>(&rows)) {
             out.error = qs(e->message());
-            return out;
+            return;
         }
         stopCheck.now();
         auto imported = pl::trace::importTrace(std::get<pl::trace::TraceRows>(rows), job.options, base.config,
@@ -92,28 +91,23 @@ TraceImportOutcome runTraceImport(const TraceImportJob& job, const std::atomic<b
                                               (e->path.empty() ? QString() : qs(e->path) + QStringLiteral(": ")) +
                                               qs(e->reason)
                                         : qs(e->message());
-            return out;
+            return;
         }
         auto& result = std::get<pl::trace::ImportResult>(imported);
         if (result.workload.requests.empty()) {
             out.error = QStringLiteral("%1: the slice holds no requests (%2 rows in the time window)")
                             .arg(job.path).arg(result.report.rows_in_window);
-            return out;
+            return;
         }
         result.workload.notes += " Lab import; the same slice: " + importCommandLine(job).toStdString();
         stopCheck.now();
         if (auto e = pl::validateWorkload(result.workload, {}, stop)) {
             out.error = job.path + QStringLiteral(": the resulting workload is invalid: ") + qs(e->message());
-            return out;
+            return;
         }
         stopCheck.now();
-        out.result = std::move(result);
-    } catch (const pl::Cancelled&) {
-        out.cancelled = true;
-    } catch (const std::exception& ex) { // bad_alloc on a huge trace: report, never crash the lab
-        out.error = job.path + QStringLiteral(": ") + QString::fromUtf8(ex.what());
-    }
-    return out;
+        out.value = std::move(result);
+    });
 }
 
 } // namespace plui

@@ -6,6 +6,8 @@
 // A stop flag set from the UI thread (Cancel) ends the work within a few thousand rows or a MiB of reading,
 // with no result (only the importer's two sorts, tens of milliseconds at 300,000 rows, do not look at it).
 
+#include "backgroundjob.h"
+
 #include "trace/trace_importer.h"
 
 #include <QString>
@@ -24,11 +26,8 @@ struct TraceImportJob {
     std::int64_t capacity_blocks = 1024;
 };
 
-struct TraceImportOutcome {
-    std::optional<pl::trace::ImportResult> result; // set on success
-    QString error;                                  // "FILE: line L, column C: reason" otherwise
-    bool cancelled = false;                         // stopped by the flag: neither a result nor an error
-};
+// The slice and its report, or the error ("FILE: line L, column C: reason"), or cancelled.
+using TraceImportOutcome = JobOutcome<pl::trace::ImportResult>;
 
 // Reads, slices and validates. Never throws; an empty slice is an error (as in the CLI). `stop`, when given,
 // is consulted while reading and converting and between the steps; once set, the outcome is `cancelled`.

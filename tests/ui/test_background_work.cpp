@@ -308,10 +308,10 @@ class TestBackgroundWork : public QObject {
         whole.start();
         const TraceImportOutcome all = runTraceImport(job);
         const qint64 wholeMs = whole.elapsed();
-        QVERIFY2(all.result && all.result->workload.requests.size() == 300'000, qPrintable(all.error));
+        QVERIFY2(all.value && all.value->workload.requests.size() == 300'000, qPrintable(all.error));
         const std::atomic<bool> set{true};
         const TraceImportOutcome stopped = runTraceImport(job, &set);
-        QVERIFY(stopped.cancelled && !stopped.result && stopped.error.isEmpty());
+        QVERIFY(stopped.cancelled && !stopped.value && stopped.error.isEmpty());
 
         TraceImportActions* imports = w->fileActions()->traceImports();
         auto* action = w->findChild<QAction*>(QStringLiteral("importTraceAction"));
