@@ -3,8 +3,8 @@
 // core's import options (ImportTraceDialog), runs the import on a worker thread under a busy dialog
 // (BackgroundJob), and opens the slice as an unsaved workload whose notes say where it came from; the importer's
 // summary goes to the status bar. Errors (file, line, column, reason) get the lab's error dialog and the open
-// workload stays. Cancel sets the worker's stop flag: the worker ends within a few thousand rows (not inside
-// the importer's two sorts), and until it has, the action stays disabled and start() refuses, so two imports
+// workload stays. Cancel sets the worker's stop flag: the worker ends within a few thousand rows or
+// comparisons, and until it has, the action stays disabled and start() refuses, so two imports
 // never hold their memory at once.
 
 #include "traceimportjob.h"

@@ -4,7 +4,7 @@
 // core reads the file (pl::trace::loadTraceFile) and slices it (pl::trace::importTrace). The lab adds the
 // equivalent `preemptlab-cli import-trace` command line to the workload's notes, so the slice can be rebuilt.
 // A stop flag set from the UI thread (Cancel) ends the work within a few thousand rows or a MiB of reading,
-// with no result (only the importer's two sorts, tens of milliseconds at 300,000 rows, do not look at it).
+// or comparisons of its sorts, with no result.
 
 #include "backgroundjob.h"
 

@@ -162,8 +162,17 @@ Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& o, 
     for (std::size_t i = 0; i < order.size(); ++i) {
         order[i] = i;
     }
-    // Spreading may reorder rows; ties keep file order.
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return times[a] < times[b]; });
+    // Spreading may reorder rows; ties keep file order. Both sorts read the stop flag per comparison (a Cancel
+    // then drops their half-sorted vectors), and are skipped where the order already holds (a trace without
+    // --spread is in time order: its reader requires it).
+    StopCheck stopCheck(stop, kRowsPerStopCheck);
+    const auto byTime = [&](std::size_t a, std::size_t b) {
+        stopCheck.step();
+        return times[a] < times[b];
+    };
+    if (!std::is_sorted(order.begin(), order.end(), byTime)) {
+        std::stable_sort(order.begin(), order.end(), byTime);
+    }
     const std::int64_t first = rows.rows.empty() ? 0 : rows.rows.front().time_us; // unspread first arrival
     const std::int64_t origin = first + o.start_us;
     const std::string prefix = o.id_prefix.empty() ? (rows.format == TraceFormat::Azure ? "az" : "mc") : o.id_prefix;
@@ -173,7 +182,6 @@ Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& o, 
     w.name = o.name.empty() ? defaultName(rows.file) : o.name;
     w.config = config;
     w.policy = policy;
-    StopCheck stopCheck(stop, kRowsPerStopCheck);
     for (std::size_t i : order) {
         stopCheck.step();
         const TraceRow& row = rows.rows[i];
@@ -238,9 +246,13 @@ Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& o, 
     if (o.auto_max_ticks && !w.requests.empty()) {
         w.config.max_ticks = std::min(kMaxSafeInteger - config.max_ticks, rep.last_arrival_tick) + config.max_ticks;
     }
-    std::stable_sort(w.requests.begin(), w.requests.end(), [](const RequestSpec& a, const RequestSpec& b) {
+    const auto byArrival = [&](const RequestSpec& a, const RequestSpec& b) {
+        stopCheck.step();
         return a.arrival_tick != b.arrival_tick ? a.arrival_tick < b.arrival_tick : a.id < b.id;
-    });
+    };
+    if (!std::is_sorted(w.requests.begin(), w.requests.end(), byArrival)) {
+        std::stable_sort(w.requests.begin(), w.requests.end(), byArrival);
+    }
     w.notes = rep.summary();
     return result;
 }

@@ -65,8 +65,8 @@ std::string_view citation(TraceFormat f);
 
 // Builds the workload from rows with `config` and `policy` (flags already applied). Errors name the file and
 // the line of the offending row, or the option ("--block-size-tokens") when the options are inconsistent.
-// `stop` (the lab's Cancel; the CLI gives none) is read every kRowsPerStopCheck rows: once set, the import
-// ends with pl::Cancelled and no workload (the two sorts, tens of milliseconds at 300,000 rows, do not read it).
+// `stop` (the lab's Cancel; the CLI gives none) is read every kRowsPerStopCheck rows or sort comparisons: once
+// set, the import ends with pl::Cancelled and no workload.
 Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& options, const Config& config,
                                  const Policy& policy, const std::atomic<bool>* stop = nullptr);
 
