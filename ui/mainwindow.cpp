@@ -34,6 +34,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
@@ -202,7 +203,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(busyCancel_, &QPushButton::clicked, doc_, &LabDocument::cancelRun);
 
     QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()) && screen()) {
+        // A first start: nine tenths of the screen up to the README's 1600x1000, set when first shown (until
+        // then the docks' preferred widths hold the window at least 1,064 px wide, wider than a projector).
+        firstStartSize_ = (screen()->availableGeometry().size() * 9 / 10).boundedTo(QSize(1600, 1000));
+    }
     layoutRestored_ = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     bool speedOk = false;
     const int speed = settings.value(QStringLiteral("transport/speed")).toInt(&speedOk);
@@ -433,6 +438,11 @@ void MainWindow::goToTick() {
 
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
+    if (firstStartSize_.isValid()) {
+        // Unless the code that made the window sized it (headless --size, tests).
+        if (!testAttribute(Qt::WA_Resized)) resize(firstStartSize_.expandedTo(minimumSizeHint()));
+        firstStartSize_ = QSize();
+    }
     if (layoutRestored_ || proportionsSet_) return;
     proportionsSet_ = true;
     proportionDocks();

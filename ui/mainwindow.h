@@ -93,6 +93,7 @@ class MainWindow : public QMainWindow {
     QAction* cancelAction_ = nullptr;
     QAction* compareAction_ = nullptr;
     bool layoutRestored_ = false;
+    QSize firstStartSize_; // no saved geometry: the size to take when first shown
     bool proportionsSet_ = false;
     bool userArranged_ = false;
     LabDocument* doc_;

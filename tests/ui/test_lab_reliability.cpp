@@ -22,6 +22,7 @@
 #include <QProcess>
 #include <QFile>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -103,6 +104,7 @@ class TestLabReliability : public QObject {
     void screenshotsDependOnTheCommandLineOnly();
     void numbersReadAsTheCliPrintsThem();
     void unwritableSettingsAreSaid();
+    void aFirstStartFillsMostOfTheScreen();
     void theLastWorkloadComesBackAtItsTick();
 };
 
@@ -572,6 +574,20 @@ void TestLabReliability::numbersReadAsTheCliPrintsThem() {
     std::snprintf(buf, sizeof buf, "%.2f", 5.2421);
     QCOMPARE(QByteArray(buf), QByteArray("5.24"));
     if (!comma) QSKIP("no de_DE locale installed and localedef could not make one: checked Qt's side only");
+}
+
+// With no saved geometry the window takes nine tenths of the screen, up to 1600x1000 (Qt alone gives a top
+// level two thirds of it); a saved one wins (test_lab_gui::settingsSurviveARestart).
+void TestLabReliability::aFirstStartFillsMostOfTheScreen() {
+    QSettings().clear();
+    MainWindow w;
+    w.show();
+    QApplication::processEvents();
+    const QSize avail = w.screen()->availableGeometry().size();
+    const QSize wanted = (avail * 9 / 10).boundedTo(QSize(1600, 1000)).expandedTo(w.minimumSizeHint());
+    QCOMPARE(w.size(), wanted);
+    QVERIFY2(w.width() > avail.width() * 2 / 3, qPrintable(QStringLiteral("%1 of %2").arg(w.width()).arg(avail.width())));
+    QVERIFY(w.close());
 }
 
 void TestLabReliability::unwritableSettingsAreSaid() {
