@@ -151,6 +151,8 @@ class Engine {
     // The prefix id each block is registered under in the prefix cache, or -1; a free block that keeps its id
     // can still be hit (attached instead of prefilled) until it is reused. Empty unless blockRefCount is.
     std::span<const std::int64_t> blockPrefixId() const;
+    // The device block ids request `r` holds, in logical order. Empty unless blockRefCount is.
+    std::span<const std::int32_t> heldBlocks(std::int32_t r) const;
     bool prefixSharing() const { return prefix_; } // some request has prefix_blocks (issue 6)
     const std::vector<TickStats>& series() const;
     const std::vector<std::string>& tenants() const;

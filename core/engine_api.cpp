@@ -182,6 +182,10 @@ std::span<const std::int32_t> Engine::blockOwners() const { return s_->owner; }
 std::span<const std::uint8_t> Engine::blockInFlight() const { return s_->in_flight; }
 std::span<const std::int32_t> Engine::blockRefCount() const { return s_->ref; }
 std::span<const std::int64_t> Engine::blockPrefixId() const { return s_->block_key; }
+std::span<const std::int32_t> Engine::heldBlocks(std::int32_t r) const {
+    const auto i = static_cast<std::size_t>(r);
+    return i < s_->held.size() ? std::span<const std::int32_t>(s_->held[i]) : std::span<const std::int32_t>();
+}
 const std::vector<TickStats>& Engine::series() const { return series_; }
 const std::vector<std::string>& Engine::tenants() const { return tenants_; }
 const Totals& Engine::totals() const { return s_->totals; }

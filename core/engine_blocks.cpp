@@ -84,10 +84,30 @@ void EngineImpl::takeBlocks(std::int32_t r, std::int64_t n) {
     }
 }
 
-// Another request holding b (the pool map shows one holder per block); kFreeBlock when none.
+// The lowest-numbered other request holding b (the pool map shows one holder per block); kFreeBlock when none.
+// b's holders besides `leaving` number ref[b]. They are nearly always admitted requests or ones whose swap-out
+// is in flight, so those are looked at first; only when they do not account for all ref[b] holders is every
+// request scanned (the scan alone was a tenth of the lab's time on 300,000 requests that share prefixes).
 std::int32_t EngineImpl::otherHolder(std::int32_t b, std::int32_t leaving) const {
+    const auto holds = [&](std::int32_t r) {
+        const auto& mine = s_.held[static_cast<std::size_t>(r)];
+        return r != leaving && std::find(mine.begin(), mine.end(), b) != mine.end();
+    };
+    std::vector<std::int32_t> found;
+    for (const auto* list : {&s_.running, &s_.copies}) {
+        for (const std::int32_t r : *list) {
+            if (holds(r)) {
+                found.push_back(r);
+            }
+        }
+    }
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end()); // copying in: in both lists
+    if (static_cast<std::int64_t>(found.size()) == s_.ref[static_cast<std::size_t>(b)]) {
+        return found.empty() ? kFreeBlock : found.front();
+    }
     for (std::size_t r = 0; r < s_.held.size(); ++r) {
-        if (static_cast<std::int32_t>(r) != leaving && std::find(s_.held[r].begin(), s_.held[r].end(), b) != s_.held[r].end()) {
+        if (holds(static_cast<std::int32_t>(r))) {
             return static_cast<std::int32_t>(r);
         }
     }

@@ -278,7 +278,8 @@ void TestPrefix::oracleMutations() {
 
 // Seeded random workloads whose prefix ids come from a small pool (so requests share, collide and evict each
 // other's cached blocks): under every mode and both guards, the oracle passes, the CLI engine (quiescent ticks
-// skipped) and the lab engine (tick by tick, pool map) agree, and every block's refcount matches its holders.
+// skipped) and the lab engine (tick by tick, pool map) agree, every block's refcount matches its holders, and
+// its owner in the pool map is one of them, kept while it holds the block.
 void TestPrefix::propertyRandomSharedWorkloads() {
     std::uint64_t state = 0x5eed;
     auto next = [&state](std::int64_t lo, std::int64_t hi) {
@@ -326,15 +327,34 @@ void TestPrefix::propertyRandomSharedWorkloads() {
             QVERIFY2(checkReceipt(r).passed, qPrintable(QString("seed %1: ").arg(seed) + joined(checkReceipt(r))));
             RunResult labRun;
             Engine lab(w, labRun.ledger, EngineOptions{true, true});
+            std::vector<std::int32_t> before(static_cast<std::size_t>(c.capacity_blocks), kFreeBlock);
+            const auto holds = [&lab](std::int32_t q, std::int32_t b) {
+                const auto mine = lab.heldBlocks(q);
+                return std::find(mine.begin(), mine.end(), b) != mine.end();
+            };
             while (!lab.finished()) {
                 lab.step();
                 std::int64_t held = 0;
+                std::vector<std::int32_t> holders(lab.blockRefCount().size(), 0);
                 for (std::size_t q = 0; q < lab.requests().size(); ++q) {
                     held += lab.requests()[q].blocks;
+                    QCOMPARE(static_cast<std::int64_t>(lab.heldBlocks(static_cast<std::int32_t>(q)).size()),
+                             lab.requests()[q].blocks);
+                    for (const std::int32_t b : lab.heldBlocks(static_cast<std::int32_t>(q))) {
+                        holders[static_cast<std::size_t>(b)] += 1;
+                    }
                 }
                 std::int64_t refs = 0;
-                for (auto v : lab.blockRefCount()) {
-                    refs += v;
+                for (std::size_t b = 0; b < holders.size(); ++b) {
+                    refs += lab.blockRefCount()[b];
+                    QCOMPARE(lab.blockRefCount()[b], holders[b]);
+                    // The pool map's owner holds the block (free when nobody does), and stays while it does.
+                    const std::int32_t owner = lab.blockOwners()[b];
+                    const auto id = static_cast<std::int32_t>(b);
+                    QCOMPARE(owner == kFreeBlock, holders[b] == 0);
+                    QVERIFY(owner == kFreeBlock || holds(owner, id));
+                    if (before[b] != kFreeBlock && holds(before[b], id)) QCOMPARE(owner, before[b]);
+                    before[b] = owner;
                 }
                 QCOMPARE(refs, held);
             }
