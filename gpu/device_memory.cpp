@@ -23,7 +23,8 @@ std::optional<std::string> deviceMemoryShortfall(const DeviceSetup& setup, std::
     }
     return "live mode needs " + formatBytes(n.total()) + " of device memory (" + what + ") and " +
            formatBytes(kScratchReserveBytes) + " to spare for prefill scratch, but " + device + " has " +
-           formatBytes(freeBytes) + " free: choose a smaller model (--model) or fewer blocks (capacity_blocks)";
+           formatBytes(freeBytes) + " free: use fewer blocks (capacity_blocks)" +
+           (setup.with_model ? " or a smaller model (the CLI's --model)" : "");
 }
 
 } // namespace pl::gpu

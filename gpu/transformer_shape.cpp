@@ -53,6 +53,10 @@ std::optional<std::string> checkShape(const TransformerShape& s) {
 
 TransformerShape shapeForKvBytes(std::int64_t kvBytesPerToken, std::string* note) {
     for (const auto& p : transformerPresets()) {
+        // Only on request (--model): a 70B's 127.5 GiB of weights would not fit beside an arena on most cards.
+        if (2 * weightParams(p) > kMaxAutoWeightBytes) {
+            continue;
+        }
         if (2 * p.layers * p.kv_heads * p.head_dim * 2 == kvBytesPerToken) {
             if (note) {
                 *note = "model " + p.name + " (its bf16 KV is " + std::to_string(kvBytesPerToken) + " B/token)";

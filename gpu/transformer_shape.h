@@ -33,9 +33,11 @@ std::string transformerPresetNames();
 // multiple of 8, hidden = heads x head_dim, all positive.
 std::optional<std::string> checkShape(const TransformerShape& s);
 
-// A shape for a workload that declares only kv_bytes_per_token: a preset whose bf16 KV matches exactly,
-// else Llama-like layers of 8 KV heads x 128 (4,096 bytes per layer per token) or 1 KV head x 128 (512),
-// rounded up. `note` says which and why.
+// A shape for a workload that declares only kv_bytes_per_token: a preset whose bf16 KV matches exactly and
+// whose bf16 weights are at most kMaxAutoWeightBytes (so not llama-3.1-70b: only by name), else Llama-like
+// layers of 8 KV heads x 128 (4,096 bytes per layer per token) or 1 KV head x 128 (512), rounded up. `note`
+// says which and why.
+inline constexpr std::int64_t kMaxAutoWeightBytes = std::int64_t{32} << 30;
 TransformerShape shapeForKvBytes(std::int64_t kvBytesPerToken, std::string* note);
 
 KvShape kvShapeOf(const TransformerShape& s, std::int64_t blockSize, std::int64_t numBlocks, KvDtype dtype);

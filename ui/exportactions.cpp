@@ -79,7 +79,7 @@ bool ExportActions::writeBundle(const QString& folder) {
                                 return;
                             }
                             done(exportReviewBundle(*window_->document(), *window_->ledger()->model(),
-                                                    bundleViews(), folder, receipt),
+                                                    bundleViews(), folder, &receipt),
                                  folder);
                         });
 }

@@ -154,11 +154,13 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
 
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
-                               const std::optional<std::string>& receipt) {
+                               const std::string* receipt) {
     if (!doc.session()) return folder + QStringLiteral(": no run to export");
     if (!QDir().mkpath(folder)) return folder + QStringLiteral(": cannot create the folder");
     const QDir dir(folder);
-    if (auto e = writeBytes(dir.filePath(QStringLiteral("receipt.json")), receipt ? *receipt : receiptTextOf(doc))) {
+    // Written from where it is (hundreds of MB for a large run): no copy of a receipt made on the worker.
+    const std::string made = receipt ? std::string() : receiptTextOf(doc);
+    if (auto e = writeBytes(dir.filePath(QStringLiteral("receipt.json")), receipt ? *receipt : made)) {
         return e;
     }
     if (auto e = exportLedgerCsv(ledger, dir.filePath(QStringLiteral("ledger.csv")))) return e;

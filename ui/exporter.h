@@ -34,6 +34,6 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
 // made (receiptTextOf; the lab makes it on a worker), else it is made here.
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
-                               const std::optional<std::string>& receipt = std::nullopt);
+                               const std::string* receipt = nullptr);
 
 } // namespace plui

@@ -51,8 +51,8 @@ int runHeadless(const LabOptions& options) {
         if (options.tick) window.document()->seek(*options.tick);
     }
     window.show();
-    // The first layout gives the docks their preferred widths and the window grows to hold them (1,064 px
-    // wide at most); once laid out, the docks shrink to their least widths, so the size asked for is set again.
+    // The first layout gives the docks their preferred widths and the window grows to hold them (at least
+    // 1,064 px wide); once laid out, the docks shrink to their least widths, so the size asked for is set again.
     QApplication::processEvents();
     window.resize(options.size);
     QWidget* target = window.view(options.view);

@@ -54,7 +54,7 @@ RunEnd takeResult(const QFutureWatcher<LabRun>& watcher, LabRun* run, QString* f
 } // namespace
 
 LabDocument::LabDocument(QObject* parent) : QObject(parent), undoGroup_(new QUndoGroup(this)) {
-    activateUndoStack(std::make_unique<QUndoStack>());
+    swapUndoStack(std::make_unique<QUndoStack>());
 }
 
 LabDocument::~LabDocument() {
@@ -97,8 +97,8 @@ bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, 
     // Kept until the new run is installed, for cancelRun (a load superseding a pending load keeps the first):
     // the workload the shown run ran (an edit whose run is pending was never seen) and its undo stack.
     if (session_) {
-        beforeLoad_ = Shown{session_->workload(), sourceName_, onDisk_, shownLive_, session_, liveRun_, std::move(undo_)};
-        activateUndoStack(std::make_unique<QUndoStack>());
+        std::unique_ptr<QUndoStack> shownStack = swapUndoStack(std::make_unique<QUndoStack>());
+        beforeLoad_ = Shown{session_->workload(), sourceName_, onDisk_, shownLive_, session_, liveRun_, std::move(shownStack)};
     }
     workload_ = std::move(workload);
     sourceName_ = sourceName;
@@ -255,15 +255,17 @@ void LabDocument::cancelRun() {
     if (session_) {
         // Back to the workload that is on screen (redo then re-applies the edit, running it again), and to the
         // live mode it ran in (a cancelled switch).
-        revertUndoTo(session_->workload());
+        if (!revertUndoTo(session_->workload())) undo_->resetClean();
         workload_ = session_->workload();
         live_ = shownLive_;
         emit changed(LabChangeKind::Workload);
     } else if (beforeLoad_) {
         Shown shown = std::move(*beforeLoad_);
         beforeLoad_.reset();
-        activateUndoStack(std::move(shown.undo)); // steps made on the cancelled workload meanwhile go with it
-        revertUndoTo(shown.workload);             // before an edit whose run was pending when the load came
+        swapUndoStack(std::move(shown.undo)); // steps made on the cancelled workload meanwhile go with it
+        // Back before an edit whose run was pending when the load came; one merged into the shown step (a drag)
+        // cannot be undone apart, so the workload is marked edited, whatever the stack's saved point.
+        if (!revertUndoTo(shown.workload)) undo_->resetClean();
         workload_ = std::move(shown.workload);
         sourceName_ = shown.sourceName;
         onDisk_ = shown.onDisk;
@@ -284,16 +286,15 @@ void LabDocument::cancelRun() {
     }
 }
 
-void LabDocument::activateUndoStack(std::unique_ptr<QUndoStack> stack) {
-    std::unique_ptr<QUndoStack> old = std::move(undo_);
-    undo_ = std::move(stack);
-    undoGroup_->addStack(undo_.get());
-    undoGroup_->setActiveStack(undo_.get());
-    if (old) undoGroup_->removeStack(old.get()); // a stashed stack stays out of the group until it comes back
-    old.reset();
+std::unique_ptr<QUndoStack> LabDocument::swapUndoStack(std::unique_ptr<QUndoStack> stack) {
+    undoGroup_->addStack(stack.get());
+    undoGroup_->setActiveStack(stack.get());
+    if (undo_) undoGroup_->removeStack(undo_.get()); // a kept stack stays out of the group until it comes back
+    std::swap(undo_, stack);
+    return stack;
 }
 
-void LabDocument::revertUndoTo(const pl::Workload& shown) {
+bool LabDocument::revertUndoTo(const pl::Workload& shown) {
     // The workload after undo index k: the `before` of command k, or the `after` of the last one at the end.
     auto stateAt = [this](int k) -> const pl::Workload* {
         if (k < undo_->count()) {
@@ -304,6 +305,7 @@ void LabDocument::revertUndoTo(const pl::Workload& shown) {
         return c ? &c->after() : nullptr;
     };
     const int now = undo_->index();
+    if (undo_->count() == 0) return true; // no step: nothing to go back over
     // Nearest first, and the current step itself first of all (a cancelled live-mode or calibration re-run
     // changed no workload: an older step equal to it must not be taken).
     for (int distance = 0; distance <= undo_->count(); ++distance) {
@@ -311,14 +313,15 @@ void LabDocument::revertUndoTo(const pl::Workload& shown) {
             if (k < 0 || k > undo_->count()) continue;
             const pl::Workload* state = stateAt(k);
             if (state != nullptr && *state == shown) {
-                if (k == now) return;
+                if (k == now) return true;
                 quietEdits_ = true;
                 undo_->setIndex(k);
                 quietEdits_ = false;
-                return;
+                return true;
             }
         }
     }
+    return false;
 }
 
 std::int64_t LabDocument::currentTick() const { return session_ ? session_->currentTick() : -1; }

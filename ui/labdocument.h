@@ -136,8 +136,10 @@ class LabDocument : public QObject {
     void stopBackgroundRun();
     void installSession(LabRun run, std::int64_t tick);
     void updateVictims();
-    void revertUndoTo(const pl::Workload& shown);
-    void activateUndoStack(std::unique_ptr<QUndoStack> stack);
+    // Moves the undo index to the step whose workload is `shown`; false when no step holds it.
+    bool revertUndoTo(const pl::Workload& shown);
+    // Makes `stack` the active one (the group's) and hands back the one it replaces, out of the group.
+    std::unique_ptr<QUndoStack> swapUndoStack(std::unique_ptr<QUndoStack> stack);
 
     // What was on screen when a workload was loaded whose run is still going (cancelRun brings it back).
     struct Shown {

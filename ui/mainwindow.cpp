@@ -35,6 +35,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
+#include <QStyle>
 #include <QSettings>
 #include <QSlider>
 #include <QStatusBar>
@@ -439,8 +440,16 @@ void MainWindow::goToTick() {
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
     if (firstStartSize_.isValid()) {
-        // Unless the code that made the window sized it (headless --size, tests).
-        if (!testAttribute(Qt::WA_Resized)) resize(firstStartSize_.expandedTo(minimumSizeHint()));
+        // Unless the code that made the window sized it (headless --size, tests); centred on the screen, as it
+        // was placed for its smaller first size and would hang off an edge.
+        if (!testAttribute(Qt::WA_Resized)) {
+            const QSize size = firstStartSize_.expandedTo(minimumSizeHint());
+            if (testAttribute(Qt::WA_Moved) || !screen()) {
+                resize(size);
+            } else {
+                setGeometry(QStyle::alignedRect(Qt::LeftToRight, Qt::AlignCenter, size, screen()->availableGeometry()));
+            }
+        }
         firstStartSize_ = QSize();
     }
     if (layoutRestored_ || proportionsSet_) return;

@@ -145,11 +145,15 @@ void TestStopCheck::aReceiptStops() {
     QVERIFY_THROWS_EXCEPTION(Cancelled, (void)receiptText(w, run, &set));
     const std::string text = receiptText(w, run, &clear);
     QCOMPARE(text, receiptText(w, run));
-    // The oracle alone (its records are over a check's worth): stops with a flag, and passes without one.
-    const nlohmann::json parsed = nlohmann::json::parse(text);
+    // The oracle alone: stops with a flag, and passes without one; its records (over a check's worth) stop it
+    // too, with no event to check before them.
+    nlohmann::json parsed = nlohmann::json::parse(text);
     QVERIFY(parsed["requests"].size() > 4096);
     QVERIFY_THROWS_EXCEPTION(Cancelled, (void)checkReceipt(parsed, &set));
     QVERIFY(checkReceipt(parsed, &clear).passed);
+    parsed["events"] = nlohmann::json::array();
+    QVERIFY_THROWS_EXCEPTION(Cancelled, (void)checkReceipt(parsed, &set));
+    QVERIFY(!checkReceipt(parsed, &clear).passed); // read to the end: requests that never ended
 }
 
 QTEST_GUILESS_MAIN(TestStopCheck)

@@ -226,6 +226,11 @@ class TestGpuHost : public QObject {
         QVERIFY(checkShape(bad)->find("kv_heads") != std::string::npos);
         std::string note;
         QCOMPARE(shapeForKvBytes(131072, &note).name, std::string("llama-3.1-8b"));
+        QCOMPARE(shapeForKvBytes(524288, &note).name, std::string("llama-2-7b")); // 32 layers of 32 KV heads
+        // The 70B's KV (327,680 B/token) gets the synthetic shape: its weights (127.5 GiB) only by name.
+        const auto seventy = shapeForKvBytes(327680, &note);
+        QCOMPARE(seventy.name, std::string("synthetic-80x8x128"));
+        QVERIFY(2 * weightParams(seventy) < kMaxAutoWeightBytes);
         const auto tiny = shapeForKvBytes(512, &note);
         QCOMPARE(2 * tiny.layers * tiny.kv_heads * tiny.head_dim * 2, std::int64_t{512});
         QVERIFY(!checkShape(tiny));

@@ -587,6 +587,11 @@ void TestLabReliability::aFirstStartFillsMostOfTheScreen() {
     const QSize wanted = (avail * 9 / 10).boundedTo(QSize(1600, 1000)).expandedTo(w.minimumSizeHint());
     QCOMPARE(w.size(), wanted);
     QVERIFY2(w.width() > avail.width() * 2 / 3, qPrintable(QStringLiteral("%1 of %2").arg(w.width()).arg(avail.width())));
+    // Centred: no edge hangs off the screen.
+    QVERIFY(w.screen()->availableGeometry().contains(w.geometry().center()));
+    QVERIFY2(w.geometry().left() >= w.screen()->availableGeometry().left() &&
+                 w.geometry().right() <= w.screen()->availableGeometry().right(),
+             qPrintable(QStringLiteral("%1,%2 %3x%4").arg(w.x()).arg(w.y()).arg(w.width()).arg(w.height())));
     QVERIFY(w.close());
 }
 
