@@ -77,7 +77,7 @@ class EngineImpl {
     std::int32_t popFreeBlock();
     void lruUnlink(std::int32_t b);
     void lruPushBack(std::int32_t b);
-    std::int32_t otherHolder(std::int32_t b, std::int32_t leaving) const;
+    std::int32_t otherHolder(std::int32_t b, std::int32_t leaving, std::size_t pos) const;
     std::int64_t exclusiveBlocks(std::int32_t r, std::int64_t n) const;
     std::int64_t prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared);
     void attachPrefix(std::int32_t r, std::int64_t h);
