@@ -292,6 +292,21 @@ bool MainWindow::openPath(const QString& path, std::function<void()> then) {
 
 bool MainWindow::opening() const { return opener_->busy(); }
 
+MainWindow::ReadStart MainWindow::readStart() const { return {doc_->loadCount(), doc_->undoStack()->index()}; }
+
+bool MainWindow::mayReplace(const ReadStart& start, const QString& dropped) {
+    // Load count first: another load swapped the undo stack, whose index then says nothing.
+    if (doc_->loadCount() != start.loads) {
+        statusBar()->showMessage(tr("%1: another workload was opened meanwhile").arg(dropped), 8000);
+        return false;
+    }
+    if (doc_->undoStack()->index() != start.undoIndex && !confirmDiscardEdits()) {
+        statusBar()->showMessage(tr("%1: the edits made meanwhile are kept").arg(dropped), 8000);
+        return false;
+    }
+    return true;
+}
+
 bool MainWindow::readingFile() const { return opener_->busy() || files_->traceImports()->busy(); }
 
 void MainWindow::waitForOpen() { opener_->waitForIdle(); }
@@ -318,31 +333,19 @@ void MainWindow::loadPath(const QString& path, std::function<void(const QString&
         finish(ok, error);
         return;
     }
-    const int undoIndex = doc_->undoStack()->index();
-    const int loads = doc_->loadCount();
+    const ReadStart start = readStart();
     const QString name = QFileInfo(path).fileName();
     const BackgroundJob::Text text{tr("Reading %1 (%2)...").arg(name, bytesText(bytes)),
                                    tr("Stopping the read of %1...").arg(name),
                                    tr("Open cancelled: %1 was not opened").arg(name)};
     const bool started = opener_->start(
         text, [file = path.toStdString()](const std::atomic<bool>* stop) { return readWorkloadFile(file, stop); },
-        [this, undoIndex, loads, finish, path](ReadOutcome outcome) {
+        [this, start, finish, path](ReadOutcome outcome) {
             if (!outcome.value) {
                 finish(false, outcome.error);
                 return;
             }
-            // A workload made meanwhile (Generate, before the dialog showed) is the user's newer choice.
-            if (doc_->loadCount() != loads) {
-                statusBar()->showMessage(tr("%1 was read but not opened: another workload was opened meanwhile")
-                                             .arg(QFileInfo(path).fileName()), 8000);
-                return;
-            }
-            // The busy dialog blocks edits only once it shows (after 300 ms): an edit made before then is not
-            // lost without the question Open asks.
-            if (doc_->undoStack()->index() != undoIndex && !confirmDiscardEdits()) {
-                statusBar()->showMessage(tr("Open dropped: the edits made meanwhile are kept"), 8000);
-                return;
-            }
+            if (!mayReplace(start, tr("%1 was read but not opened").arg(QFileInfo(path).fileName()))) return;
             QString error;
             const bool ok = doc_->setWorkload(std::move(*outcome.value), path, &error, true);
             finish(ok, error);

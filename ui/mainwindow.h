@@ -66,6 +66,16 @@ class MainWindow : public QMainWindow {
     // Unsaved edits (the undo stack is not clean): asks Save / Discard / Cancel in a modal box named
     // "unsavedEditsDialog". True when the caller may go on (nothing to lose, saved, or discarded).
     bool confirmDiscardEdits();
+    // Where a background read (a big file's Open, Import Trace) started, for mayReplace when it lands.
+    struct ReadStart {
+        int loads = 0;     // LabDocument::loadCount
+        int undoIndex = 0; // the undo stack's index
+    };
+    ReadStart readStart() const;
+    // Whether a workload read on a worker may replace the open one: not when another was opened meanwhile (the
+    // user's newer choice), nor over edits made before the busy dialog showed (it blocks them only from 300 ms)
+    // unless the user lets them go. When not, the status bar says "`dropped`: why".
+    bool mayReplace(const ReadStart& start, const QString& dropped);
     QString lastError() const { return lastError_; }
     void applyStartupOptions(const LabOptions& options);
     void reportError(const QString& title, const QString& message);

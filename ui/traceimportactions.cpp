@@ -53,8 +53,7 @@ bool TraceImportActions::start(const TraceImportJob& job) {
     if (window_->readingFile()) return false;
     // The slice replaces the open workload, so unsaved edits get the same Save / Discard / Cancel as Open.
     if (!window_->confirmDiscardEdits()) return false;
-    undoIndexAtStart_ = window_->document()->undoStack()->index();
-    loadsAtStart_ = window_->document()->loadCount();
+    start_ = window_->readStart();
     const QString name = QFileInfo(job.path).fileName();
     return job_->start({tr("Importing %1...").arg(name), tr("Stopping the import..."), tr("Import cancelled")},
                        [job](const std::atomic<bool>* stop) { return runTraceImport(job, stop); },
@@ -66,21 +65,12 @@ bool TraceImportActions::busy() const { return job_->busy(); }
 void TraceImportActions::cancel() { job_->cancel(); }
 
 void TraceImportActions::onDone(const TraceImportJob& job, TraceImportOutcome outcome) {
-    if (outcome.value && window_->document()->loadCount() != loadsAtStart_) {
-        // A workload made meanwhile (Generate, before the dialog showed) is the user's newer choice.
-        window_->statusBar()->showMessage(tr("Import dropped: another workload was opened meanwhile"), 8000);
-        emit finished(false);
-        return;
-    }
     if (!outcome.value) {
         window_->reportError(tr("Cannot import trace"), outcome.error);
         emit finished(false);
         return;
     }
-    // The progress dialog blocks edits only once it shows (after 300 ms): an edit made before then is not lost
-    // without the same question Open asks.
-    if (window_->document()->undoStack()->index() != undoIndexAtStart_ && !window_->confirmDiscardEdits()) {
-        window_->statusBar()->showMessage(tr("Import dropped: the edits made meanwhile are kept"), 8000);
+    if (!window_->mayReplace(start_, tr("Import dropped"))) {
         emit finished(false);
         return;
     }

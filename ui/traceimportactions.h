@@ -7,6 +7,7 @@
 // comparisons, and until it has, the action stays disabled and start() refuses, so two imports
 // never hold their memory at once.
 
+#include "mainwindow.h"
 #include "traceimportjob.h"
 
 #include <QObject>
@@ -18,7 +19,6 @@ class QMenu;
 namespace plui {
 
 class BackgroundJob;
-class MainWindow;
 
 class TraceImportActions : public QObject {
     Q_OBJECT
@@ -48,8 +48,7 @@ class TraceImportActions : public QObject {
     MainWindow* window_;
     BackgroundJob* job_; // a child: destroying the lab stops a running worker (BackgroundJob)
     QAction* action_ = nullptr;
-    int undoIndexAtStart_ = 0; // edits made while the import ran (before its dialog shows) are asked about again
-    int loadsAtStart_ = 0;     // a workload opened meanwhile wins over the import
+    MainWindow::ReadStart start_; // what the import may replace when it lands (MainWindow::mayReplace)
     QString lastSummary_;
 };
 
