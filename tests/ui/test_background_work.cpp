@@ -15,6 +15,7 @@
 #include "mainwindow.h"
 #include "traceimportactions.h"
 #include "traceimportjob.h"
+#include "uitestutil.h"
 
 #include "trace/generator.h"
 #include "workload_io.h"
@@ -109,10 +110,7 @@ class TestBackgroundWork : public QObject {
 
   private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
-        QApplication::setApplicationName(QStringLiteral("test_background_work"));
-        QSettings().clear();
+        uitest::isolateSettings(QStringLiteral("test_background_work"));
         QVERIFY(dir_.isValid());
     }
 

@@ -86,10 +86,7 @@ class TestLabGui : public QObject {
 
   private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
-        QApplication::setApplicationName(QStringLiteral("test_lab_gui"));
-        QSettings().clear();
+        uitest::isolateSettings(QStringLiteral("test_lab_gui"));
     }
 
     void loadsEverySample() {

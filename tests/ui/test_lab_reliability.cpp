@@ -109,10 +109,7 @@ class TestLabReliability : public QObject {
 };
 
 void TestLabReliability::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
-    QApplication::setApplicationName(QStringLiteral("test_lab_reliability"));
-    QSettings().clear();
+    uitest::isolateSettings(QStringLiteral("test_lab_reliability"));
 }
 
 void TestLabReliability::badFileKeepsTheOpenWorkload_data() {

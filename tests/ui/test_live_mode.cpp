@@ -82,10 +82,7 @@ class TestLiveMode : public QObject {
     Q_OBJECT
   private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
-        QApplication::setApplicationName(QStringLiteral("test_live_mode"));
-        QSettings().clear();
+        uitest::isolateSettings(QStringLiteral("test_live_mode"));
     }
 
     void switchSaysWhyItIsOff() {

@@ -5,14 +5,26 @@
 #include "trace/generator.h"
 #include "workload_io.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QImage>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QStringList>
 #include <QTest>
 
 #include <set>
 
 namespace uitest {
+
+// A suite's settings go to Qt's test folders under its own name, emptied first: no user's layout, recent files
+// or calibration reaches a test, and no test's reaches the user.
+inline void isolateSettings(const QString& suite) {
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
+    QApplication::setApplicationName(suite);
+    QSettings().clear();
+}
 
 inline QStringList sampleFiles() {
     QStringList out;
