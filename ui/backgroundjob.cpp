@@ -53,6 +53,9 @@ void BackgroundJob::closeProgress() {
     if (!progress_) return;
     progress_->disconnect(this); // closing is not a cancel
     progress_->hide();
+    // Until its deferred delete runs the closed dialog is still a child of the window: without its name a
+    // lookup by name (the next job's dialog, in the tests) finds only the live one.
+    progress_->setObjectName(QString());
     progress_->deleteLater();
     progress_ = nullptr;
 }

@@ -494,6 +494,9 @@ class TestBackgroundWork : public QObject {
         QVERIFY(!done);
         QCOMPARE(cancelled, 1);
         QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Stopped"));
+        // The closed dialog waits for its deferred delete nameless: a lookup finds only a live job's dialog
+        // (a test clicking the dead one's Cancel once let a receipt it meant to cancel be written).
+        QCOMPARE(w->findChild<QProgressDialog*>(QStringLiteral("testJob")), nullptr);
     }
 
     // The receipt is made on a worker and written once made: the file is the shown run's receipt, byte for
