@@ -52,6 +52,9 @@ void BackgroundJob::cancel() {
 void BackgroundJob::closeProgress() {
     if (!progress_) return;
     progress_->disconnect(this); // closing is not a cancel
+    // reset() stops the 300 ms show timer, which hide() leaves running: a job that ended before it fired, its
+    // result then asking a question in a modal box (unsaved edits), had the dead dialog pop up over the box.
+    progress_->reset();
     progress_->hide();
     // Until its deferred delete runs the closed dialog is still a child of the window: without its name a
     // lookup by name (the next job's dialog, in the tests) finds only the live one.
