@@ -12,6 +12,7 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QFutureWatcher>
+#include <QThread>
 #include <QUnhandledException>
 #include <QUndoGroup>
 #include <QtConcurrent/QtConcurrentRun>
@@ -178,7 +179,9 @@ void LabDocument::startRun(bool keepTick) {
     });
     pl::Workload copy = *workload_;
     stop_ = std::make_shared<std::atomic<bool>>(false);
-    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, cal = calibration_, stop = stop_]() {
+    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, cal = calibration_, stop = stop_,
+                                          gate = runGate_]() {
+        while (gate && !gate->load() && !stop->load()) QThread::msleep(1);
         return computeLabRun(w, live, cal ? &*cal : nullptr, stop.get());
     }));
 }

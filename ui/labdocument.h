@@ -96,6 +96,9 @@ class LabDocument : public QObject {
     void cancelRun();
     // Background runs that ended early because they were cancelled or superseded (pl::RunCancelled).
     int stoppedRuns() const { return stoppedRuns_; }
+    // For tests: background runs started from now on wait before computing until `*open` is true or they are
+    // stopped, so a test can cancel or supersede a run that is surely still running (null: they never wait).
+    void holdRunsUntil(std::shared_ptr<const std::atomic<bool>> open) { runGate_ = std::move(open); }
 
     // Cursor (needs a session). Ticks are clamped to [-1, lastTick].
     std::int64_t currentTick() const;
@@ -172,6 +175,7 @@ class LabDocument : public QObject {
     int running_ = 0;
     std::uint64_t generation_ = 0;
     std::shared_ptr<std::atomic<bool>> stop_; // the stop flag of the newest background run
+    std::shared_ptr<const std::atomic<bool>> runGate_; // holdRunsUntil
     int stoppedRuns_ = 0;
     std::int64_t wantedTick_ = -1;
     std::vector<std::int32_t> victimsAtCursor_;

@@ -93,6 +93,7 @@ class BenchLab : public QObject {
     }
 
   private slots:
+    void initTestCase() { uitest::isolateSettings(QStringLiteral("bench_lab")); } // no user's layout or files
     void step_2000_blocks_500_requests() {
         open(2000, 500);
         stepBench();

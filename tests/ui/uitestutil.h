@@ -11,16 +11,20 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <set>
 
 namespace uitest {
 
-// A suite's settings go to Qt's test folders under its own name, emptied first: no user's layout, recent files
-// or calibration reaches a test, and no test's reaches the user.
+// A suite's settings go to a folder of this process's own, under the suite's name, emptied first: no user's
+// layout, recent files or calibration reaches a test, no test's reaches the user, and two runs of a suite at
+// once (a build's tests beside a sanitizer build's) do not overwrite each other's. Call it before any QSettings.
 inline void isolateSettings(const QString& suite) {
     QStandardPaths::setTestModeEnabled(true);
+    static QTemporaryDir folder; // removed when the process ends
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, folder.path());
     QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
     QApplication::setApplicationName(suite);
     QSettings().clear();
