@@ -26,6 +26,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -37,6 +38,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTest>
 #include <QThreadPool>
 #include <QUndoStack>
@@ -499,6 +501,28 @@ class TestBackgroundWork : public QObject {
         // The closed dialog waits for its deferred delete nameless: a lookup finds only a live job's dialog
         // (a test clicking the dead one's Cancel once let a receipt it meant to cancel be written).
         QCOMPARE(w->findChild<QProgressDialog*>(QStringLiteral("testJob")), nullptr);
+    }
+
+    // A job that ends before its dialog's 300 ms and whose result then asks a question in a modal box (as an
+    // import over unsaved edits does): the closed dialog, still awaiting its deferred delete there, stays hidden.
+    void aQuickJobsDialogStaysClosedUnderAModalQuestion() {
+        auto w = makeWindow();
+        BackgroundJob job(w.get(), w->statusBar(), QStringLiteral("quickJob"), nullptr);
+        bool dialogShown = false;
+        QVERIFY(job.start({QStringLiteral("Working..."), QStringLiteral("Stopping..."), QStringLiteral("Stopped")},
+                          [](const std::atomic<bool>*) { return 1; },
+                          [&w, &dialogShown](int) {
+                              QEventLoop question; // what QMessageBox::exec runs
+                              QTimer::singleShot(600, &question, &QEventLoop::quit);
+                              QTimer poll;
+                              QObject::connect(&poll, &QTimer::timeout, [&w, &dialogShown]() {
+                                  for (auto* d : w->findChildren<QProgressDialog*>()) dialogShown |= d->isVisible();
+                              });
+                              poll.start(10);
+                              question.exec();
+                          }));
+        job.waitForIdle();
+        QVERIFY(!dialogShown);
     }
 
     // The receipt is made on a worker and written once made: the file is the shown run's receipt, byte for
