@@ -18,8 +18,9 @@ using json = nlohmann::json;
 class StrictDomBuilder {
   public:
     StrictDomBuilder(std::string_view text, const std::string& file, const std::vector<JsonArrayCap>& caps,
-                     const std::atomic<bool>* stop)
-        : text_(text), file_(file), caps_(caps), totals_(caps.size(), 0), stop_(stop, kValuesPerStopCheck) {}
+                     const std::atomic<bool>* stop, const JsonElementSink* sink)
+        : text_(text), file_(file), caps_(caps), totals_(caps.size(), 0), stop_(stop, kValuesPerStopCheck),
+          sink_(sink) {}
 
     bool null() { return place(json(nullptr)); }
     bool boolean(bool v) { return place(json(v)); }
@@ -60,6 +61,8 @@ class StrictDomBuilder {
         std::string path;
         const JsonArrayCap* cap = nullptr; // the element cap on this array, if any
         std::size_t* total = nullptr;      // the cap's count over all its arrays (across_arrays caps)
+        std::size_t count = 0;             // elements added to this array (the sink's array keeps none)
+        bool streamed = false;             // the sink's array: each element goes to the sink once complete
     };
 
     std::string currentPath() const {
@@ -67,7 +70,7 @@ class StrictDomBuilder {
             return "";
         }
         const Frame& top = stack_.back();
-        return top.node->is_object() ? pointerChild(top.path, pendingKey_) : pointerChild(top.path, top.node->size());
+        return top.node->is_object() ? pointerChild(top.path, pendingKey_) : pointerChild(top.path, top.count);
     }
 
     // Insert `v` where the parser is (root, object member or array element); returns the stored value.
@@ -77,14 +80,23 @@ class StrictDomBuilder {
             root_ = std::move(v);
             return &root_;
         }
-        json& parent = *stack_.back().node;
-        if (!roomForOneMore(stack_.back())) {
+        Frame& top = stack_.back();
+        json& parent = *top.node;
+        if (!roomForOneMore(top)) {
             return nullptr;
         }
         if (parent.is_object()) {
             json& slot = parent[pendingKey_];
             slot = std::move(v);
             return &slot;
+        }
+        ++top.count;
+        if (top.streamed) { // built aside; a container is handed over when it closes
+            element_ = std::move(v);
+            if (!element_.is_structured()) {
+                sink_->take(std::move(element_), top.count - 1);
+            }
+            return &element_;
         }
         parent.push_back(std::move(v));
         return &parent.back();
@@ -95,7 +107,7 @@ class StrictDomBuilder {
         if (f.cap == nullptr) {
             return true;
         }
-        const std::size_t size = f.node->size();
+        const std::size_t size = f.count;
         const std::size_t count = f.total != nullptr ? *f.total : size;
         if (count < f.cap->max_elements) {
             if (f.total != nullptr) {
@@ -122,6 +134,8 @@ class StrictDomBuilder {
             return false;
         }
         Frame frame{node, std::move(path)};
+        // Only one array can be the sink's: a second "requests" key is refused as a duplicate before it opens.
+        frame.streamed = isArray && sink_ != nullptr && frame.path == sink_->pointer;
         if (isArray) {
             for (std::size_t i = 0; i < caps_.size(); ++i) {
                 if (pointerMatches(caps_[i].pointer, frame.path)) {
@@ -151,6 +165,9 @@ class StrictDomBuilder {
 
     bool close() {
         stack_.pop_back();
+        if (!stack_.empty() && stack_.back().streamed) {
+            sink_->take(std::move(element_), stack_.back().count - 1);
+        }
         return true;
     }
 
@@ -174,6 +191,8 @@ class StrictDomBuilder {
     const std::vector<JsonArrayCap>& caps_;
     std::vector<std::size_t> totals_; // per cap: elements read so far in all its arrays (across_arrays caps)
     StopCheck stop_;
+    const JsonElementSink* sink_;
+    json element_; // the sink's element being built
     json root_;
     std::vector<Frame> stack_;
     std::string pendingKey_;
@@ -201,13 +220,13 @@ bool isEmptyJsonText(std::string_view text) {
 std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,
                                                          std::string_view format,
                                                          const std::vector<JsonArrayCap>& arrayCaps,
-                                                         const std::atomic<bool>* stop) {
+                                                         const std::atomic<bool>* stop, const JsonElementSink* sink) {
     if (isEmptyJsonText(text)) {
         return InputError{file, "",
                           std::string(file == "-" ? "standard input is empty" : "the file is empty") +
                               " (a " + std::string(format) + " JSON document was expected)"};
     }
-    StrictDomBuilder builder(text, file, arrayCaps, stop);
+    StrictDomBuilder builder(text, file, arrayCaps, stop, sink);
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
     // nlohmann's lexer takes a NUL byte for the end of the input, so a document followed by a NUL and anything
     // at all would pass. A parse that ended at a NUL (a whole document, or one cut off there) is refused at the

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -29,6 +30,14 @@ struct JsonArrayCap {
     bool across_arrays = false;
 };
 
+// The elements of the array at `pointer` (exact: no "*"), handed to `take` one at a time as each is complete,
+// with its index, instead of being kept: that array stays empty in the DOM, so a 300,000-request document never
+// holds its requests as JSON all at once. Paths, caps and errors count the elements as if they were kept.
+struct JsonElementSink {
+    std::string pointer;
+    std::function<void(nlohmann::json&& element, std::size_t index)> take;
+};
+
 // True for text that holds no JSON value at all: 0 bytes, or only JSON whitespace (space, tab, CR, LF), after
 // an optional UTF-8 byte order mark (which the parser skips too).
 bool isEmptyJsonText(std::string_view text);
@@ -41,7 +50,8 @@ inline constexpr int kValuesPerStopCheck = 16384; // a few milliseconds of parsi
 std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,
                                                          std::string_view format,
                                                          const std::vector<JsonArrayCap>& arrayCaps = {},
-                                                         const std::atomic<bool>* stop = nullptr);
+                                                         const std::atomic<bool>* stop = nullptr,
+                                                         const JsonElementSink* sink = nullptr);
 
 // 1-based line and column of the byte at `offset` (0-based) in `text`, as "line L, column C".
 std::string lineColumnAt(std::string_view text, std::size_t offset);

@@ -26,6 +26,21 @@ struct ReadFailure {
     InputError error;
 };
 
+// The request elements read one by one, each on its own, before the config is known (parseWorkload reads them
+// while the parser goes, so their JSON is freed as it is read). Reading stops at the first element with a
+// mistake: where its error falls among the checks that need the config decides when it is reported (in the order
+// validateWorkload uses), so the error is the same whether the file held its config before or after them.
+struct RequestsRead {
+    std::vector<RequestSpec> requests; // the elements read without a mistake, in document order
+    std::size_t count = 0;             // elements in the document
+    // The element after `requests`, when it had a mistake: in a field (reported before the config's checks of
+    // it), prefix_blocks not an array (after them), or a prefix block id (after the prefix counts too).
+    enum class Stage { None, Fields, PrefixType, PrefixId } stage = Stage::None;
+    std::optional<InputError> error;
+    RequestSpec failed;                // its fields, for the checks before its error
+    std::size_t failedPrefixCount = 0; // PrefixId: its prefix_blocks' length
+};
+
 std::string describeValue(const json& v) {
     switch (v.type()) {
     case json::value_t::null: return "null";
@@ -54,7 +69,8 @@ class WorkloadReader {
     WorkloadReader(const std::string& file, const Caps& caps, const std::atomic<bool>* stop)
         : file_(file), caps_(caps), stop_(stop) {}
 
-    Workload read(const json& doc) {
+    // `streamed`: the requests parseWorkload read while parsing (doc's "requests" is then an empty array).
+    Workload read(const json& doc, RequestsRead* streamed = nullptr) const {
         Workload w;
         if (!doc.is_object()) {
             fail("", "a workload must be a JSON object, got " + describeValue(doc));
@@ -77,7 +93,20 @@ class WorkloadReader {
             readPolicy(doc["policy"], w.policy);
         }
         rethrow(checkPolicy(w.policy, w.config, file_));
-        readRequests(required(doc, "", "requests"), w);
+        const json& requests = required(doc, "", "requests");
+        if (!requests.is_array()) {
+            fail("/requests", "expected an array, got " + describeValue(requests));
+        }
+        RequestsRead fromDoc;
+        if (streamed == nullptr) {
+            rethrow(checkRequestCount(requests.size(), caps_, file_));
+            StopCheck stopCheck(stop_, kRequestsPerStopCheck);
+            for (std::size_t i = 0; i < requests.size(); ++i) {
+                stopCheck.step();
+                readElement(requests[i], i, fromDoc);
+            }
+        }
+        finishRequests(streamed != nullptr ? *streamed : fromDoc, w);
         rethrow(checkUniqueIds(w.requests, file_));
         normaliseWorkload(w);
         return w;
@@ -217,34 +246,72 @@ class WorkloadReader {
         }
     }
 
-    void readRequests(const json& v, Workload& w) const {
-        if (!v.is_array()) {
-            fail("/requests", "expected an array, got " + describeValue(v));
+  public:
+    // Element `i` of "requests", on its own (nothing here needs the config); nothing once one had a mistake.
+    void readElement(const json& v, std::size_t i, RequestsRead& into) const {
+        ++into.count;
+        if (into.error) {
+            return;
         }
-        rethrow(checkRequestCount(v.size(), caps_, file_));
-        w.requests.reserve(v.size());
-        std::uint64_t prefixBlocks = 0; // so far, against caps_.max_prefix_blocks
-        StopCheck stopCheck(stop_, kRequestsPerStopCheck);
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            stopCheck.step();
-            const std::string path = pointerChild("/requests", i);
-            w.requests.push_back(readRequest(v[i], path));
-            RequestSpec& r = w.requests.back();
-            rethrow(checkRequest(r, i, w.config, file_));
-            // prefix_blocks is read last: its length is checked against the (now valid) prompt before copying.
-            if (const auto it = v[i].find("prefix_blocks"); it != v[i].end()) {
+        const std::string path = pointerChild("/requests", i);
+        RequestSpec r;
+        try {
+            r = readRequest(v, path);
+            // readRequest saw an object; prefix_blocks is read last, its length checked after the config's checks.
+            if (const auto it = v.find("prefix_blocks"); it != v.end()) {
                 const std::string blocksPath = path + "/prefix_blocks";
                 if (!it->is_array()) {
+                    into.stage = RequestsRead::Stage::PrefixType;
                     fail(blocksPath, "expected an array of integers, got " + describeValue(*it));
                 }
-                rethrow(checkPrefixCount(it->size(), r, i, w.config, file_));
-                prefixBlocks += it->size();
-                rethrow(checkPrefixTotal(prefixBlocks, caps_, i, file_));
+                into.stage = RequestsRead::Stage::PrefixId;
+                into.failedPrefixCount = it->size();
                 for (std::size_t b = 0; b < it->size(); ++b) {
                     r.prefix_blocks.push_back(integerAt(*it, blocksPath, b));
                 }
             }
+        } catch (ReadFailure& failure) {
+            if (into.stage == RequestsRead::Stage::None) {
+                into.stage = RequestsRead::Stage::Fields;
+            }
+            into.error = std::move(failure.error);
+            into.failed = std::move(r);
+            into.failed.prefix_blocks = {};
+            return;
         }
+        into.stage = RequestsRead::Stage::None;
+        into.requests.push_back(std::move(r));
+    }
+
+  private:
+    // The checks that need the config, request by request in document order, and the first element's mistake
+    // where it falls among them; the prefix ids of the whole workload are counted against their cap as they go.
+    void finishRequests(RequestsRead& in, Workload& w) const {
+        rethrow(checkRequestCount(in.count, caps_, file_));
+        std::uint64_t prefixBlocks = 0; // so far, against caps_.max_prefix_blocks
+        const auto countPrefix = [&](std::size_t n, std::size_t i) {
+            prefixBlocks += n;
+            rethrow(checkPrefixTotal(prefixBlocks, caps_, i, file_));
+        };
+        StopCheck stopCheck(stop_, kRequestsPerStopCheck);
+        for (std::size_t i = 0; i < in.requests.size(); ++i) {
+            stopCheck.step();
+            const RequestSpec& r = in.requests[i];
+            rethrow(checkRequest(r, i, w.config, file_)); // with its prefix count against its prompt
+            countPrefix(r.prefix_blocks.size(), i);
+        }
+        if (in.error) {
+            const std::size_t i = in.requests.size();
+            if (in.stage != RequestsRead::Stage::Fields) {
+                rethrow(checkRequest(in.failed, i, w.config, file_));
+            }
+            if (in.stage == RequestsRead::Stage::PrefixId) {
+                rethrow(checkPrefixCount(in.failedPrefixCount, in.failed, i, w.config, file_));
+                countPrefix(in.failedPrefixCount, i);
+            }
+            throw ReadFailure{std::move(*in.error)};
+        }
+        w.requests = std::move(in.requests);
     }
 
     RequestSpec readRequest(const json& v, const std::string& path) const {
@@ -304,8 +371,10 @@ Result<Workload> workloadFromJson(const json& doc, const std::string& file, cons
     }
 }
 
-Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps,
-                               const std::atomic<bool>* stop) {
+namespace {
+
+Result<Workload> readWorkloadText(std::string_view text, const std::string& file, const Caps& caps,
+                                  const std::atomic<bool>* stop, bool stream) {
     if (static_cast<std::uint64_t>(text.size()) > static_cast<std::uint64_t>(caps.max_file_bytes)) {
         return InputError{file, "",
                           "the document is " + std::to_string(text.size()) + " bytes, over the cap of " +
@@ -316,15 +385,38 @@ Result<Workload> parseWorkload(std::string_view text, const std::string& file, c
     // So are prefix block ids, over all requests together: a request's own bound (its prompt's full blocks)
     // needs its prompt and the config, which may come later in the document.
     const auto maxPrefixBlocks = static_cast<std::size_t>(std::max<std::int64_t>(caps.max_prefix_blocks, 0));
+    // Each request is read as soon as the parser has it, and its JSON freed: the document's requests are never
+    // held as JSON all at once (half the time of a big file went to building and freeing them).
+    const WorkloadReader reader(file, caps, stop);
+    RequestsRead requests; // stream: read while parsing
+    const JsonElementSink sink{"/requests", [&](json&& element, std::size_t index) {
+                                   reader.readElement(element, index, requests);
+                               }};
     auto doc = parseJsonStrict(
         text, file, kWorkloadFormat,
         {JsonArrayCap{"/requests", maxRequests, "requests"},
          JsonArrayCap{"/requests/*/prefix_blocks", maxPrefixBlocks, "prefix block ids", true}},
-        stop);
+        stop, stream ? &sink : nullptr);
     if (auto* error = std::get_if<InputError>(&doc)) {
         return *error;
     }
-    return workloadFromJson(std::get<json>(doc), file, caps, stop);
+    try {
+        return reader.read(std::get<json>(doc), stream ? &requests : nullptr);
+    } catch (const ReadFailure& failure) {
+        return failure.error;
+    }
+}
+
+} // namespace
+
+Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps,
+                               const std::atomic<bool>* stop) {
+    return readWorkloadText(text, file, caps, stop, true);
+}
+
+Result<Workload> parseWorkloadWhole(std::string_view text, const std::string& file, const Caps& caps,
+                                    const std::atomic<bool>* stop) {
+    return readWorkloadText(text, file, caps, stop, false);
 }
 
 Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes, const std::string& kind,
