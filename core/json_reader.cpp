@@ -18,9 +18,9 @@ using json = nlohmann::json;
 class StrictDomBuilder {
   public:
     StrictDomBuilder(std::string_view text, const std::string& file, const std::vector<JsonArrayCap>& caps,
-                     const std::atomic<bool>* stop, const JsonElementSink* sink)
+                     const std::atomic<bool>* stop, const std::vector<JsonElementSink>& sinks)
         : text_(text), file_(file), caps_(caps), totals_(caps.size(), 0), stop_(stop, kValuesPerStopCheck),
-          sink_(sink) {}
+          sinks_(sinks) {}
 
     bool null() { return place(json(nullptr)); }
     bool boolean(bool v) { return place(json(v)); }
@@ -61,8 +61,8 @@ class StrictDomBuilder {
         std::string path;
         const JsonArrayCap* cap = nullptr; // the element cap on this array, if any
         std::size_t* total = nullptr;      // the cap's count over all its arrays (across_arrays caps)
-        std::size_t count = 0;             // elements added to this array (the sink's array keeps none)
-        bool streamed = false;             // the sink's array: each element goes to the sink once complete
+        std::size_t count = 0;             // elements added to this array (a sink's array keeps none)
+        const JsonElementSink* sink = nullptr; // each element goes to it once complete
     };
 
     std::string currentPath() const {
@@ -91,10 +91,10 @@ class StrictDomBuilder {
             return &slot;
         }
         ++top.count;
-        if (top.streamed) { // built aside; a container is handed over when it closes
+        if (top.sink != nullptr) { // built aside; a container is handed over when it closes
             element_ = std::move(v);
             if (!element_.is_structured()) {
-                sink_->take(std::move(element_), top.count - 1);
+                top.sink->take(std::move(element_), top.count - 1);
             }
             return &element_;
         }
@@ -134,8 +134,14 @@ class StrictDomBuilder {
             return false;
         }
         Frame frame{node, std::move(path)};
-        // Only one array can be the sink's: a second "requests" key is refused as a duplicate before it opens.
-        frame.streamed = isArray && sink_ != nullptr && frame.path == sink_->pointer;
+        if (isArray && !inSinkElement()) {
+            // One array per pointer: a second "requests" key is refused as a duplicate before it opens.
+            for (const JsonElementSink& sink : sinks_) {
+                if (frame.path == sink.pointer) {
+                    frame.sink = &sink;
+                }
+            }
+        }
         if (isArray) {
             for (std::size_t i = 0; i < caps_.size(); ++i) {
                 if (pointerMatches(caps_[i].pointer, frame.path)) {
@@ -165,10 +171,15 @@ class StrictDomBuilder {
 
     bool close() {
         stack_.pop_back();
-        if (!stack_.empty() && stack_.back().streamed) {
-            sink_->take(std::move(element_), stack_.back().count - 1);
+        if (!stack_.empty() && stack_.back().sink != nullptr) {
+            stack_.back().sink->take(std::move(element_), stack_.back().count - 1);
         }
         return true;
+    }
+
+    // Inside an element being built for a sink (element_ is in use: no second sink's array may start there).
+    bool inSinkElement() const {
+        return std::any_of(stack_.begin(), stack_.end(), [](const Frame& f) { return f.sink != nullptr; });
     }
 
     bool fail(std::string path, std::string reason) {
@@ -191,8 +202,8 @@ class StrictDomBuilder {
     const std::vector<JsonArrayCap>& caps_;
     std::vector<std::size_t> totals_; // per cap: elements read so far in all its arrays (across_arrays caps)
     StopCheck stop_;
-    const JsonElementSink* sink_;
-    json element_; // the sink's element being built
+    const std::vector<JsonElementSink>& sinks_;
+    json element_; // the element being built for a sink
     json root_;
     std::vector<Frame> stack_;
     std::string pendingKey_;
@@ -220,13 +231,14 @@ bool isEmptyJsonText(std::string_view text) {
 std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, const std::string& file,
                                                          std::string_view format,
                                                          const std::vector<JsonArrayCap>& arrayCaps,
-                                                         const std::atomic<bool>* stop, const JsonElementSink* sink) {
+                                                         const std::atomic<bool>* stop,
+                                                         const std::vector<JsonElementSink>& sinks) {
     if (isEmptyJsonText(text)) {
         return InputError{file, "",
                           std::string(file == "-" ? "standard input is empty" : "the file is empty") +
                               " (a " + std::string(format) + " JSON document was expected)"};
     }
-    StrictDomBuilder builder(text, file, arrayCaps, stop, sink);
+    StrictDomBuilder builder(text, file, arrayCaps, stop, sinks);
     const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
     // nlohmann's lexer takes a NUL byte for the end of the input, so a document followed by a NUL and anything
     // at all would pass. A parse that ended at a NUL (a whole document, or one cut off there) is refused at the

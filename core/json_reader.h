@@ -33,6 +33,7 @@ struct JsonArrayCap {
 // The elements of the array at `pointer` (exact: no "*"), handed to `take` one at a time as each is complete,
 // with its index, instead of being kept: that array stays empty in the DOM, so a 300,000-request document never
 // holds its requests as JSON all at once. Paths, caps and errors count the elements as if they were kept.
+// Sinks' arrays may not nest (one inside another's element is not handed over separately).
 struct JsonElementSink {
     std::string pointer;
     std::function<void(nlohmann::json&& element, std::size_t index)> take;
@@ -51,7 +52,7 @@ std::variant<nlohmann::json, InputError> parseJsonStrict(std::string_view text, 
                                                          std::string_view format,
                                                          const std::vector<JsonArrayCap>& arrayCaps = {},
                                                          const std::atomic<bool>* stop = nullptr,
-                                                         const JsonElementSink* sink = nullptr);
+                                                         const std::vector<JsonElementSink>& sinks = {});
 
 // 1-based line and column of the byte at `offset` (0-based) in `text`, as "line L, column C".
 std::string lineColumnAt(std::string_view text, std::size_t offset);

@@ -12,4 +12,23 @@ OracleReport checkReceipt(const nlohmann::json& receipt, const std::atomic<bool>
     return oracle_detail::Oracle(stop).run(receipt);
 }
 
+OracleStream::OracleStream(const std::atomic<bool>* stop) : oracle_(std::make_unique<oracle_detail::Oracle>(stop)) {}
+
+OracleStream::~OracleStream() = default;
+
+bool OracleStream::begin(Result<Workload> workload) {
+    ok_ = oracle_->begin(std::move(workload));
+    return ok_;
+}
+
+void OracleStream::event(const nlohmann::json& e) {
+    if (ok_) oracle_->event(e);
+}
+
+void OracleStream::record(const nlohmann::json& r) {
+    if (ok_) oracle_->record(r);
+}
+
+OracleReport OracleStream::end(const nlohmann::json& rest) { return ok_ ? oracle_->end(rest) : oracle_->finish(); }
+
 } // namespace pl

@@ -101,34 +101,42 @@ class Oracle {
             add("the receipt is not a JSON object");
             return finish();
         }
-        if (!loadWorkload(receipt)) {
+        const auto w = receipt.find("workload");
+        const auto p = receipt.find("policy");
+        if (!begin(w == receipt.end() ? nullptr : &*w, p == receipt.end() ? nullptr : &*p)) {
             return finish();
         }
         const auto events = receipt.find("events");
         if (events == receipt.end() || !events->is_array()) {
-            add("the receipt has no 'events' array");
-            return finish();
+            return end(receipt); // which says so, and checks nothing more
         }
-        for (std::size_t i = 0; i < events->size(); ++i) {
-            stop_.step();
-            checkEvent((*events)[i], static_cast<std::int64_t>(i));
+        for (const json& e : *events) {
+            event(e);
         }
-        checkRecords(receipt);
-        checkTotals(receipt);
-        return finish();
+        const auto records = receipt.find("requests");
+        if (records != receipt.end() && records->is_array()) {
+            for (const json& r : *records) {
+                record(r);
+            }
+        }
+        return end(receipt);
     }
 
-  private:
-    bool loadWorkload(const json& receipt) {
-        const auto w = receipt.find("workload");
-        const auto p = receipt.find("policy");
-        if (w == receipt.end() || !w->is_object() || p == receipt.end() || !p->is_object()) {
+    // The same checks fed piece by piece (OracleStream): the workload and policy (false: invalid, the report
+    // says why, and nothing more is checked), every event in order, every record in order, then end() with the
+    // rest of the receipt, whose "events" and "requests" (read already) only need to be arrays.
+    bool begin(const json* workload, const json* policy) {
+        if (workload == nullptr || !workload->is_object() || policy == nullptr || !policy->is_object()) {
             add("the receipt has no 'workload' or 'policy' object");
             return false;
         }
-        json doc = *w;
-        doc["policy"] = *p;
-        auto parsed = workloadFromJson(doc, "receipt");
+        json doc = *workload;
+        doc["policy"] = *policy;
+        return begin(workloadFromJson(doc, "receipt"));
+    }
+
+    // The receipt's workload with its policy, read already (as workloadFromJson reads them, file "receipt").
+    bool begin(Result<Workload> parsed) {
         if (auto* e = std::get_if<InputError>(&parsed)) {
             add("the receipt's workload/policy is invalid: " + e->path + ": " + e->reason);
             return false;
@@ -141,11 +149,25 @@ class Oracle {
         return true;
     }
 
-    void add(std::string sentence) {
-        ++violationCount_;
-        if (report_.violations.size() < kMaxOracleViolations) {
-            report_.violations.push_back(std::move(sentence));
+    void event(const json& e) {
+        stop_.step();
+        checkEvent(e, eventCount_++);
+    }
+
+    void record(const json& r) {
+        stop_.step();
+        checkRecord(r, recordCount_++, seenRecords_);
+    }
+
+    OracleReport end(const json& receipt) {
+        const auto events = receipt.find("events");
+        if (events == receipt.end() || !events->is_array()) {
+            add("the receipt has no 'events' array");
+            return finish();
         }
+        endRecords(receipt);
+        checkTotals(receipt);
+        return finish();
     }
 
     OracleReport finish() {
@@ -155,6 +177,14 @@ class Oracle {
         }
         report_.passed = violationCount_ == 0;
         return std::move(report_);
+    }
+
+  private:
+    void add(std::string sentence) {
+        ++violationCount_;
+        if (report_.violations.size() < kMaxOracleViolations) {
+            report_.violations.push_back(std::move(sentence));
+        }
     }
 
     void checkEvent(const json& e, std::int64_t index) {
@@ -336,7 +366,7 @@ class Oracle {
     void onReplayDone(const json& e, const std::string& where, Track& t);
     void onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
                   std::int64_t tick);
-    void checkRecords(const json& receipt);
+    void endRecords(const json& receipt);
     void checkRecord(const json& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen);
     void checkTotals(const json& receipt);
 
@@ -363,7 +393,10 @@ class Oracle {
     }
 
     bool prefix_ = false;
-    StopCheck stop_; // read per event and per record (checkRecords)
+    StopCheck stop_; // read per event and per record
+    std::int64_t eventCount_ = 0;
+    std::size_t recordCount_ = 0;
+    std::unordered_map<std::string, std::size_t> seenRecords_; // record index per request id
     Workload workload_;
     std::unordered_map<std::string, Track> tracks_;
     Sums sums_;

@@ -3,20 +3,15 @@
 
 namespace pl::oracle_detail {
 
-void Oracle::checkRecords(const json& receipt) {
+void Oracle::endRecords(const json& receipt) {
     const auto records = receipt.find("requests");
     if (records == receipt.end() || !records->is_array()) {
         add("the receipt has no 'requests' array of records");
         return;
     }
-    std::unordered_map<std::string, std::size_t> seen;
-    for (std::size_t i = 0; i < records->size(); ++i) {
-        stop_.step();
-        checkRecord((*records)[i], i, seen);
-    }
     for (const auto& r : workload_.requests) {
         const Track& t = tracks_[r.id];
-        if (!seen.count(r.id)) {
+        if (!seenRecords_.count(r.id)) {
             add("request " + r.id + ": no record in 'requests'");
         }
         if (t.ending.empty()) {

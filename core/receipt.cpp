@@ -6,11 +6,13 @@
 
 #include "atomic_file.h"
 #include "hashing.h"
+#include "json_reader.h"
 #include "oracle.h"
 #include "stop_check.h"
 #include "workload_io.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -221,9 +223,15 @@ CanonicalEvents canonicalEvents(const Workload& w, const RunResult& run, const s
 // The receipt's first key: receiptText writes the body once with "{}" there and splices the checks in.
 constexpr std::string_view kChecksKey = "{\n  \"checks\": ";
 
+// Where the values of "workload" and "policy" lie in a receipt body: [begin, end) byte offsets.
+struct BodyLayout {
+    std::size_t workloadBegin = 0, workloadEnd = 0, policyBegin = 0, policyEnd = 0;
+};
+
 // The receipt body with `checks` (receiptText writes it with "{}" for the oracle's draft).
 std::string receiptBody(const Workload& w, const RunResult& run, const CanonicalEvents& canonical,
-                        const std::string& checks, const std::atomic<bool>* stop) {
+                        const std::string& checks, const std::atomic<bool>* stop, BodyLayout* layout = nullptr) {
+    BodyLayout at;
     StopCheck stopCheck(stop, kLinesPerStopCheck);
     const nlohmann::json workload = workloadJson(w);
     const nlohmann::json policy = policyJson(w.policy);
@@ -249,7 +257,11 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     if (run.live_run) {
         out += "  \"live\": " + liveJson(w, run) + ",\n";
     }
-    out += "  \"policy\": " + canonicalJson(policy) + ",\n";
+    out += "  \"policy\": ";
+    at.policyBegin = out.size();
+    out += canonicalJson(policy);
+    at.policyEnd = out.size();
+    out += ",\n";
     out += "  \"policy_hash\": " + ObjectWriter::quote(sha256Tagged(canonicalJson(policy))) + ",\n";
     out += "  \"requests\": [";
     for (std::size_t i = 0; i < run.records.size(); ++i) {
@@ -260,7 +272,9 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     out += run.records.empty() ? "],\n" : "\n  ],\n";
     out += "  \"totals\": " + totalsJson(run.totals, prefixSharing) + ",\n";
     // The workload, one request per line; its canonical form is what input_hash covers.
-    out += "  \"workload\": {";
+    out += "  \"workload\": ";
+    at.workloadBegin = out.size();
+    out += "{";
     bool firstKey = true;
     for (const auto& [key, value] : workload.items()) {
         out += firstKey ? "\n    " : ",\n    ";
@@ -278,7 +292,12 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
             out += canonicalJson(value);
         }
     }
-    out += "\n  }\n}\n";
+    out += "\n  }";
+    at.workloadEnd = out.size();
+    out += "\n}\n";
+    if (layout != nullptr) {
+        *layout = at;
+    }
     return out;
 }
 
@@ -439,20 +458,29 @@ std::string receiptText(const Workload& workload, const RunResult& run, const st
     // The draft without checks, so the oracle reads the receipt exactly as a reviewer would; then the checks
     // go in place of its "{}" (the same bytes as writing the body again, which took a fifth of the time).
     const CanonicalEvents canonical = canonicalEvents(workload, run, stop);
-    const std::string draft = receiptBody(workload, run, canonical, "{}", stop);
-    // Parsing the draft is a large share of the time: with a flag, every value parsed counts a step.
-    nlohmann::json parsed;
-    if (stop == nullptr) {
-        parsed = nlohmann::json::parse(draft);
-    } else {
-        StopCheck stopCheck(stop, 16 * kLinesPerStopCheck);
-        parsed = nlohmann::json::parse(draft, [&stopCheck](int, nlohmann::json::parse_event_t, nlohmann::json&) {
-            stopCheck.step();
-            return true;
-        });
+    BodyLayout layout;
+    const std::string draft = receiptBody(workload, run, canonical, "{}", stop, &layout);
+    // The oracle checks each event and record as the parser reads it, so the draft is never held as JSON all at
+    // once. It needs the workload and policy first, which the canonical key order puts last: they are read
+    // beforehand from the draft's own bytes, as one workload document (its requests read while parsed too).
+    const std::string_view text(draft);
+    const std::string_view workloadText = text.substr(layout.workloadBegin, layout.workloadEnd - layout.workloadBegin);
+    std::string workloadDoc = "{\"policy\": ";
+    workloadDoc.append(text.substr(layout.policyBegin, layout.policyEnd - layout.policyBegin));
+    workloadDoc += ", ";
+    workloadDoc.append(workloadText.substr(1)); // past its "{": it has keys, so a comma after the policy fits
+    OracleStream oracle(stop);
+    oracle.begin(parseWorkload(workloadDoc, "receipt", {}, stop));
+    workloadDoc = std::string();
+    auto rest = parseJsonStrict(text, "the receipt draft", kReceiptFormat, {}, stop,
+                                {{"/events", [&oracle](nlohmann::json&& e, std::size_t) { oracle.event(e); }},
+                                 {"/requests", [&oracle](nlohmann::json&& r, std::size_t) { oracle.record(r); }},
+                                 {"/workload/requests", [](nlohmann::json&&, std::size_t) {}}}); // read above
+    if (const auto* e = std::get_if<InputError>(&rest)) {
+        throw std::logic_error("the receipt draft does not parse: " + e->message()); // the writer's own bug
     }
     StopCheck(stop, 1).now();
-    const OracleReport report = checkReceipt(parsed, stop);
+    const OracleReport report = oracle.end(std::get<nlohmann::json>(rest));
     StopCheck(stop, 1).now();
     ObjectWriter conservation;
     conservation.boolean("passed", report.passed);
@@ -460,7 +488,6 @@ std::string receiptText(const Workload& workload, const RunResult& run, const st
     conservation.raw("violations", violations.dump());
     ObjectWriter checks;
     checks.raw("conservation", conservation.str());
-    parsed = nullptr; // the draft's document, freed before the receipt is made (a second copy in memory)
     const std::string filled = checks.str();
     std::string out;
     out.reserve(draft.size() + filled.size());

@@ -389,14 +389,17 @@ Result<Workload> readWorkloadText(std::string_view text, const std::string& file
     // held as JSON all at once (half the time of a big file went to building and freeing them).
     const WorkloadReader reader(file, caps, stop);
     RequestsRead requests; // stream: read while parsing
-    const JsonElementSink sink{"/requests", [&](json&& element, std::size_t index) {
-                                   reader.readElement(element, index, requests);
-                               }};
+    std::vector<JsonElementSink> sinks;
+    if (stream) {
+        sinks.push_back({"/requests", [&](json&& element, std::size_t index) {
+                             reader.readElement(element, index, requests);
+                         }});
+    }
     auto doc = parseJsonStrict(
         text, file, kWorkloadFormat,
         {JsonArrayCap{"/requests", maxRequests, "requests"},
          JsonArrayCap{"/requests/*/prefix_blocks", maxPrefixBlocks, "prefix block ids", true}},
-        stop, stream ? &sink : nullptr);
+        stop, sinks);
     if (auto* error = std::get_if<InputError>(&doc)) {
         return *error;
     }

@@ -153,9 +153,10 @@ class TestWorkloadOrder : public QObject {
     // Paths inside an element, and caps on the array, count the elements as if they were kept.
     void theSinkSeesEachElementOnce() {
         std::vector<std::pair<std::size_t, std::string>> seen;
-        const pl::JsonElementSink sink{"/a", [&seen](json&& e, std::size_t i) { seen.emplace_back(i, e.dump()); }};
+        const std::vector<pl::JsonElementSink> sink{
+            {"/a", [&seen](json&& e, std::size_t i) { seen.emplace_back(i, e.dump()); }}};
         const auto doc = pl::parseJsonStrict(R"({"a": [1, {"b": [2, [3]]}, [4], "x"], "c": [5]})", "s.json", "test",
-                                             {}, nullptr, &sink);
+                                             {}, nullptr, sink);
         QVERIFY(std::holds_alternative<json>(doc));
         QCOMPARE(std::get<json>(doc).dump(), std::string(R"({"a":[],"c":[5]})"));
         const std::vector<std::pair<std::size_t, std::string>> want{
@@ -163,12 +164,12 @@ class TestWorkloadOrder : public QObject {
         QVERIFY(seen == want);
 
         const auto duplicate = pl::parseJsonStrict(R"({"a": [1, {"b": [2, {"c": 1, "c": 2}]}]})", "s.json", "test", {},
-                                                   nullptr, &sink);
+                                                   nullptr, sink);
         QVERIFY(std::holds_alternative<pl::InputError>(duplicate));
         QCOMPARE(std::get<pl::InputError>(duplicate).path, std::string("/a/1/b/1/c"));
 
         const auto capped = pl::parseJsonStrict(R"({"a": [1, 2, 3]})", "s.json", "test",
-                                                {pl::JsonArrayCap{"/a", 2, "things"}}, nullptr, &sink);
+                                                {pl::JsonArrayCap{"/a", 2, "things"}}, nullptr, sink);
         QVERIFY(std::holds_alternative<pl::InputError>(capped));
         QCOMPARE(std::get<pl::InputError>(capped).path, std::string("/a"));
         QVERIFY2(std::get<pl::InputError>(capped).reason.find("reading stopped at element 2") != std::string::npos,
@@ -176,7 +177,7 @@ class TestWorkloadOrder : public QObject {
 
         // A cap on arrays inside the elements ("*"): the elements' own indices match it.
         const auto inner = pl::parseJsonStrict(R"({"a": [{"p": [1]}, {"p": [2, 3]}]})", "s.json", "test",
-                                               {pl::JsonArrayCap{"/a/*/p", 2, "ids", true}}, nullptr, &sink);
+                                               {pl::JsonArrayCap{"/a/*/p", 2, "ids", true}}, nullptr, sink);
         QVERIFY(std::holds_alternative<pl::InputError>(inner));
         QCOMPARE(std::get<pl::InputError>(inner).path, std::string("/a/1/p"));
     }
