@@ -52,6 +52,7 @@ class OracleStream {
 
   private:
     std::unique_ptr<oracle_detail::Oracle> oracle_;
+    bool begun_ = false;
     bool ok_ = false;
 };
 

@@ -12,6 +12,7 @@
 #include "workload_io.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -223,6 +224,60 @@ CanonicalEvents canonicalEvents(const Workload& w, const RunResult& run, const s
 // The receipt's first key: receiptText writes the body once with "{}" there and splices the checks in.
 constexpr std::string_view kChecksKey = "{\n  \"checks\": ";
 
+// The canonical JSON of workloadJson(w), what input_hash covers, made and hashed piece by piece: its keys
+// before "requests" (the last in canonical order), then each request's canonical text. The whole document is
+// never built (at 300,000 requests it was a DOM of the workload built, serialized twice and freed).
+class CanonicalWorkload {
+  public:
+    explicit CanonicalWorkload(const Workload& w) : w_(w) {
+        Workload head; // the workload without its requests
+        head.name = w.name;
+        head.config = w.config;
+        head_ = workloadJson(head);
+        std::string text = canonicalJson(head_);
+        constexpr std::string_view kTail = "\"requests\":[]}";
+        if (text.size() < kTail.size() || text.compare(text.size() - kTail.size(), kTail.size(), kTail) != 0) {
+            throw std::logic_error("canonical workload: \"requests\" is not the last key: " + text);
+        }
+        text.resize(text.size() - 2); // up to and with its "["
+        hash_.update(text);
+    }
+
+    // The keys before "requests", in canonical order, with their values.
+    const nlohmann::json& head() const { return head_; }
+    std::size_t requestCount() const { return w_.requests.size(); }
+
+    // Request i's canonical text, added to the hash; call for i = 0, 1, ... in turn.
+    std::string request(std::size_t i) {
+        std::string text = canonicalJson(requestSpecJson(w_.requests[i]));
+        if (i > 0) {
+            hash_.update(",");
+        }
+        hash_.update(text);
+        return text;
+    }
+
+    // After every request: input_hash.
+    std::string finishHash() {
+        hash_.update("]}");
+        return hash_.finishTagged();
+    }
+
+  private:
+    const Workload& w_;
+    nlohmann::json head_;
+    Sha256 hash_;
+};
+
+// input_hash alone (receiptHashes).
+std::string inputHashOf(const Workload& w) {
+    CanonicalWorkload canonical(w);
+    for (std::size_t i = 0; i < canonical.requestCount(); ++i) {
+        (void)canonical.request(i);
+    }
+    return canonical.finishHash();
+}
+
 // Where the values of "workload" and "policy" lie in a receipt body: [begin, end) byte offsets.
 struct BodyLayout {
     std::size_t workloadBegin = 0, workloadEnd = 0, policyBegin = 0, policyEnd = 0;
@@ -233,7 +288,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
                         const std::string& checks, const std::atomic<bool>* stop, BodyLayout* layout = nullptr) {
     BodyLayout at;
     StopCheck stopCheck(stop, kLinesPerStopCheck);
-    const nlohmann::json workload = workloadJson(w);
+    CanonicalWorkload workload(w);
     const nlohmann::json policy = policyJson(w.policy);
     const std::vector<std::string>& events = canonical.lines;
 
@@ -251,7 +306,11 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     }
     out += events.empty() ? "],\n" : "\n  ],\n";
     out += "  \"format\": " + ObjectWriter::quote(kReceiptFormat) + ",\n";
-    out += "  \"input_hash\": " + ObjectWriter::quote(sha256Tagged(canonicalJson(workload))) + ",\n";
+    // input_hash is known once the workload's requests (written last) are: its place is kept and filled then.
+    out += "  \"input_hash\": ";
+    const std::size_t inputHashAt = out.size();
+    const std::string placeholder = ObjectWriter::quote(sha256Tagged(""));
+    out += placeholder + ",\n";
     const bool prefixSharing = sharesPrefixes(w);
     out += "  \"limitations\": " + stringArray(receiptLimitations(prefixSharing), "  ") + ",\n";
     if (run.live_run) {
@@ -276,24 +335,29 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     at.workloadBegin = out.size();
     out += "{";
     bool firstKey = true;
-    for (const auto& [key, value] : workload.items()) {
+    for (const auto& [key, value] : workload.head().items()) {
         out += firstKey ? "\n    " : ",\n    ";
         firstKey = false;
         out += ObjectWriter::quote(key) + ": ";
         if (key == "requests") {
             out += "[";
-            for (std::size_t i = 0; i < value.size(); ++i) {
+            for (std::size_t i = 0; i < workload.requestCount(); ++i) {
                 stopCheck.step();
                 out += i == 0 ? "\n      " : ",\n      ";
-                out += canonicalJson(value[i]);
+                out += workload.request(i);
             }
-            out += value.empty() ? "]" : "\n    ]";
+            out += workload.requestCount() == 0 ? "]" : "\n    ]";
         } else {
             out += canonicalJson(value);
         }
     }
     out += "\n  }";
     at.workloadEnd = out.size();
+    const std::string inputHash = ObjectWriter::quote(workload.finishHash());
+    if (inputHash.size() != placeholder.size()) {
+        throw std::logic_error("input_hash changed length");
+    }
+    out.replace(inputHashAt, inputHash.size(), inputHash);
     out += "\n}\n";
     if (layout != nullptr) {
         *layout = at;
@@ -470,7 +534,9 @@ std::string receiptText(const Workload& workload, const RunResult& run, const st
     workloadDoc += ", ";
     workloadDoc.append(workloadText.substr(1)); // past its "{": it has keys, so a comma after the policy fits
     OracleStream oracle(stop);
-    oracle.begin(parseWorkload(workloadDoc, "receipt", {}, stop));
+    Caps caps; // the document's own size is no limit here: workloadFromJson, which verify uses, has none
+    caps.max_file_bytes = std::numeric_limits<std::int64_t>::max();
+    oracle.begin(parseWorkload(workloadDoc, "receipt", caps, stop));
     workloadDoc = std::string();
     auto rest = parseJsonStrict(text, "the receipt draft", kReceiptFormat, {}, stop,
                                 {{"/events", [&oracle](nlohmann::json&& e, std::size_t) { oracle.event(e); }},
@@ -499,7 +565,7 @@ std::string receiptText(const Workload& workload, const RunResult& run, const st
 
 ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run) {
     ReceiptHashes h;
-    h.input_hash = sha256Tagged(canonicalJson(workloadJson(workload)));
+    h.input_hash = inputHashOf(workload);
     h.policy_hash = sha256Tagged(canonicalJson(policyJson(workload.policy)));
     h.event_hash = canonicalEvents(workload, run).hash;
     return h;

@@ -340,20 +340,6 @@ class WorkloadReader {
     const std::atomic<bool>* stop_;
 };
 
-json requestJson(const RequestSpec& r) {
-    json j = {{"id", r.id},
-              {"arrival_tick", r.arrival_tick},
-              {"prompt_tokens", r.prompt_tokens},
-              {"output_tokens", r.output_tokens},
-              {"max_output_tokens", r.max_output_tokens},
-              {"priority", r.priority},
-              {"tenant", r.tenant}};
-    if (!r.prefix_blocks.empty()) {
-        j["prefix_blocks"] = r.prefix_blocks.toVector();
-    }
-    return j;
-}
-
 } // namespace
 
 void normaliseWorkload(Workload& w) {
@@ -487,6 +473,20 @@ Result<Workload> loadWorkloadFile(const std::string& path, const Caps& caps, con
     return parseWorkload(std::get<std::string>(text), path, caps, stop);
 }
 
+nlohmann::json requestSpecJson(const RequestSpec& r) {
+    json j = {{"id", r.id},
+              {"arrival_tick", r.arrival_tick},
+              {"prompt_tokens", r.prompt_tokens},
+              {"output_tokens", r.output_tokens},
+              {"max_output_tokens", r.max_output_tokens},
+              {"priority", r.priority},
+              {"tenant", r.tenant}};
+    if (!r.prefix_blocks.empty()) {
+        j["prefix_blocks"] = r.prefix_blocks.toVector();
+    }
+    return j;
+}
+
 nlohmann::json configJson(const Config& c) {
     json j = json::object();
     for (const auto& field : configFields()) {
@@ -508,7 +508,7 @@ nlohmann::json policyJson(const Policy& p) {
 nlohmann::json workloadJson(const Workload& w) {
     json requests = json::array();
     for (const auto& r : w.requests) {
-        requests.push_back(requestJson(r));
+        requests.push_back(requestSpecJson(r));
     }
     return json{{"format", kWorkloadFormat}, {"name", w.name}, {"config", configJson(w.config)},
                 {"requests", std::move(requests)}};

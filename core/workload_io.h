@@ -76,6 +76,7 @@ std::optional<InputError> applyOverride(Workload& w, std::string_view key, std::
 nlohmann::json workloadJson(const Workload& w);
 nlohmann::json policyJson(const Policy& p);
 nlohmann::json configJson(const Config& c);
+nlohmann::json requestSpecJson(const RequestSpec& r); // one element of workloadJson's "requests"
 nlohmann::json fullWorkloadJson(const Workload& w);
 
 } // namespace pl

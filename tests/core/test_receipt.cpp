@@ -30,6 +30,7 @@ class TestReceipt : public QObject {
     void oracleNoticesDroppedRestoreBytes();
     void oracleNoticesWrongFreedBlocks();
     void propertyRandomWorkloadsConserve();
+    void writtenChecksAreTheOraclesOnTheSameText();
 };
 
 namespace {
@@ -255,6 +256,34 @@ void TestReceipt::propertyRandomWorkloadsConserve() {
     }
     QCOMPARE(runs, static_cast<int>(seeds) * 4 * 7 * 2); // 40 seeds, fewer under sanitizers
     QVERIFY(evictions > 1000); // the workloads do exercise preemption
+}
+
+// receiptText checks its draft with the oracle fed while the draft is parsed (OracleStream): what it writes in
+// checks.conservation is checkReceipt's on the whole written text, for passing runs and for runs whose
+// totals and records were tampered with before the receipt was made.
+void TestReceipt::writtenChecksAreTheOraclesOnTheSameText() {
+    for (const char* name : kSamples) {
+        for (int tamper = 0; tamper < 2; ++tamper) {
+            auto w = loadSample(name);
+            w.policy.recovery = Recovery::Hybrid;
+            RunResult run = runWorkload(w);
+            if (tamper == 1) {
+                run.totals.evictions += 1;
+                run.totals.freed_blocks += 3;
+                QVERIFY(!run.records.empty());
+                run.records.front().preemptions += 1;
+            }
+            const nlohmann::json receipt = nlohmann::json::parse(receiptText(w, run));
+            const OracleReport whole = checkReceipt(receipt);
+            QCOMPARE(whole.passed, tamper == 0);
+            QCOMPARE(receipt["checks"]["conservation"]["passed"].get<bool>(), whole.passed);
+            QCOMPARE(receipt["checks"]["conservation"]["violations"], nlohmann::json(whole.violations));
+        }
+    }
+    OracleStream unstarted; // fed nothing, not even a workload: it does not pass
+    const OracleReport nothing = unstarted.end(nlohmann::json::object());
+    QVERIFY(!nothing.passed);
+    QCOMPARE(nothing.violations.front(), std::string("the receipt has no 'workload' or 'policy' object"));
 }
 
 QTEST_GUILESS_MAIN(TestReceipt)
