@@ -231,6 +231,29 @@ void BlockGridWidget::rebuildImage(const Layout& l) {
     imageDirty_ = false;
 }
 
+// Cells too small for the cross (3 to 6 px; a laptop-sized window on a pool of thousands of blocks): the
+// victim's blocks are drawn red with a light diagonal, a hatch no owner's colour has (owner hues keep off
+// red), and a block it freed that is already another's gets a red frame. Below 3 px the colour blend is all.
+void BlockGridWidget::paintSmallVictims(QPainter& p, const Layout& l) const {
+    if (l.cell < 3 || victims_.empty()) return;
+    const int n = std::min(blockCount(), static_cast<int>(victims_.size()));
+    const QColor red = RequestPalette::victimColor();
+    for (int b = 0; b < n; ++b) {
+        const std::uint8_t v = victims_[static_cast<std::size_t>(b)];
+        if (v == 0) continue;
+        const QRect cell((b % l.cols) * l.cell, (b / l.cols) * l.cell, l.cell, l.cell);
+        if (v == RequestPalette::kVictimBlock) {
+            p.fillRect(cell, red);
+            p.setPen(QPen(QColor(255, 255, 255, 200), 1));
+            p.drawLine(cell.topLeft(), cell.bottomRight());
+        } else {
+            p.setPen(QPen(red.darker(130), 1));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(cell.adjusted(0, 0, -1, -1));
+        }
+    }
+}
+
 void BlockGridWidget::paintEvent(QPaintEvent* event) {
     QPainter p(this);
     p.fillRect(event->rect(), palette().color(QPalette::Window));
@@ -242,7 +265,10 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
     const Layout l = layout();
     if (imageDirty_ || imageCols_ != l.cols || imageBpp_ != l.blocksPerPixel) rebuildImage(l);
     p.drawImage(QRect(0, 0, l.cols * l.cell, l.rows * l.cell), image_);
-    if (l.cell < 7) return;
+    if (l.cell < 7) {
+        paintSmallVictims(p, l);
+        return;
+    }
 
     // Detail pass, only for exposed cells: outlines, patterns, marks and labels.
     const QRect exposed = event->rect();
@@ -272,9 +298,11 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
             p.drawRect(cell);
             const std::size_t bi = static_cast<std::size_t>(b);
             if (bi < inFlight_.size() && inFlight_[bi]) {
-                // In flight: a dashed blue frame and an arrow corner, readable without colour.
+                // In flight: a dashed blue frame and an arrow corner, readable without colour; inside the
+                // victim's red frame when the block is both (a swap-out that lands this tick).
+                const int inset = bi < victims_.size() && victims_[bi] ? 3 : 1;
                 p.setPen(QPen(RequestPalette::inFlightColor(), 2, Qt::DashLine));
-                p.drawRect(cell.adjusted(1, 1, -1, -1));
+                p.drawRect(cell.adjusted(inset, inset, -inset, -inset));
                 p.drawLine(cell.topRight() + QPoint(-l.cell / 3, 2), cell.topRight() + QPoint(-2, 2));
                 p.drawLine(cell.topRight() + QPoint(-2, 2), cell.topRight() + QPoint(-2, l.cell / 3));
             }
@@ -285,6 +313,8 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
             } else if (bi < victims_.size() && victims_[bi]) {
                 p.setPen(QPen(RequestPalette::victimColor().darker(130), 2));
                 p.drawRect(cell.adjusted(1, 1, -1, -1));
+                // A light cross: a dark one vanishes into the red fill on small cells.
+                p.setPen(QPen(QColor(255, 255, 255, 230), l.cell < 12 ? 1 : 2));
                 const int m = l.cell / 4;
                 p.drawLine(cell.topLeft() + QPoint(m, m), cell.bottomRight() - QPoint(m, m));
                 p.drawLine(cell.topRight() + QPoint(-m, m), cell.bottomLeft() + QPoint(m, -m));

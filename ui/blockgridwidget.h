@@ -9,6 +9,7 @@
 // pixel and its colour is their average. Ctrl+wheel zooms; click selects the owner.
 
 #include <QImage>
+#include <QPainter>
 #include <QStringList>
 #include <QWidget>
 
@@ -69,6 +70,7 @@ class BlockGridWidget : public QWidget {
         int blocksPerPixel = 1;
     };
     Layout layout() const;
+    void paintSmallVictims(QPainter& p, const Layout& l) const;
     void rebuildImage(const Layout& l);
     void updateMinimumHeight();
     QRgb blockColor(std::size_t b) const;

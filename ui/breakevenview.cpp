@@ -4,6 +4,7 @@
 #include "calibration.h"
 #include "cost/cost_model.h"
 #include "cost/cost_report.h"
+#include "compactticker.h"
 #include "number_text.h"
 
 #include <qcustomplot.h>
@@ -118,13 +119,15 @@ QCustomPlot* makeSmallPlot(QWidget* parent, const QString& name, const QString& 
         a->setScaleType(QCPAxis::stLogarithmic);
         a->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     }
+    p->yAxis->setTicker(QSharedPointer<LogTicker125>::create()); // the times: 20k, 50k, 100k, not crowded
     p->xAxis->setLabel(x);
     p->yAxis->setLabel(y);
     p->legend->setVisible(true);
     QFont small = p->legend->font();
     small.setPointSize(7);
     p->legend->setFont(small);
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // The points rise from bottom left to top right (time grows with size): the legend goes where none are.
+    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     return p;
 }
 
@@ -264,6 +267,11 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     row->setContentsMargins(0, 0, 0, 0);
     d->swapPlot = makeSmallPlot(d->measuredRow, QStringLiteral("breakevenSwapPlot"), tr("bytes per swap (log)"),
                                 tr("\u00b5s (log)"));
+    // Six entries (three methods, two directions): under the axes, where they cover no point.
+    legendBelow(d->swapPlot);
+    QFont legendFont = d->swapPlot->legend->font();
+    legendFont.setPointSize(7);
+    d->swapPlot->legend->setFont(legendFont);
     d->prefillPlot = makeSmallPlot(d->measuredRow, QStringLiteral("breakevenPrefillPlot"),
                                    tr("prefill tokens (log)"), tr("\u00b5s (log)"));
     // Prefill lengths are powers of two (512 ... 8192): label them so, not as crowded decimal sub-ticks.
@@ -385,7 +393,7 @@ void BreakevenView::recompute() {
     d->plot->replot(QCustomPlot::rpQueuedReplot);
     verdict_->setText(tr("<b>At %1 tokens: %2.</b> swap %3 \u00b5s/token, recompute %4 \u00b5s/token; "
                          "effective link %5 GB/s.")
-                          .arg(in.context)
+                          .arg(QString::fromStdString(pl::formatThousands(in.context)))
                           .arg(qs(out.verdict))
                           .arg(out.swap_us_per_token, 0, 'f', 2)
                           .arg(out.recompute_us_per_token, 0, 'f', 2)
@@ -509,6 +517,7 @@ void BreakevenView::drawMeasured(double ymax) {
         ++colour;
     }
     d->swapPlot->rescaleAxes();
+    fitLegend(d->swapPlot);
     auto* prefillFit = d->prefillPlot->addGraph();
     prefillFit->setName(tr("prefill fit"));
     prefillFit->setPen(QPen(QColor(0xf9, 0x73, 0x16), 1.4));

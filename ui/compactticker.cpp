@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
+
+#include <QEvent>
 
 namespace plui {
 
@@ -30,6 +33,30 @@ double CompactTicker::getTickStep(const QCPRange& range) {
     return wholeSteps_ ? std::max(1.0, std::floor(step)) : step;
 }
 
+QVector<double> LogTicker125::createTickVector(double, const QCPRange& range) {
+    QVector<double> ticks;
+    if (!(range.lower > 0) || !(range.upper > range.lower)) return ticks;
+    const double decades = std::log10(range.upper / range.lower);
+    static const std::vector<double> kPowers{1}, k125{1, 2, 5}, kAll{1, 2, 3, 4, 5, 6, 7, 8, 9};
+    const std::vector<double>& steps = decades > 3 ? kPowers : (decades > 0.8 ? k125 : kAll);
+    const int first = static_cast<int>(std::floor(std::log10(range.lower)));
+    const int last = static_cast<int>(std::ceil(std::log10(range.upper)));
+    for (int k = first; k <= last; ++k) {
+        for (const double m : steps) {
+            const double v = m * std::pow(10.0, k);
+            if (v >= range.lower && v <= range.upper) ticks.push_back(v);
+        }
+    }
+    return ticks;
+}
+
+QVector<double> LogTicker125::createSubTickVector(int, const QVector<double>&) { return {}; }
+
+QString LogTicker125::getTickLabel(double tick, const QLocale&, QChar, int) {
+    // Round away the float noise of m * 10^k before printing ("2e-05", "300k").
+    return compactNumber(QString::number(tick, 'g', 6).toDouble());
+}
+
 void useCompactTicks(QCustomPlot* plot, bool valueAxesToo, bool wholeSteps) {
     QSharedPointer<QCPAxisTicker> ticker(new CompactTicker(wholeSteps));
     plot->xAxis->setTicker(ticker);
@@ -37,6 +64,44 @@ void useCompactTicks(QCustomPlot* plot, bool valueAxesToo, bool wholeSteps) {
         plot->yAxis->setTicker(ticker);
         plot->yAxis2->setTicker(ticker);
     }
+}
+
+namespace {
+// Re-wraps the legend of the plot it watches whenever that plot is resized.
+class LegendFitter : public QObject {
+  public:
+    using QObject::QObject;
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::Resize) fitLegend(static_cast<QCustomPlot*>(watched));
+        return false;
+    }
+};
+} // namespace
+
+void fitLegend(QCustomPlot* plot) {
+    QCPLegend* legend = plot->legend;
+    // itemCount() counts the grid's cells, and a wrapped grid has empty ones at its end.
+    std::vector<int> widths;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        if (const QCPAbstractLegendItem* item = legend->item(i)) widths.push_back(item->minimumOuterSizeHint().width());
+    }
+    const int n = static_cast<int>(widths.size());
+    if (n == 0) return;
+    const int available = plot->width() - legend->margins().left() - legend->margins().right();
+    // The most columns whose widest entries, side by side, fit; one column at the least.
+    int columns = n;
+    for (; columns > 1; --columns) {
+        int total = legend->columnSpacing() * (columns - 1);
+        for (int c = 0; c < columns; ++c) {
+            int widest = 0;
+            for (int i = c; i < n; i += columns) widest = std::max(widest, widths[static_cast<std::size_t>(i)]);
+            total += widest;
+        }
+        if (total <= available) break;
+    }
+    if (legend->wrap() == columns && legend->columnCount() == std::min(n, columns)) return;
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
 }
 
 void legendBelow(QCustomPlot* plot) {
@@ -54,6 +119,7 @@ void legendBelow(QCustomPlot* plot) {
     legend->setBorderPen(Qt::NoPen);
     legend->setBrush(Qt::NoBrush);
     legend->setMargins(QMargins(4, 0, 4, 0));
+    plot->installEventFilter(new LegendFitter(plot));
 }
 
 } // namespace plui

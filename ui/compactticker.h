@@ -25,10 +25,23 @@ class CompactTicker : public QCPAxisTicker {
     bool wholeSteps_;
 };
 
+// A logarithmic axis's ticks at 1, 2 and 5 times powers of ten (only the powers over more than three
+// decades; 1 to 9 times them inside one decade), labelled compactly ("20k", "500"), no sub-ticks: the stock log
+// ticker falls back to linear steps on short ranges, which crowd together at the top of a log axis.
+class LogTicker125 : public QCPAxisTicker {
+  protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override;
+    QVector<double> createSubTickVector(int subTickCount, const QVector<double>& ticks) override;
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+};
+
 // Gives the plot's key axis (and, when asked, its value axes) a CompactTicker (whole steps unless told).
 void useCompactTicks(QCustomPlot* plot, bool valueAxesToo = true, bool wholeSteps = true);
 
-// Shows the plot's legend in one row under the axes (8 pt), where it covers no data.
+// Shows the plot's legend under the axes (8 pt), where it covers no data: in one row while the plot is wide
+// enough for every entry, else in as many columns as fit (fitLegend, on every resize).
 void legendBelow(QCustomPlot* plot);
+// Re-wraps a legendBelow legend to the plot's width; call it after adding or removing legend entries.
+void fitLegend(QCustomPlot* plot);
 
 } // namespace plui

@@ -164,22 +164,38 @@ QVariant LedgerModel::data(const QModelIndex& index, int role) const {
         const pl::Event& e = session_->result().ledger.events[static_cast<std::size_t>(rows_[static_cast<std::size_t>(row)])];
         const std::int64_t mine = col == EstRecompute ? e.est_recompute_ticks : e.est_swap_ticks;
         const std::int64_t other = col == EstRecompute ? e.est_swap_ticks : e.est_recompute_ticks;
-        const bool loser = mine > other;
+        const bool dearer = mine > other;
         if (role == Qt::ToolTipRole) {
-            return mine == other ? tr("tie") : (loser ? tr("the losing estimate") : tr("the lower estimate"));
+            // Which estimate is lower says nothing of what ran (a recompute policy recomputes the dearer
+            // way too): the tooltip says both.
+            const bool recompute = col == EstRecompute;
+            const bool ran = e.mode == pl::Recovery::Hybrid ||
+                             (recompute ? e.mode == pl::Recovery::Recompute : e.mode == pl::Recovery::Swap);
+            const QString way = recompute ? tr("recompute") : tr("swap");
+            const QString rank = mine == other ? tr("the same as the other estimate")
+                                               : (dearer ? tr("the dearer estimate") : tr("the lower estimate"));
+            return tr("%1 ticks to bring the victim back by %2: %3; %4")
+                .arg(mine)
+                .arg(way, rank, ran ? tr("the way it came back (mode %1)").arg(qsv(pl::toString(e.mode)))
+                                    : tr("not the way it came back (mode %1)").arg(qsv(pl::toString(e.mode))));
         }
-        if (role == Qt::ForegroundRole) return loser ? QBrush(Qt::gray) : QVariant();
+        if (role == Qt::ForegroundRole) return dearer ? QBrush(Qt::gray) : QVariant();
         QFont f;
-        f.setBold(!loser && mine != other);
-        f.setStrikeOut(loser);
+        f.setBold(!dearer && mine != other);
         return f;
     }
     return {};
 }
 
 QVariant LedgerModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o == Qt::Horizontal && role == Qt::ToolTipRole && (section == EstRecompute || section == EstSwap)) {
+        return tr("The engine's estimate, at the eviction, of the ticks to bring the victim back by %1; the lower "
+                  "of the two is bold, the dearer grey (whichever the mode used)")
+            .arg(section == EstRecompute ? tr("recomputing its context") : tr("swapping its blocks out and in"));
+    }
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"tick", "victim", "mode", "est. recompute (ticks)", "est. swap (ticks)",
+    // Short headers, so a laptop-width ledger shows both estimates; the tooltip has the rest.
+    static const char* names[] = {"tick", "victim", "mode", "est. recompute", "est. swap",
                                   "freed blocks", "shared, kept", "replay tokens", "bytes out", "bytes back",
                                   "queue pos.", "measured us", "modelled us"};
     static_assert(std::size(names) == Count);

@@ -4,6 +4,7 @@
 #include "distributions.h"
 #include "labdocument.h"
 
+#include "number_text.h"
 #include "session.h"
 #include "summary.h"
 
@@ -58,10 +59,11 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double min
     bars->setData(QVector<double>(h.centers.begin(), h.centers.end()), QVector<double>(h.counts.begin(), h.counts.end()), true);
     const int decimals = scale == 1 ? 0 : 2;
     auto q = [&](std::int64_t v) { return QString::number(static_cast<double>(v) / scale, 'f', decimals); };
+    // Two short lines, so a plot a third of a laptop screen wide shows every digit (one long line was cut).
     p->xAxis->setLabel(values.empty() ? QObject::tr("%1 (no completed requests)").arg(unit)
-                                      : QObject::tr("%1  p50 %2 \u00b7 p90 %3 \u00b7 p99 %4 \u00b7 n=%5")
-                                            .arg(unit, q(pct.p50), q(pct.p90), q(pct.p99))
-                                            .arg(values.size()));
+                                      : QObject::tr("%1 (n=%2)\np50 %3 \u00b7 p90 %4 \u00b7 p99 %5")
+                                            .arg(unit, QString::fromStdString(pl::formatThousands(static_cast<std::int64_t>(values.size()))),
+                                                 q(pct.p50), q(pct.p90), q(pct.p99)));
     p->yAxis->setLabel(QObject::tr("requests"));
     // Counts of requests: whole-number ticks only (no "0.5 requests").
     auto counts = QSharedPointer<QCPAxisTickerFixed>::create();
@@ -154,11 +156,23 @@ void PlotsWidget::rebuild() {
         in[i] = static_cast<double>(st.swap_in_bytes_total);
     }
     QCustomPlot* p0 = d->plots[0];
-    addLine(p0, p0->yAxis, tr("occupied"), QColor(0x1d, 0x4e, 0xd8), Qt::SolidLine)->setData(t, occ, true);
-    addLine(p0, p0->yAxis, tr("in flight"), QColor(0x93, 0x33, 0xea), Qt::DotLine)->setData(t, fly, true);
-    addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0x4b, 0x55, 0x63), Qt::DashLine)->setData(t, wait, true);
+    // Drawn in the order added: the queue (which can flip every tick and fill its band) first, in a lighter
+    // pen, then the pool's capacity, then in flight and occupied on top, so occupancy always reads.
+    const double capacity = static_cast<double>(s->workload().config.capacity_blocks);
+    QCPGraph* waiting = addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0x4b, 0x55, 0x63, 150), Qt::DashLine);
+    waiting->setPen(QPen(waiting->pen().color(), 1.0, Qt::DashLine));
+    waiting->setData(t, wait, true);
+    QCPGraph* cap = addLine(p0, p0->yAxis, tr("capacity"), QColor(0x9c, 0xa3, 0xaf), Qt::DashDotLine);
+    cap->setData(QVector<double>{t.isEmpty() ? 0.0 : t.front(), t.isEmpty() ? 1.0 : t.back()}, {capacity, capacity}, true);
+    QCPGraph* flying = addLine(p0, p0->yAxis, tr("in flight"), QColor(0x93, 0x33, 0xea), Qt::DotLine);
+    flying->setData(t, fly, true);
+    QCPGraph* occupied = addLine(p0, p0->yAxis, tr("occupied"), QColor(0x1d, 0x4e, 0xd8), Qt::SolidLine);
+    occupied->setData(t, occ, true);
+    // The legend reads in the order that matters: occupied, in flight, waiting, capacity.
+    p0->legend->clearItems();
+    for (QCPGraph* g : {occupied, flying, waiting, cap}) g->addToLegend();
     p0->rescaleAxes();
-    p0->yAxis->setRange(0, static_cast<double>(s->workload().config.capacity_blocks) * 1.05);
+    p0->yAxis->setRange(0, capacity * 1.05);
     p0->yAxis2->setRangeLower(0);
     QCustomPlot* p1 = d->plots[1];
     QCPGraph* replayLine = addLine(p1, p1->yAxis, tr("replayed"), QColor(0xf9, 0x73, 0x16), Qt::SolidLine);
@@ -173,6 +187,8 @@ void PlotsWidget::rebuild() {
     fitValueAxis(p1->yAxis, {replayLine}, static_cast<double>(last.replay_tokens_total));
     fitValueAxis(p1->yAxis2, {outLine, inLine},
                  static_cast<double>(std::max(last.swap_out_bytes_total, last.swap_in_bytes_total)));
+    fitLegend(p0);
+    fitLegend(p1);
     const Distributions dist = Distributions::from(s->workload(), s->result().records);
     const pl::RunSummary sum = pl::summarize(s->workload(), s->result());
     fillHistogram(d->plots[2], dist.ttft, 1, sum.ttft_ticks, 1, tr("ticks"), QColor(0x60, 0xa5, 0xfa));

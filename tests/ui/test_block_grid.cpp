@@ -105,6 +105,34 @@ class TestBlockGrid : public QObject {
         QVERIFY(withNumber.copy(cell0) != withId.copy(cell0));
     }
 
+    // Cells of 3 to 6 px (a laptop window on thousands of blocks) get no cross, so the victim's blocks are
+    // pure victim red with a light diagonal, a hatch no owner colour has; one it freed that another request
+    // already holds gets a red frame. Owner colours keep off red, so no other cell is that red.
+    void victimsStandOutOnSmallCells() {
+        BlockGridWidget g;
+        std::vector<std::int32_t> owners(4000, 7);
+        std::vector<std::uint8_t> flight(4000, 0), victims(4000, 0);
+        for (int b = 100; b < 110; ++b) victims[static_cast<std::size_t>(b)] = RequestPalette::kVictimBlock;
+        victims[200] = RequestPalette::kVictimBlockReused;
+        g.resize(400, 250); // 4,000 blocks: cells of 4 px
+        g.setPool(owners, flight, victims);
+        const int c = g.effectiveCellSize();
+        QVERIFY2(c >= 3 && c < 7, qPrintable(QString::number(c)));
+        const QImage img = g.grab().toImage();
+        const int cols = g.width() / c;
+        const auto at = [&](int block, int dx, int dy) {
+            return QColor(img.pixel((block % cols) * c + dx, (block / cols) * c + dy)).rgb();
+        };
+        const QRgb red = RequestPalette::victimColor().rgb();
+        for (int b = 100; b < 110; ++b) {
+            QCOMPARE(at(b, c - 1, 0), red);         // off the diagonal: the victim's red
+            QVERIFY(at(b, 1, 1) != red);             // on it: the light line
+        }
+        QVERIFY(at(200, 0, 0) != at(201, 0, 0));     // the handed-on block's frame
+        QCOMPARE(at(200, c / 2, c / 2), at(201, c / 2, c / 2)); // inside it: the owner's colour
+        for (const int b : {0, 99, 110, 300}) QVERIFY(at(b, c - 1, 0) != red);
+    }
+
     void selectionDimsOtherRequests() {
         BlockGridWidget g;
         g.resize(200, 100);

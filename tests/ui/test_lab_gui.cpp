@@ -541,7 +541,7 @@ class TestLabGui : public QObject {
         QVERIFY2(v.verdictText().contains(QStringLiteral("swap")), qPrintable(v.verdictText()));
         // The preset prices the seed's exact numbers, as `preemptlab-cli breakeven --link-gbps 50 --context 4096`
         // does (5.24 and 34.65 us/token), not the nearest slider step (49.7 GB/s, 4,110 tokens).
-        for (const char* figure : {"4096 tokens", "5.24", "34.65", "50.0 GB/s"}) {
+        for (const char* figure : {"4,096 tokens", "5.24", "34.65", "50.0 GB/s"}) {
             QVERIFY2(v.verdictText().contains(QLatin1String(figure)), qPrintable(v.verdictText()));
         }
         v.applyPreset(2); // per-block copies at 10 us: recompute wins at 4K context

@@ -119,7 +119,7 @@ class TestLiveMode : public QObject {
         // without prefix sharing; the decision (both estimates) comes right after the mode.
         QVERIFY(w.ledger()->table()->isColumnHidden(measured) && w.ledger()->table()->isColumnHidden(modelled));
         QVERIFY(w.ledger()->table()->isColumnHidden(LedgerModel::SharedKept));
-        QCOMPARE(column(*m, "est. recompute (ticks)"), column(*m, "mode") + 1);
+        QCOMPARE(column(*m, "est. recompute"), column(*m, "mode") + 1);
         QVERIFY(w.openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/mooncake-conv-slice.workload.json")));
         QVERIFY(!w.ledger()->table()->isColumnHidden(LedgerModel::SharedKept));
         std::int64_t shared = 0;
@@ -127,6 +127,39 @@ class TestLiveMode : public QObject {
             shared += m->data(m->index(row, LedgerModel::SharedKept), Qt::DisplayRole).toLongLong();
         }
         QVERIFY(shared > 0); // the slice's victims let go of blocks others still hold
+    }
+
+    // The lower estimate is bold and the dearer grey, whichever way the victim came back: a recompute policy
+    // recomputes at the dearer estimate, and that estimate is not struck out as if it had not happened. The
+    // tooltip says which way it came back.
+    void ledgerMarksTheLowerEstimateNotTheModeUsed() {
+        LabDocument doc;
+        doc.setRunMode(LabDocument::RunMode::Synchronous);
+        QString error;
+        QVERIFY(doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/generated-bursty-shared-prefix.workload.json")),
+                                QStringLiteral("bursty"), &error));
+        LedgerModel m;
+        m.setSession(doc.session(), nullptr);
+        int dearerRecompute = 0;
+        for (int row = 0; row < m.rowCount(); ++row) {
+            QCOMPARE(m.data(m.index(row, LedgerModel::Mode), Qt::DisplayRole).toString(), QStringLiteral("recompute"));
+            const std::int64_t rec = m.data(m.index(row, LedgerModel::EstRecompute), Qt::DisplayRole).toLongLong();
+            const std::int64_t swp = m.data(m.index(row, LedgerModel::EstSwap), Qt::DisplayRole).toLongLong();
+            if (rec <= swp) continue;
+            ++dearerRecompute;
+            const QFont recFont = m.data(m.index(row, LedgerModel::EstRecompute), Qt::FontRole).value<QFont>();
+            const QFont swapFont = m.data(m.index(row, LedgerModel::EstSwap), Qt::FontRole).value<QFont>();
+            QVERIFY(!recFont.strikeOut() && !recFont.bold());
+            QVERIFY(swapFont.bold() && !swapFont.strikeOut());
+            QCOMPARE(m.data(m.index(row, LedgerModel::EstRecompute), Qt::ForegroundRole).value<QBrush>().color(), QColor(Qt::gray));
+            const QString tip = m.data(m.index(row, LedgerModel::EstRecompute), Qt::ToolTipRole).toString();
+            QVERIFY2(tip.contains(QStringLiteral("dearer")) && tip.contains(QStringLiteral("the way it came back (mode recompute)")),
+                     qPrintable(tip));
+            QVERIFY2(m.data(m.index(row, LedgerModel::EstSwap), Qt::ToolTipRole).toString().contains(QStringLiteral("not the way")),
+                     qPrintable(tip));
+        }
+        QVERIFY(dearerRecompute > 0); // the sample evicts where swapping would have been cheaper
+        QVERIFY(!m.headerData(LedgerModel::EstSwap, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
     }
 
     void liveModeWithoutDeviceKeepsTheSimulation() {

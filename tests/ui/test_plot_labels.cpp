@@ -17,6 +17,15 @@
 
 using plui::compactNumber;
 
+namespace {
+// The entries of a legend (itemCount() counts a wrapped grid's empty cells too).
+int legendEntries(QCPLegend* legend) {
+    int n = 0;
+    for (int i = 0; i < legend->itemCount(); ++i) n += legend->item(i) ? 1 : 0;
+    return n;
+}
+} // namespace
+
 class TestPlotLabels : public QObject {
     Q_OBJECT
   private slots:
@@ -45,6 +54,65 @@ class TestPlotLabels : public QObject {
         QVERIFY(!labels.isEmpty());
         for (const QString& l : labels) QVERIFY2(l.size() <= 4, qPrintable(l)); // "0", "100k", ...
         QVERIFY(labels.contains(QStringLiteral("200k")));
+    }
+
+    // A log axis gets 1-2-5 ticks (powers only over many decades), never the stock ticker's linear fallback
+    // that crowds "150000 200000 250000 300000" at the top of a short log range.
+    void logAxesTickAtOneTwoFive() {
+        QCustomPlot plot;
+        plot.resize(300, 300);
+        plot.yAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot.yAxis->setTicker(QSharedPointer<plui::LogTicker125>::create());
+        const auto labelsFor = [&](double lo, double hi) {
+            plot.yAxis->setRange(lo, hi);
+            plot.replot();
+            const QVector<QString> labels = plot.yAxis->tickVectorLabels();
+            return QStringList(labels.begin(), labels.end());
+        };
+        QCOMPARE(labelsFor(12000, 350000), (QStringList{"20k", "50k", "100k", "200k"}));
+        QCOMPARE(labelsFor(30, 20000), (QStringList{"50", "100", "200", "500", "1000", "2000", "5000", "10k", "20k"}));
+        QCOMPARE(labelsFor(0.5, 5e6), (QStringList{"1", "10", "100", "1000", "10k", "100k", "1M"}));
+        QCOMPARE(labelsFor(120, 480), (QStringList{"200", "300", "400"}));
+        QVector<double> ticks, subTicks;
+        plui::LogTicker125().generate(QCPRange(12000, 350000), QLocale::c(), QLatin1Char('g'), 6, ticks, &subTicks, nullptr);
+        QCOMPARE(ticks.size(), 4);
+        QVERIFY(subTicks.isEmpty());
+    }
+
+    // The running plots' legends sit under the axes in one row while it fits, and wrap into columns on a
+    // plot too narrow for it (a laptop-sized window), so no entry is cut at the plot's edge.
+    void legendsWrapToThePlotsWidth() {
+        plui::LabDocument doc;
+        doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+        QString error;
+        QVERIFY2(doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json")),
+                                 QStringLiteral("swap-wins"), &error),
+                 qPrintable(error));
+        plui::PlotsWidget plots(&doc);
+        QCustomPlot* occupancy = plots.plot(0);
+        QCOMPARE(legendEntries(occupancy->legend), 4); // occupied, in flight, waiting, capacity
+        auto* first = qobject_cast<QCPPlottableLegendItem*>(occupancy->legend->item(0));
+        QVERIFY(first);
+        QCOMPARE(first->plottable()->name(), QStringLiteral("occupied"));
+        plots.show();
+        for (const int window : {2400, 640, 400}) {
+            plots.resize(window, 600);
+            QCoreApplication::processEvents(); // the layout resizes the plots
+            occupancy->replot();
+            const int width = occupancy->width();
+            QVERIFY2(width < window / 2 + 10, qPrintable(QString::number(width)));
+            QCPLegend* legend = occupancy->legend;
+            if (window == 2400) QCOMPARE(legend->rowCount(), 1);
+            else QVERIFY2(legend->rowCount() > 1, qPrintable(QString::number(width)));
+            for (int i = 0; i < legend->itemCount(); ++i) {
+                if (!legend->item(i)) continue; // an empty cell of a wrapped grid
+                const QRect r = legend->item(i)->outerRect();
+                QVERIFY2(r.right() <= width, qPrintable(QStringLiteral("%1 px: entry %2 ends at %3").arg(width).arg(i).arg(r.right())));
+                QVERIFY2(legend->item(i)->minimumOuterSizeHint().width() <= r.width(),
+                         qPrintable(QStringLiteral("%1 px: entry %2 squeezed").arg(width).arg(i)));
+            }
+            QCOMPARE(legendEntries(legend), 4);
+        }
     }
 
     void histogramBins() {
@@ -121,13 +189,17 @@ class TestPlotLabels : public QObject {
             plots.resize(900, 600);
             const pl::RunSummary sum = pl::summarize(w, doc.session()->result());
             const QString ttft = plots.plot(2)->xAxis->label();
-            QVERIFY2(ttft.contains(QStringLiteral("p50 %1 ").arg(sum.ttft_ticks.p50)), qPrintable(ttft));
-            QVERIFY2(ttft.contains(QStringLiteral("p99 %1 ").arg(sum.ttft_ticks.p99)), qPrintable(ttft));
+            // Two lines: the unit and the count, then the percentiles.
+            QCOMPARE(ttft.split(QLatin1Char('\n')).value(0),
+                     QStringLiteral("ticks (n=%1)").arg(w.requests.size()));
+            QCOMPARE(ttft.split(QLatin1Char('\n')).value(1),
+                     QStringLiteral("p50 %1 \u00b7 p90 %2 \u00b7 p99 %3")
+                         .arg(sum.ttft_ticks.p50).arg(sum.ttft_ticks.p90).arg(sum.ttft_ticks.p99));
             const QString tpot = plots.plot(3)->xAxis->label();
             QVERIFY2(tpot.contains(QString::number(static_cast<double>(sum.tpot_ticks_x100.p50) / 100.0, 'f', 2)), qPrintable(tpot));
             QCustomPlot* cost = plots.plot(1);
             const bool swap = std::string(mode) == "swap";
-            QCOMPARE(cost->legend->itemCount(), swap ? 2 : 1); // the swap lines, or the replay line
+            QCOMPARE(legendEntries(cost->legend), swap ? 2 : 1); // the swap lines, or the replay line
             QCOMPARE((swap ? cost->yAxis : cost->yAxis2)->range().upper, 1.0);
             QVERIFY((swap ? cost->yAxis2 : cost->yAxis)->range().upper > 1.0);
         }
