@@ -57,7 +57,10 @@ struct CalibrateOptions {
     std::vector<std::int64_t> prefill_tokens{512, 1024, 2048, 4096, 8192};
     int repetitions = 5;
 };
-// Measures swaps and prefill, fits them (fitCalibration). nullopt on success, else the error text.
-std::optional<std::string> runCalibration(const CalibrateOptions& options, Calibration& out, std::ostream& log);
+// Measures prefill and swaps and fits them (calibration_run.h). The error text when nothing can be measured
+// (no usable device, an unknown model); else nullopt, `out` holds what was measured and `failures` (when
+// given) one line per measurement that failed, the others having been made.
+std::optional<std::string> runCalibration(const CalibrateOptions& options, Calibration& out, std::ostream& log,
+                                          std::vector<std::string>* failures = nullptr);
 
 } // namespace pl::gpu

@@ -36,6 +36,8 @@ int runSelftest(const SelftestOptions&, std::ostream&, std::string* error) {
     return 3;
 }
 
-std::optional<std::string> runCalibration(const CalibrateOptions&, Calibration&, std::ostream&) { return kNoCuda; }
+std::optional<std::string> runCalibration(const CalibrateOptions&, Calibration&, std::ostream&, std::vector<std::string>*) {
+    return kNoCuda;
+}
 
 } // namespace pl::gpu

@@ -6,6 +6,7 @@
 #include "commands.h"
 
 #include "atomic_file.h"
+#include "calibration_run.h"
 #include "device_api.h"
 #include "device_memory.h"
 #include "kv_layout.h"
@@ -115,6 +116,30 @@ int runGpuSelftest(int argc, char** argv) {
     return rc == 0 ? kExitOk : kExitCheckFailed;
 }
 
+// Writes what calibrate measured: everything (0); some measurements failed (the file holds the rest, exit 1,
+// each failure named); nothing measured (no file, exit 3: the failures say why the device is not usable).
+int finishCalibration(const pl::gpu::Calibration& c, const std::vector<std::string>& failures, const std::string& path) {
+    const pl::gpu::CalibrationEnd end = pl::gpu::calibrationEnd(c, failures);
+    for (const std::string& f : failures) {
+        std::fprintf(stderr, "preemptlab-cli calibrate: failed: %s\n", f.c_str());
+    }
+    if (end == pl::gpu::CalibrationEnd::Nothing) {
+        std::fprintf(stderr, "preemptlab-cli calibrate: nothing was measured; %s not written\n", path.c_str());
+        return kExitNoDevice;
+    }
+    if (auto e = pl::writeFileAtomically(path, pl::gpu::toJson(c).dump(2) + "\n")) {
+        std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
+        return kExitBadInput;
+    }
+    if (end == pl::gpu::CalibrationEnd::Partial) {
+        std::fprintf(stderr, "calibrate: wrote %s without the %zu failed measurement(s) above\n", path.c_str(),
+                     failures.size());
+        return kExitCheckFailed;
+    }
+    std::fprintf(stderr, "calibrate: wrote %s\n", path.c_str());
+    return kExitOk;
+}
+
 int runCalibrate(int argc, char** argv) {
     Args args;
     const ArgSpec spec{{"out", "model", "block-sizes", "copy-blocks", "prefill-tokens", "repetitions"}, {"quick"}, false, {}};
@@ -174,16 +199,12 @@ int runCalibrate(int argc, char** argv) {
         return noDevice("calibrate", why);
     }
     pl::gpu::Calibration c;
-    if (auto e = pl::gpu::runCalibration(o, c, std::cerr)) {
+    std::vector<std::string> failures;
+    if (auto e = pl::gpu::runCalibration(o, c, std::cerr, &failures)) {
         std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
         return kExitNoDevice;
     }
-    if (auto e = pl::writeFileAtomically(*out, pl::gpu::toJson(c).dump(2) + "\n")) {
-        std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
-        return kExitBadInput;
-    }
-    std::fprintf(stderr, "calibrate: wrote %s\n", out->c_str());
-    return kExitOk;
+    return finishCalibration(c, failures, *out);
 }
 
 // What `run --live` would allocate for a workload, without a device (pl::gpu::sizeLiveRun).
