@@ -162,6 +162,27 @@ void PolicyPanel::build() {
     };
     addSection(tr("Policy"), pl::policyKeys());
     addSection(tr("Machine (config)"), pl::configKeys());
+    markApplicable();
+}
+
+// Keys that only one recovery mode reads are greyed under the others (still editable through the file, and
+// kept: switching back finds them as they were). The tooltip says which mode reads them.
+void PolicyPanel::markApplicable() {
+    const QString recovery = doc_->hasWorkload() ? doc_->settingValue(QStringLiteral("recovery")) : QString();
+    const struct {
+        const char* key;
+        const char* mode;
+    } only[] = {{"adaptive_tie", "adaptive"}, {"hybrid_swap_percent", "hybrid"}};
+    for (const auto& o : only) {
+        const QString key = QLatin1String(o.key);
+        const bool on = recovery == QLatin1String(o.mode);
+        const QString tip = on ? QString() : tr("Read only by recovery %1 (now %2)").arg(QLatin1String(o.mode), recovery);
+        for (QWidget* w : {editors_.value(key), sliders_.value(key)}) {
+            if (!w) continue;
+            w->setEnabled(on);
+            w->setToolTip(tip);
+        }
+    }
 }
 
 void PolicyPanel::syncValues() {
@@ -178,6 +199,7 @@ void PolicyPanel::syncValues() {
             slider->setValue(valueToSlider(value.toDouble(), bases_.value(it.key())));
         }
     }
+    markApplicable();
     syncing_ = false;
 }
 

@@ -3,6 +3,7 @@
 // choices, a check box for flags, and a spin box with a slider for integers (the slider spans a quarter to
 // four times the value the workload was opened with, logarithmically). Every change is an undoable edit that
 // re-runs at once and keeps the current tick; a value the workload cannot take is refused with the reason.
+// Keys only one recovery mode reads (adaptive_tie, hybrid_swap_percent) are greyed under the others.
 
 #include <QHash>
 #include <QWidget>
@@ -25,6 +26,7 @@ class PolicyPanel : public QWidget {
   private:
     void build();
     void syncValues();
+    void markApplicable();
     void apply(const QString& key, const QString& value);
     LabDocument* doc_;
     QHash<QString, QWidget*> editors_;

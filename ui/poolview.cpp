@@ -79,17 +79,22 @@ PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(do
 QString PoolView::legendText() const { return legend_->text(); }
 
 // The prefix-sharing marks are explained only where the workload shares prefixes.
+// Each entry is one unbreakable run (its symbol never wraps away from its words); lines break between entries.
 void PoolView::setLegend(bool prefixSharing) {
-    QString text = tr("<span style='color:#9ca3af'>&#9633;</span> free &nbsp; "
-                      "<span style='color:#1d4ed8'>&#9633;</span> dashed frame: copy in flight &nbsp; "
-                      "<span style='color:#dc2626'>&#9746;</span> victim this tick &nbsp; "
-                      "<span style='color:#dc2626'>&#9633;</span> dotted red frame: the victim's block, "
-                      "already handed on &nbsp; ");
+    const auto entry = [](const QString& symbol, const QString& words) {
+        return symbol + QStringLiteral("&nbsp;") + QString(words).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")) +
+               QStringLiteral("&nbsp;&nbsp; ");
+    };
+    QString text = entry(QStringLiteral("<span style='color:#9ca3af'>&#9633;</span>"), tr("free")) +
+                   entry(QStringLiteral("<span style='color:#1d4ed8'>&#9633;</span>"), tr("dashed frame: copy in flight")) +
+                   entry(QStringLiteral("<span style='color:#dc2626'>&#9746;</span>"), tr("victim this tick")) +
+                   entry(QStringLiteral("<span style='color:#dc2626'>&#9633;</span>"),
+                         tr("dotted red frame: the victim's block, already handed on"));
     if (prefixSharing) {
-        text += tr("<span style='color:#e8e0c0'>&#9632;</span> free, prefix still cached &nbsp; "
-                   "&#9699; shared prefix block &nbsp; ");
+        text += entry(QStringLiteral("<span style='color:#e8e0c0'>&#9632;</span>"), tr("free, prefix still cached")) +
+                entry(QStringLiteral("&#9699;"), tr("shared prefix block"));
     }
-    legend_->setText(text + tr("colour + pattern + label: owning request"));
+    legend_->setText(text + entry(QString(), tr("colour + pattern + label: owning request")));
 }
 
 void PoolView::refresh() {

@@ -81,7 +81,8 @@ Qt::ItemFlags RequestTableModel::flags(const QModelIndex& index) const {
 
 QVariant RequestTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, o, role);
-    static const char* names[] = {"id", "arrival", "prompt", "output", "max output", "priority", "tenant", "outcome"};
+    static const char* names[] = {"id",       "arrival (tick)", "prompt (tokens)", "output (tokens)",
+                                  "max output (tokens)", "priority", "tenant", "outcome"};
     return section >= 0 && section < Count ? tr(names[section]) : QVariant();
 }
 

@@ -37,7 +37,8 @@ QString stateLegendHtml() {
                     .arg(stateColor(s).name(), QString::fromUtf8(toString(s).data(),
                                                                  static_cast<qsizetype>(toString(s).size())));
     }
-    html += QStringLiteral("&#9650; excessive wait&nbsp;&nbsp; &#10006; repeated preemption");
+    // Symbol and words unbreakable, so a narrow legend never leaves a triangle at the end of a line.
+    html += QStringLiteral("&#9650;&nbsp;excessive&nbsp;wait&nbsp;&nbsp; &#10006;&nbsp;repeated&nbsp;preemption");
     return html;
 }
 

@@ -29,6 +29,7 @@ class LanePlottable : public QCPAbstractPlottable {
     }
     const TimelineModel* model = nullptr;
     int selectedLane = -1;
+    std::vector<int> victimLanes; // this tick's victims
 
     double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
     QCPRange getKeyRange(bool& found, QCP::SignDomain) const override {
@@ -61,6 +62,8 @@ class LanePlottable : public QCPAbstractPlottable {
                               std::max(1.0, std::abs(y1 - y0)));
             if (lane == selectedLane) {
                 painter->fillRect(band.adjusted(0, -1, 0, 1), QColor(0xfd, 0xe6, 0x8a));
+            } else if (std::find(victimLanes.begin(), victimLanes.end(), lane) != victimLanes.end()) {
+                painter->fillRect(band.adjusted(0, -1, 0, 1), QColor(0xfe, 0xca, 0xca)); // this tick's victim
             }
             const auto& segs = model->lanes[static_cast<std::size_t>(lane)];
             auto it = std::upper_bound(segs.begin(), segs.end(), kr.lower,
@@ -90,6 +93,27 @@ class LanePlottable : public QCPAbstractPlottable {
 };
 
 QString qsv(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+// Whole-lane ticks labelled with the lane's request id (elided in the middle past 16 characters), for
+// workloads with too many requests to name every lane: the axis then reads like the pool and the ledger.
+class LaneIdTicker : public QCPAxisTicker {
+  public:
+    explicit LaneIdTicker(std::vector<QString> ids) : ids_(std::move(ids)) {}
+
+  protected:
+    double getTickStep(const QCPRange& range) override {
+        return std::max(1.0, std::ceil(QCPAxisTicker::getTickStep(range)));
+    }
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+        const long i = std::lround(tick);
+        if (i < 0 || i >= static_cast<long>(ids_.size())) return {};
+        const QString& id = ids_[static_cast<std::size_t>(i)];
+        return id.size() <= 16 ? id : id.left(7) + QChar(0x2026) + id.right(8);
+    }
+
+  private:
+    std::vector<QString> ids_;
+};
 
 } // namespace
 
@@ -142,6 +166,18 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     d->plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     d->plot->setNoAntialiasingOnDrag(true);
 
+    // Markers no taller than a lane and a half: at 5 px lanes, 9 px triangles would pile into one band.
+    connect(d->plot, &QCustomPlot::beforeReplot, this, [this] {
+        QCPAxis* y = d->plot->yAxis;
+        const double lanePx = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
+        const double size = std::clamp(lanePx * 1.5, 5.0, 9.0);
+        for (QCPGraph* g : {d->waitMarkers, d->preemptMarkers}) {
+            if (g->scatterStyle().size() == size) continue;
+            QCPScatterStyle style = g->scatterStyle();
+            style.setSize(size);
+            g->setScatterStyle(style);
+        }
+    });
     connect(d->plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) {
         const int lane = laneAt(e->pos());
         if (lane < 0) {
@@ -195,8 +231,10 @@ void TimelineWidget::onChanged(int what) {
         return;
     }
     if (w & LabChangeKind::Cursor) {
-        updateCursor();
-        d->plot->layer(QStringLiteral("cursor"))->replot(); // repaints only the cursor layer
+        // Only the cursor layer, unless the lanes moved to follow it or the tinted victims changed: a
+        // cursor-layer replot leaves the other layers as they were drawn.
+        if (updateCursor()) d->plot->replot(QCustomPlot::rpQueuedReplot);
+        else d->plot->layer(QStringLiteral("cursor"))->replot();
     }
 }
 
@@ -225,7 +263,12 @@ void TimelineWidget::rebuild() {
         d->plot->yAxis->setTicker(ticker);
         d->plot->yAxis->setLabel(QString());
     } else {
-        d->plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        std::vector<QString> ids;
+        if (s) {
+            ids.reserve(static_cast<std::size_t>(n));
+            for (const auto& r : s->workload().requests) ids.push_back(QString::fromStdString(r.id));
+        }
+        d->plot->yAxis->setTicker(QSharedPointer<LaneIdTicker>::create(std::move(ids)));
         d->plot->yAxis->setLabel(tr("request (of %1; drag, zoom)").arg(n));
     }
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.endTick)));
@@ -236,13 +279,21 @@ void TimelineWidget::rebuild() {
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void TimelineWidget::updateCursor() {
+bool TimelineWidget::updateCursor() {
     const std::int64_t tick = d->doc->currentTick();
     const double t = static_cast<double>(tick) + 0.5;
     d->cursor->point1->setCoords(t, 0);
     d->cursor->point2->setCoords(t, 1);
+    const QCPRange before = d->plot->yAxis->range();
     followCursor(tick);
+    const auto& victims = d->doc->victimsAtCursor();
+    std::vector<int> lanes(victims.begin(), victims.end());
+    const bool victimsChanged = lanes != d->lanes->victimLanes;
+    d->lanes->victimLanes = std::move(lanes);
+    return victimsChanged || d->plot->yAxis->range() != before;
 }
+
+const std::vector<int>& TimelineWidget::victimLanes() const { return d->lanes->victimLanes; }
 
 // With more lanes than fit, the rows follow the action: when no lane in view is in the system at the cursor
 // (and no selected lane is in view), the view moves so the first request in the system then is at the top.

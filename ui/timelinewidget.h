@@ -1,13 +1,16 @@
 #pragma once
 // TimelineWidget: one lane per request over ticks, coloured and patterned by state (TimelineModel), with the
 // starvation markers (triangle: excessive wait; cross: repeated preemption) and the cursor tick. Hover shows
-// the request and its state; click selects the request; double-click moves the cursor to that tick.
+// the request and its state; click selects the request; double-click moves the cursor to that tick. The lanes
+// of this tick's victims are tinted red; with more requests than can be named one by one, the value axis
+// labels its ticks with request ids.
 // QCustomPlot stays behind the pimpl.
 
 #include <QWidget>
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 class QCustomPlot;
 
@@ -25,13 +28,15 @@ class TimelineWidget : public QWidget {
     const TimelineModel& model() const;
     // The lane under a widget position of the plot, or -1.
     int laneAt(QPoint plotPos) const;
+    // The lanes tinted as this tick's victims.
+    const std::vector<int>& victimLanes() const;
 
   private:
     struct Impl;
     std::unique_ptr<Impl> d;
     void onChanged(int what);
     void rebuild();
-    void updateCursor();
+    bool updateCursor(); // true when the lanes must be redrawn too (the view followed, the victims changed)
     void followCursor(std::int64_t tick);
     void updateSelection();
 };

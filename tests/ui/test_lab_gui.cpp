@@ -107,7 +107,10 @@ class TestLabGui : public QObject {
         QVERIFY(!w->poolView()->legendText().contains(QStringLiteral("prefix")));
         QVERIFY(w->openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/mooncake-conv-slice.workload.json")));
         settle();
-        QVERIFY(w->poolView()->legendText().contains(QStringLiteral("shared prefix block")));
+        QVERIFY(w->poolView()->legendText().contains(QStringLiteral("shared&nbsp;prefix&nbsp;block")));
+        // Lines break between entries only: no symbol is left at the end of a line without its words.
+        QVERIFY(!w->poolView()->legendText().contains(QStringLiteral("</span> ")));
+        QVERIFY(!w->poolView()->legendText().contains(QStringLiteral("victim this")));
         // The bundled samples are in the menu, each with its notes.
         const auto samples = FileActions::bundledSamples();
         QCOMPARE(samples.size(), uitest::sampleFiles().size());
@@ -237,6 +240,15 @@ class TestLabGui : public QObject {
         slider->setValue(slider->maximum());
         QCOMPARE(doc->workload().config.prefill_tokens_per_tick, prefillBefore * 4);
         auto* recovery = qobject_cast<QComboBox*>(w->policy()->editor(QStringLiteral("recovery")));
+        QWidget* tie = w->policy()->editor(QStringLiteral("adaptive_tie"));
+        QWidget* hybridShare = w->policy()->editor(QStringLiteral("hybrid_swap_percent"));
+        QVERIFY(!tie->isEnabled() && !hybridShare->isEnabled()); // swap reads neither
+        QVERIFY(tie->toolTip().contains(QStringLiteral("adaptive")));
+        recovery->setCurrentText(QStringLiteral("hybrid"));
+        QVERIFY(hybridShare->isEnabled() && w->policy()->slider(QStringLiteral("hybrid_swap_percent"))->isEnabled());
+        QVERIFY(!tie->isEnabled());
+        doc->undoStack()->undo();
+        QVERIFY(!hybridShare->isEnabled());
         recovery->setCurrentText(QStringLiteral("recompute"));
         QVERIFY(doc->workload().policy.recovery == pl::Recovery::Recompute);
         // Undo walks back through all three edits; the controls follow.

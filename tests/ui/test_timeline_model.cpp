@@ -1,10 +1,20 @@
-// TimelineModel: lanes derived from the ledger agree with the per-request records of every sample.
+// TimelineModel: lanes derived from the ledger agree with the per-request records of every sample. The
+// widget over it: request ids on the value axis, this tick's victims tinted, the lanes redrawn when they move.
+#include "labdocument.h"
 #include "timelinemodel.h"
+#include "timelinewidget.h"
 #include "uitestutil.h"
 
 #include "engine.h"
+#include "session.h"
 
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QSignalSpy>
 #include <QTest>
+
+#include <set>
 
 class TestTimelineModel : public QObject {
     Q_OBJECT
@@ -65,6 +75,51 @@ class TestTimelineModel : public QObject {
         QCOMPARE(preemptMarks, preemptFlags);
     }
 
+    // 200 requests: too many to name every lane, so the axis ticks carry request ids (as the pool and the
+    // ledger name them). At an eviction tick the victims' lanes are tinted; moving the cursor redraws the lanes
+    // exactly when they moved (the view followed) or the tinted victims changed, else only the cursor layer.
+    void widgetNamesLanesAndTintsVictims() {
+        plui::LabDocument doc;
+        doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+        QString error;
+        const pl::Workload w = uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/azure-conv-slice.workload.json"));
+        QVERIFY2(doc.setWorkload(w, QStringLiteral("azure"), &error), qPrintable(error));
+        plui::TimelineWidget tl(&doc);
+        tl.resize(900, 500);
+        tl.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tl));
+        tl.plot()->replot();
+        std::set<QString> ids;
+        for (const auto& r : w.requests) ids.insert(QString::fromStdString(r.id));
+        const QVector<QString> labels = tl.plot()->yAxis->tickVectorLabels();
+        QVERIFY(labels.size() >= 2);
+        for (const QString& l : labels) QVERIFY2(ids.count(l) == 1, qPrintable(l));
+
+        QSignalSpy full(tl.plot(), &QCustomPlot::afterReplot);
+        const auto& pressure = doc.session()->pressureTicks();
+        QVERIFY(!pressure.empty());
+        int fullReplots = 0, cursorOnly = 0;
+        for (std::int64_t t = pressure.front() - 3; t <= pressure.front() + 3; ++t) {
+            const QCPRange before = tl.plot()->yAxis->range();
+            const std::vector<int> victimsBefore = tl.victimLanes();
+            full.clear();
+            doc.seek(t);
+            const auto& victims = doc.victimsAtCursor();
+            QCOMPARE(tl.victimLanes(), std::vector<int>(victims.begin(), victims.end()));
+            if (t == pressure.front()) QVERIFY(!victims.empty());
+            const bool moved = tl.plot()->yAxis->range() != before || tl.victimLanes() != victimsBefore;
+            if (moved) {
+                QTRY_VERIFY(full.count() > 0);
+                ++fullReplots;
+            } else {
+                QTest::qWait(20);
+                QCOMPARE(full.count(), 0);
+                ++cursorOnly;
+            }
+        }
+        QVERIFY(fullReplots > 0 && cursorOnly > 0);
+    }
+
     void excessiveWaitMarkerSitsWhereTheThresholdIsCrossed() {
         // The starvation sample flags some requests; each triangle sits inside a queued segment.
         const QString file = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json");
@@ -85,5 +140,5 @@ class TestTimelineModel : public QObject {
     }
 };
 
-QTEST_APPLESS_MAIN(TestTimelineModel)
+QTEST_MAIN(TestTimelineModel)
 #include "test_timeline_model.moc"
