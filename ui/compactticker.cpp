@@ -58,11 +58,19 @@ QString LogTicker125::getTickLabel(double tick, const QLocale&, QChar, int) {
 }
 
 void useCompactTicks(QCustomPlot* plot, bool valueAxesToo, bool wholeSteps) {
-    QSharedPointer<QCPAxisTicker> ticker(new CompactTicker(wholeSteps));
-    plot->xAxis->setTicker(ticker);
-    if (valueAxesToo) {
-        plot->yAxis->setTicker(ticker);
-        plot->yAxis2->setTicker(ticker);
+    plot->xAxis->setTicker(QSharedPointer<CompactTicker>::create(wholeSteps));
+    if (!valueAxesToo) return;
+    // The value axes get tickers of their own, whose tick count follows the plot's height: a plot 40 px tall
+    // labelled "16 14 12 10 8 6 4 2 0" draws its labels over each other.
+    for (QCPAxis* a : {plot->yAxis, plot->yAxis2}) a->setTicker(QSharedPointer<CompactTicker>::create(wholeSteps));
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { fitValueTicks(plot); });
+}
+
+void fitValueTicks(QCustomPlot* plot) {
+    const int height = plot->axisRect()->height();
+    const int count = std::clamp(height / kValueTickSpacingPx, 2, 5);
+    for (QCPAxis* a : {plot->yAxis, plot->yAxis2}) {
+        if (a->ticker()->tickCount() != count) a->ticker()->setTickCount(count);
     }
 }
 

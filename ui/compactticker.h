@@ -35,8 +35,12 @@ class LogTicker125 : public QCPAxisTicker {
     QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
 };
 
-// Gives the plot's key axis (and, when asked, its value axes) a CompactTicker (whole steps unless told).
+// Gives the plot's key axis (and, when asked, its value axes) a CompactTicker (whole steps unless told); the
+// value axes' tick count then follows the plot's height before every replot (fitValueTicks).
 void useCompactTicks(QCustomPlot* plot, bool valueAxesToo = true, bool wholeSteps = true);
+// Pixels of axis height per value tick label: 2 to 5 ticks (QCustomPlot's default is 5 at any height).
+inline constexpr int kValueTickSpacingPx = 24;
+void fitValueTicks(QCustomPlot* plot);
 
 // Shows the plot's legend under the axes (8 pt), where it covers no data: in one row while the plot is wide
 // enough for every entry, else in as many columns as fit (fitLegend, on every resize).

@@ -121,7 +121,7 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
         d->plots[i]->xAxis->setLabel(tr("tick"));
     }
     d->plots[0]->yAxis->setLabel(tr("blocks"));
-    d->plots[0]->yAxis2->setLabel(tr("requests waiting"));
+    d->plots[0]->yAxis2->setLabel(tr("waiting")); // short: the plot can be under 60 px tall
     d->plots[1]->yAxis->setLabel(tr("replay tokens"));
     d->plots[1]->yAxis2->setLabel(tr("swap bytes"));
     connect(doc, &LabDocument::changed, this, [this](LabChange what) {

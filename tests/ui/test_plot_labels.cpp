@@ -54,6 +54,22 @@ class TestPlotLabels : public QObject {
         QVERIFY(!labels.isEmpty());
         for (const QString& l : labels) QVERIFY2(l.size() <= 4, qPrintable(l)); // "0", "100k", ...
         QVERIFY(labels.contains(QStringLiteral("200k")));
+        // Value ticks follow the height: a short plot gets few labels, none drawn over another.
+        plot.yAxis->setRange(0, 16);
+        plot.show(); // a hidden plot keeps the viewport it was made with
+        for (const int height : {60, 70, 120, 600}) {
+            plot.resize(400, height);
+            QCoreApplication::processEvents();
+            plot.replot();
+            QCOMPARE(plot.viewport().height(), height);
+            const QVector<double> ticks = plot.yAxis->tickVector();
+            const int rectHeight = plot.axisRect()->height();
+            QVERIFY2(ticks.size() >= 2, qPrintable(QString::number(height)));
+            const double spacing = rectHeight / static_cast<double>(ticks.size() - 1);
+            QVERIFY2(spacing >= QFontMetrics(plot.yAxis->tickLabelFont()).height(),
+                     qPrintable(QStringLiteral("%1 px: %2 ticks in %3 px").arg(height).arg(ticks.size()).arg(rectHeight)));
+            if (height == 600) QVERIFY(ticks.size() >= 4);
+        }
     }
 
     // A log axis gets 1-2-5 ticks (powers only over many decades), never the stock ticker's linear fallback
