@@ -23,6 +23,18 @@ CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::R
     e.summary = pl::summarize(w, run);
     e.event_hash = pl::receiptHashes(w, run).event_hash;
     e.dist = Distributions::from(w, run.records);
+    std::int64_t slowest = -1, longest = -1;
+    for (const pl::RequestRecord& r : run.records) {
+        const auto& spec = w.requests[static_cast<std::size_t>(r.request)];
+        if (r.completed && r.completion_tick - spec.arrival_tick > slowest) {
+            slowest = r.completion_tick - spec.arrival_tick;
+            e.slowestCompletion = QString::fromStdString(spec.id);
+        }
+        if (r.queue_ticks > longest) {
+            longest = r.queue_ticks;
+            e.longestQueue = QString::fromStdString(spec.id);
+        }
+    }
     for (const pl::RequestRecord& r : run.records) {
         if (!r.excessive_wait && !r.repeated_preemption) continue;
         QStringList why;

@@ -7,6 +7,9 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+#include <map>
+
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -56,9 +59,39 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
         g->setPen(QPen(kColors[i % 4], 2, kStyles[i % 4]));
         g->setLineStyle(QCPGraph::lsStepLeft);
         g->setData(x, y, true);
+        if (!v.empty()) {
+            // The tail: a marker on the last request, so a lone starving request stands out.
+            auto* tail = p->addGraph();
+            tail->removeFromLegend();
+            tail->setLineStyle(QCPGraph::lsNone);
+            tail->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kColors[i % 4], 2), Qt::white, 8));
+            tail->setData(QVector<double>{v.back()}, QVector<double>{1.0}, true);
+        }
+    }
+    // Name the request at the tail, once per request (modes often share it), at its largest value.
+    p->clearItems();
+    std::map<QString, double> tails;
+    for (const auto& e : r.entries) {
+        const auto& v = completion ? e.dist.completion : e.dist.queueDelay;
+        const QString& id = completion ? e.slowestCompletion : e.longestQueue;
+        if (v.empty() || id.isEmpty()) continue;
+        const double worst = *std::max_element(v.begin(), v.end());
+        tails[id] = std::max(tails.count(id) ? tails[id] : worst, worst);
+    }
+    int placed = 0;
+    for (const auto& [id, x] : tails) {
+        auto* label = new QCPItemText(p);
+        label->setObjectName(QStringLiteral("tailLabel"));
+        label->position->setCoords(x, 0.9 - 0.1 * placed++);
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        label->setText(QStringLiteral("%1 \u2192").arg(id));
+        label->setFont(QFont(p->font().family(), 8));
+        label->setColor(QColor(0x37, 0x41, 0x51));
     }
     p->rescaleAxes();
-    p->yAxis->setRange(0, 1.02);
+    // Room for the tail markers: a little past the largest value and above 1.
+    p->xAxis->setRangeUpper(p->xAxis->range().upper + std::max(1.0, p->xAxis->range().size() * 0.03));
+    p->yAxis->setRange(0, 1.06);
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -1,6 +1,8 @@
 // Compact axis labels: short at every magnitude, exact below 10,000, and what the lab's plots actually draw;
 // the distributions' bins, and the plots' percentiles and empty axes.
 #include "compactticker.h"
+#include "comparerun.h"
+#include "compareview.h"
 #include "distributions.h"
 #include "labdocument.h"
 #include "plotswidget.h"
@@ -128,6 +130,34 @@ class TestPlotLabels : public QObject {
                          qPrintable(QStringLiteral("%1 px: entry %2 squeezed").arg(width).arg(i)));
             }
             QCOMPARE(legendEntries(legend), 4);
+        }
+    }
+
+    // The compare view's CDFs mark each mode's tail and name the request there: on the starvation sample the
+    // one starving request (bg-report) is otherwise a 3% step at the right edge.
+    void compareNamesTheTailRequest() {
+        plui::LabDocument doc;
+        doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+        QString error;
+        QVERIFY2(doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json")),
+                                 QStringLiteral("starvation"), &error),
+                 qPrintable(error));
+        const plui::CompareResult r = plui::runCompareNow(doc.workload());
+        QCOMPARE(r.entries.size(), std::size_t{4});
+        for (const auto& e : r.entries) {
+            QCOMPARE(e.slowestCompletion, QStringLiteral("bg-report"));
+            QCOMPARE(e.longestQueue, QStringLiteral("bg-report"));
+        }
+        plui::CompareView view(&doc);
+        view.runNow();
+        for (int i = 0; i < 2; ++i) {
+            QCustomPlot* p = view.plot(i);
+            QCOMPARE(p->itemCount(), 1); // one label: every mode's tail is bg-report
+            auto* label = qobject_cast<QCPItemText*>(p->item(0));
+            QVERIFY(label && label->text().startsWith(QStringLiteral("bg-report")));
+            const auto& v = i == 0 ? r.entries[1].dist.completion : r.entries[1].dist.queueDelay;
+            QCOMPARE(label->position->key(), *std::max_element(v.begin(), v.end())); // swap's tail is the longest
+            QVERIFY(p->xAxis->range().upper > label->position->key()); // its marker is not cut at the edge
         }
     }
 
