@@ -367,6 +367,7 @@ bool LabDocument::seekPreviousPressure() {
 
 void LabDocument::updateVictims() {
     victimsAtCursor_.clear();
+    victimsLanded_.clear();
     victimBlockMask_.clear();
     if (!session_) return;
     const std::int64_t t = session_->currentTick();
@@ -374,8 +375,14 @@ void LabDocument::updateVictims() {
     auto it = std::lower_bound(events.begin(), events.end(), t,
                                [](const pl::Event& e, std::int64_t tick) { return e.tick < tick; });
     for (; it != events.end() && it->tick == t; ++it) {
-        if (it->kind == pl::EventKind::Evict || it->kind == pl::EventKind::SwapOutDone) {
+        if (it->kind != pl::EventKind::Evict && it->kind != pl::EventKind::SwapOutDone) continue;
+        const auto known = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), it->request);
+        const std::uint8_t landed = it->kind == pl::EventKind::SwapOutDone ? 1 : 0;
+        if (known == victimsAtCursor_.end()) {
             victimsAtCursor_.push_back(it->request);
+            victimsLanded_.push_back(landed);
+        } else if (!landed) {
+            victimsLanded_[static_cast<std::size_t>(known - victimsAtCursor_.begin())] = 0; // evicted here too
         }
     }
     if (victimsAtCursor_.empty()) return;

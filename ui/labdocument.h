@@ -112,6 +112,9 @@ class LabDocument : public QObject {
     // device blocks they held just before (the pool view highlights them): per block 0,
     // RequestPalette::kVictimBlock or RequestPalette::kVictimBlockReused.
     const std::vector<std::int32_t>& victimsAtCursor() const { return victimsAtCursor_; }
+    // Per victim at the cursor: 1 when this tick is where its swap-out landed (it was evicted earlier), 0 when
+    // it was evicted in this tick.
+    const std::vector<std::uint8_t>& victimsLandedAtCursor() const { return victimsLanded_; }
     const std::vector<std::uint8_t>& victimBlockMask() const { return victimBlockMask_; }
 
     int selectedRequest() const { return selected_; }
@@ -179,6 +182,7 @@ class LabDocument : public QObject {
     int stoppedRuns_ = 0;
     std::int64_t wantedTick_ = -1;
     std::vector<std::int32_t> victimsAtCursor_;
+    std::vector<std::uint8_t> victimsLanded_;
     std::vector<std::uint8_t> victimBlockMask_;
 };
 

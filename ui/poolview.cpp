@@ -142,7 +142,12 @@ void PoolView::refresh() {
     const auto& victims = doc_->victimsAtCursor();
     if (!victims.empty()) {
         QStringList ids;
-        for (auto v : victims) ids << QString::fromStdString(s->workload().requests[static_cast<std::size_t>(v)].id);
+        const auto& landed = doc_->victimsLandedAtCursor();
+        for (std::size_t i = 0; i < victims.size(); ++i) {
+            // A swap-out that lands now belongs to an eviction ticks ago (the ledger's row is at that tick).
+            ids << QString::fromStdString(s->workload().requests[static_cast<std::size_t>(victims[i])].id) +
+                       (i < landed.size() && landed[i] ? tr(" (its swap-out landed; evicted earlier)") : QString());
+        }
         const auto& mask = doc_->victimBlockMask();
         const auto reused = std::count(mask.begin(), mask.end(), RequestPalette::kVictimBlockReused);
         text += tr("; victim: %1").arg(ids.join(QStringLiteral(", ")));

@@ -48,6 +48,32 @@ class TestLabDocument : public QObject {
         QCOMPARE(reached, doc.session()->pressureTicks().size());
     }
 
+    // A victim at the cursor is one evicted in this tick or one whose swap-out lands in it (evicted earlier);
+    // the pool's header says which, since the ledger's row is at the eviction's tick.
+    void victimsSayWhetherTheirSwapOutLandedNow() {
+        LabDocument doc;
+        QString error;
+        QVERIFY(doc.loadFile(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json"), &error));
+        int evicted = 0, landed = 0;
+        for (const pl::Event& e : doc.session()->result().ledger.events) {
+            if (e.kind != pl::EventKind::Evict && e.kind != pl::EventKind::SwapOutDone) continue;
+            doc.seek(e.tick);
+            const auto& victims = doc.victimsAtCursor();
+            const auto at = std::find(victims.begin(), victims.end(), e.request);
+            QVERIFY(at != victims.end());
+            QCOMPARE(std::count(victims.begin(), victims.end(), e.request), 1);
+            QCOMPARE(doc.victimsLandedAtCursor().size(), victims.size());
+            const bool evictedHere = std::any_of(doc.session()->result().ledger.events.begin(),
+                                                 doc.session()->result().ledger.events.end(), [&](const pl::Event& o) {
+                                                     return o.tick == e.tick && o.request == e.request &&
+                                                            o.kind == pl::EventKind::Evict;
+                                                 });
+            QCOMPARE(doc.victimsLandedAtCursor()[static_cast<std::size_t>(at - victims.begin())], std::uint8_t{!evictedHere});
+            ++(evictedHere ? evicted : landed);
+        }
+        QVERIFY(evicted > 0 && landed > 0);
+    }
+
     void victimMaskMarksTheEvictedBlocks() {
         LabDocument doc;
         QString error;
