@@ -57,6 +57,39 @@ QString LogTicker125::getTickLabel(double tick, const QLocale&, QChar, int) {
     return compactNumber(QString::number(tick, 'g', 6).toDouble());
 }
 
+namespace {
+// The binary unit a byte value is shown in: 1 (B), 1024 (KiB), ... 1024^4 (TiB).
+double byteUnit(double bytes, const char** suffix) {
+    static constexpr std::array<const char*, 5> kSuffix{"B", "KiB", "MiB", "GiB", "TiB"};
+    double unit = 1;
+    std::size_t i = 0;
+    while (i + 1 < kSuffix.size() && std::abs(bytes) >= unit * 1024) {
+        unit *= 1024;
+        ++i;
+    }
+    *suffix = kSuffix[i];
+    return unit;
+}
+} // namespace
+
+QString compactBytes(double bytes) {
+    const char* suffix = nullptr;
+    const double unit = byteUnit(bytes, &suffix);
+    const double v = bytes / unit; // under 1024
+    return (std::abs(v) >= 100 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3)) + QLatin1Char(' ') +
+           QLatin1String(suffix);
+}
+
+double BytesTicker::getTickStep(const QCPRange& range) {
+    // A nice step in the unit of the range's top (so labels share one unit), at whole bytes at the least.
+    const char* suffix = nullptr;
+    const double unit = byteUnit(std::max(std::abs(range.upper), std::abs(range.lower)), &suffix);
+    const double step = QCPAxisTicker::getTickStep(QCPRange(range.lower / unit, range.upper / unit)) * unit;
+    return std::max(1.0, step);
+}
+
+QString BytesTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return compactBytes(tick); }
+
 void useCompactTicks(QCustomPlot* plot, bool valueAxesToo, bool wholeSteps) {
     plot->xAxis->setTicker(QSharedPointer<CompactTicker>::create(wholeSteps));
     if (!valueAxesToo) return;

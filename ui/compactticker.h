@@ -35,6 +35,16 @@ class LogTicker125 : public QCPAxisTicker {
     QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
 };
 
+// A byte axis in binary units, as the ledger and the CLI print bytes: steps of 1, 2 or 5 (or 2.5) KiB, MiB,
+// GiB or TiB ("512 KiB", "1.5 MiB"), never decimal "5M" beside a ledger that says 4.77 MiB.
+class BytesTicker : public QCPAxisTicker {
+  protected:
+    double getTickStep(const QCPRange& range) override;
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
+};
+// "512 KiB", "1.5 MiB", "0 B": at most three significant figures.
+QString compactBytes(double bytes);
+
 // Gives the plot's key axis (and, when asked, its value axes) a CompactTicker (whole steps unless told); the
 // value axes' tick count then follows the plot's height before every replot (fitValueTicks).
 void useCompactTicks(QCustomPlot* plot, bool valueAxesToo = true, bool wholeSteps = true);

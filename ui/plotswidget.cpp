@@ -123,7 +123,8 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     d->plots[0]->yAxis->setLabel(tr("blocks"));
     d->plots[0]->yAxis2->setLabel(tr("waiting")); // short: the plot can be under 60 px tall
     d->plots[1]->yAxis->setLabel(tr("replay tokens"));
-    d->plots[1]->yAxis2->setLabel(tr("swap bytes"));
+    d->plots[1]->yAxis2->setLabel(tr("swapped"));
+    d->plots[1]->yAxis2->setTicker(QSharedPointer<BytesTicker>::create()); // KiB/MiB, as the ledger prints
     connect(doc, &LabDocument::changed, this, [this](LabChange what) {
         if (what & LabChangeKind::Session) rebuild();
         else if (what & LabChangeKind::Cursor) updateCursor();

@@ -74,6 +74,24 @@ class TestPlotLabels : public QObject {
         }
     }
 
+    // Byte axes in binary units, as the ledger and the CLI print bytes.
+    void byteAxesInBinaryUnits() {
+        QCOMPARE(plui::compactBytes(0), QStringLiteral("0 B"));
+        QCOMPARE(plui::compactBytes(1000), QStringLiteral("1000 B"));
+        QCOMPARE(plui::compactBytes(512 * 1024), QStringLiteral("512 KiB"));
+        QCOMPARE(plui::compactBytes(1.5 * 1024 * 1024), QStringLiteral("1.5 MiB"));
+        QCOMPARE(plui::compactBytes(5e9), QStringLiteral("4.66 GiB"));
+        QCustomPlot plot;
+        plot.yAxis->setTicker(QSharedPointer<plui::BytesTicker>::create());
+        plot.yAxis->setRange(0, 5.2 * 1024 * 1024);
+        plot.replot();
+        const QVector<QString> labels = plot.yAxis->tickVectorLabels();
+        QVERIFY(labels.size() >= 3);
+        QCOMPARE(labels.front(), QStringLiteral("0 B"));
+        for (qsizetype i = 1; i < labels.size(); ++i) QVERIFY2(labels[i].endsWith(QStringLiteral(" MiB")), qPrintable(labels[i]));
+        QVERIFY(labels.contains(QStringLiteral("5 MiB")));
+    }
+
     // A log axis gets 1-2-5 ticks (powers only over many decades), never the stock ticker's linear fallback
     // that crowds "150000 200000 250000 300000" at the top of a short log range.
     void logAxesTickAtOneTwoFive() {
