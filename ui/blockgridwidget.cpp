@@ -196,6 +196,8 @@ QRgb BlockGridWidget::blockColor(std::size_t b) const {
     if (b < inFlight_.size() && inFlight_[b]) c = blend(c, RequestPalette::inFlightColor().rgb(), 110);
     if (b < victims_.size() && victims_[b] == RequestPalette::kVictimBlock) {
         c = blend(c, RequestPalette::victimColor().rgb(), 150);
+    } else if (b < victims_.size() && victims_[b] == RequestPalette::kVictimBlockLanded) {
+        c = blend(c, RequestPalette::victimColor().rgb(), 90); // lighter: the eviction was ticks ago
     }
     return c;
 }
@@ -246,6 +248,8 @@ void BlockGridWidget::paintSmallVictims(QPainter& p, const Layout& l) const {
             p.fillRect(cell, red);
             p.setPen(QPen(QColor(255, 255, 255, 200), 1));
             p.drawLine(cell.topLeft(), cell.bottomRight());
+        } else if (v == RequestPalette::kVictimBlockLanded) {
+            p.fillRect(cell, red.lighter(140)); // a landed swap-out: paler, no hatch
         } else {
             p.setPen(QPen(red.darker(130), 1));
             p.setBrush(Qt::NoBrush);
@@ -313,11 +317,22 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
             } else if (bi < victims_.size() && victims_[bi]) {
                 p.setPen(QPen(RequestPalette::victimColor().darker(130), 2));
                 p.drawRect(cell.adjusted(1, 1, -1, -1));
-                // A light cross: a dark one vanishes into the red fill on small cells.
+                // A light cross (a dark one vanishes into the red fill on small cells); one diagonal when the
+                // block is freed by a swap-out landing now, the eviction being ticks ago.
                 p.setPen(QPen(QColor(255, 255, 255, 230), l.cell < 12 ? 1 : 2));
                 const int m = l.cell / 4;
-                p.drawLine(cell.topLeft() + QPoint(m, m), cell.bottomRight() - QPoint(m, m));
                 p.drawLine(cell.topRight() + QPoint(-m, m), cell.bottomLeft() + QPoint(m, -m));
+                if (victims_[bi] != RequestPalette::kVictimBlockLanded) {
+                    p.drawLine(cell.topLeft() + QPoint(m, m), cell.bottomRight() - QPoint(m, m));
+                }
+                if (owner >= 0 && l.cell >= kNumberLabelCell) {
+                    // The owner's label again, over the marks, on a light patch: readable through the cross.
+                    const QString label = labelFor(owner, l.cell, metrics);
+                    QRect r = metrics.boundingRect(cell, Qt::AlignCenter, label).adjusted(-2, 0, 2, 0);
+                    p.fillRect(r, QColor(255, 255, 255, 190));
+                    p.setPen(QColor(0, 0, 0, 220));
+                    p.drawText(cell, Qt::AlignCenter, label);
+                }
             }
             if (holdersOf(b) >= 2) {
                 // Shared prefix block: a dark corner, so sharing reads without colour.
@@ -390,6 +405,8 @@ bool BlockGridWidget::event(QEvent* e) {
         if (bi < inFlight_.size() && inFlight_[bi]) text += tr(" (copy in flight)");
         if (bi < victims_.size() && victims_[bi] == RequestPalette::kVictimBlockReused) {
             text += tr(" (freed by this tick's victim, handed on in the same tick)");
+        } else if (bi < victims_.size() && victims_[bi] == RequestPalette::kVictimBlockLanded) {
+            text += tr(" (its victim's swap-out landed this tick: freed; evicted earlier)");
         } else if (bi < victims_.size() && victims_[bi]) {
             text += tr(" (victim this tick)");
         }

@@ -92,19 +92,28 @@ QString BytesTicker::getTickLabel(double tick, const QLocale&, QChar, int) { ret
 
 void useCompactTicks(QCustomPlot* plot, bool valueAxesToo, bool wholeSteps) {
     plot->xAxis->setTicker(QSharedPointer<CompactTicker>::create(wholeSteps));
-    if (!valueAxesToo) return;
-    // The value axes get tickers of their own, whose tick count follows the plot's height: a plot 40 px tall
-    // labelled "16 14 12 10 8 6 4 2 0" draws its labels over each other.
-    for (QCPAxis* a : {plot->yAxis, plot->yAxis2}) a->setTicker(QSharedPointer<CompactTicker>::create(wholeSteps));
-    QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { fitValueTicks(plot); });
+    // The value axes get tickers of their own: their tick count follows the height, the key axis's the width.
+    if (valueAxesToo) {
+        for (QCPAxis* a : {plot->yAxis, plot->yAxis2}) a->setTicker(QSharedPointer<CompactTicker>::create(wholeSteps));
+    }
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        if (fitTickCounts(plot)) plot->replot(QCustomPlot::rpQueuedReplot);
+    });
 }
 
-void fitValueTicks(QCustomPlot* plot) {
-    const int height = plot->axisRect()->height();
-    const int count = std::clamp(height / kValueTickSpacingPx, 2, 5);
-    for (QCPAxis* a : {plot->yAxis, plot->yAxis2}) {
-        if (a->ticker()->tickCount() != count) a->ticker()->setTickCount(count);
-    }
+bool fitTickCounts(QCustomPlot* plot) {
+    bool changed = false;
+    const auto set = [&](QCPAxis* a, int count) {
+        if (a->ticker()->tickCount() == count) return;
+        a->ticker()->setTickCount(count);
+        changed = true;
+    };
+    const int yCount = std::clamp(plot->axisRect()->height() / kValueTickSpacingPx + 1, 2, 6);
+    for (QCPAxis* a : {plot->yAxis, plot->yAxis2}) set(a, yCount);
+    // A key label is at most five characters ("1.5M", "37500"): room for it and a gap, or labels touch.
+    const int labelPx = QFontMetrics(plot->xAxis->tickLabelFont()).horizontalAdvance(QStringLiteral("00000")) + 18;
+    set(plot->xAxis, std::clamp(plot->axisRect()->width() / labelPx, 2, 6));
+    return changed;
 }
 
 namespace {
@@ -140,6 +149,10 @@ void fitLegend(QCustomPlot* plot) {
         }
         if (total <= available) break;
     }
+    // As few columns as keep that many rows: six entries that fit five to a row go three and three, not five
+    // and a lone sixth.
+    const int rows = (n + columns - 1) / columns;
+    columns = (n + rows - 1) / rows;
     if (legend->wrap() == columns && legend->columnCount() == std::min(n, columns)) return;
     legend->setWrap(columns);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);

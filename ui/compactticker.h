@@ -46,11 +46,14 @@ class BytesTicker : public QCPAxisTicker {
 QString compactBytes(double bytes);
 
 // Gives the plot's key axis (and, when asked, its value axes) a CompactTicker (whole steps unless told); the
-// value axes' tick count then follows the plot's height before every replot (fitValueTicks).
+// tick counts then follow the plot's size at every layout (fitTickCounts; a change replots once more).
 void useCompactTicks(QCustomPlot* plot, bool valueAxesToo = true, bool wholeSteps = true);
-// Pixels of axis height per value tick label: 2 to 5 ticks (QCustomPlot's default is 5 at any height).
-inline constexpr int kValueTickSpacingPx = 24;
-void fitValueTicks(QCustomPlot* plot);
+// Pixels of axis height per value tick: 2 to 6 ticks, where QCustomPlot aims at 5 at any size (nine labels
+// over each other on a 40 px plot; "0 1002003004005000" on a 200 px wide one).
+inline constexpr int kValueTickSpacingPx = 50;
+// Sets the key axis's tick count from the axis rect's width and the value axes' from its height, as laid out
+// now; true when a count changed (the ticks on screen were made with the old one).
+bool fitTickCounts(QCustomPlot* plot);
 
 // Shows the plot's legend under the axes (8 pt), where it covers no data: in one row while the plot is wide
 // enough for every entry, else in as many columns as fit (fitLegend, on every resize).

@@ -5,6 +5,8 @@
 #include "comparerun.h"
 #include "labdocument.h"
 
+#include "number_text.h"
+
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -82,11 +84,15 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
     for (const auto& [id, x] : tails) {
         auto* label = new QCPItemText(p);
         label->setObjectName(QStringLiteral("tailLabel"));
-        label->position->setCoords(x, 0.9 - 0.1 * placed++);
-        label->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        label->setText(QStringLiteral("%1 \u2192").arg(id));
+        // Below and left of its circle, pointing up at it: the request and how long it took.
+        label->position->setCoords(x, 0.985 - 0.09 * placed++);
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+        label->setText(QStringLiteral("%1, %2 ticks \u2197")
+                           .arg(id, QString::fromStdString(pl::formatThousands(std::llround(x)))));
         label->setFont(QFont(p->font().family(), 8));
         label->setColor(QColor(0x37, 0x41, 0x51));
+        label->setBrush(QColor(255, 255, 255, 225)); // readable over the curves' top step
+        label->setPadding(QMargins(2, 1, 2, 1));
     }
     p->rescaleAxes();
     // Room for the tail markers: a little past the largest value and above 1.

@@ -406,7 +406,10 @@ void LabDocument::updateVictims() {
         // Held by a victim before this tick: taken back now, and possibly handed on in the same tick.
         const bool heldBefore = b < before.size() && isVictim(before[b]);
         if (isVictim(now[b]) || (heldBefore && now[b] == pl::kFreeBlock)) {
-            victimBlockMask_[b] = RequestPalette::kVictimBlock;
+            const std::int32_t victim = isVictim(now[b]) ? now[b] : before[b];
+            const auto at = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), victim) - victimsAtCursor_.begin();
+            victimBlockMask_[b] = victimsLanded_[static_cast<std::size_t>(at)] ? RequestPalette::kVictimBlockLanded
+                                                                               : RequestPalette::kVictimBlock;
         } else if (heldBefore && !(b < holdersBefore.size() && holdersBefore[b] >= 2)) {
             // Another request's now, and not one that shared it before (a shared prefix block the victim let
             // go stays with its other holders: kept, not handed on, and left unmarked).

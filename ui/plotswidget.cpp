@@ -60,7 +60,7 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double min
     const int decimals = scale == 1 ? 0 : 2;
     auto q = [&](std::int64_t v) { return QString::number(static_cast<double>(v) / scale, 'f', decimals); };
     // Two short lines, so a plot a third of a laptop screen wide shows every digit (one long line was cut).
-    p->xAxis->setLabel(values.empty() ? QObject::tr("%1 (no completed requests)").arg(unit)
+    p->xAxis->setLabel(values.empty() ? QObject::tr("%1\n(no completed requests)").arg(unit)
                                       : QObject::tr("%1 (n=%2)\np50 %3 \u00b7 p90 %4 \u00b7 p99 %5")
                                             .arg(unit, QString::fromStdString(pl::formatThousands(static_cast<std::int64_t>(values.size()))),
                                                  q(pct.p50), q(pct.p90), q(pct.p99)));
@@ -84,9 +84,11 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double min
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 
-// A value axis whose series are all zero (no swap in a recompute run, no replay in a swap run) shows 0..1,
-// not the ±2.5 the plot pads an empty range to; the zero series leave the legend.
-void fitValueAxis(QCPAxis* axis, const std::vector<QCPGraph*>& graphs, double maxValue) {
+// A value axis whose series are all zero (no swap in a recompute run, no replay in a swap run) shows 0..1
+// without tick labels (no invented "1 B" scale) and says "none" in its label; the zero series leave the legend.
+void fitValueAxis(QCPAxis* axis, const std::vector<QCPGraph*>& graphs, double maxValue, const QString& label) {
+    axis->setTickLabels(maxValue > 0);
+    axis->setLabel(maxValue > 0 ? label : QObject::tr("%1 (none)").arg(label));
     if (maxValue > 0) {
         axis->setRange(0, maxValue * 1.05);
         return;
@@ -163,15 +165,20 @@ void PlotsWidget::rebuild() {
     QCPGraph* waiting = addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0x4b, 0x55, 0x63, 150), Qt::DashLine);
     waiting->setPen(QPen(waiting->pen().color(), 1.0, Qt::DashLine));
     waiting->setData(t, wait, true);
-    QCPGraph* cap = addLine(p0, p0->yAxis, tr("capacity"), QColor(0x9c, 0xa3, 0xaf), Qt::DashDotLine);
+    QCPGraph* cap = addLine(p0, p0->yAxis, tr("capacity"), QColor(0x11, 0x18, 0x27), Qt::DashDotLine);
+    cap->setPen(QPen(cap->pen().color(), 1.0, Qt::DashDotLine));
     cap->setData(QVector<double>{t.isEmpty() ? 0.0 : t.front(), t.isEmpty() ? 1.0 : t.back()}, {capacity, capacity}, true);
     QCPGraph* flying = addLine(p0, p0->yAxis, tr("in flight"), QColor(0x93, 0x33, 0xea), Qt::DotLine);
     flying->setData(t, fly, true);
     QCPGraph* occupied = addLine(p0, p0->yAxis, tr("occupied"), QColor(0x1d, 0x4e, 0xd8), Qt::SolidLine);
     occupied->setData(t, occ, true);
-    // The legend reads in the order that matters: occupied, in flight, waiting, capacity.
+    // The legend reads in the order that matters: occupied, in flight (only when something was), waiting,
+    // capacity.
     p0->legend->clearItems();
-    for (QCPGraph* g : {occupied, flying, waiting, cap}) g->addToLegend();
+    const bool anyInFlight = std::any_of(fly.begin(), fly.end(), [](double v) { return v > 0; });
+    for (QCPGraph* g : {occupied, flying, waiting, cap}) {
+        if (g != flying || anyInFlight) g->addToLegend();
+    }
     p0->rescaleAxes();
     p0->yAxis->setRange(0, capacity * 1.05);
     p0->yAxis2->setRangeLower(0);
@@ -185,9 +192,9 @@ void PlotsWidget::rebuild() {
     p1->rescaleAxes();
     // The totals are cumulative: the last point is each series' largest.
     const auto& last = series.empty() ? pl::TickStats{} : series.back();
-    fitValueAxis(p1->yAxis, {replayLine}, static_cast<double>(last.replay_tokens_total));
+    fitValueAxis(p1->yAxis, {replayLine}, static_cast<double>(last.replay_tokens_total), tr("replay tokens"));
     fitValueAxis(p1->yAxis2, {outLine, inLine},
-                 static_cast<double>(std::max(last.swap_out_bytes_total, last.swap_in_bytes_total)));
+                 static_cast<double>(std::max(last.swap_out_bytes_total, last.swap_in_bytes_total)), tr("swapped"));
     fitLegend(p0);
     fitLegend(p1);
     const Distributions dist = Distributions::from(s->workload(), s->result().records);

@@ -88,6 +88,7 @@ void PoolView::setLegend(bool prefixSharing) {
     QString text = entry(QStringLiteral("<span style='color:#9ca3af'>&#9633;</span>"), tr("free")) +
                    entry(QStringLiteral("<span style='color:#1d4ed8'>&#9633;</span>"), tr("dashed frame: copy in flight")) +
                    entry(QStringLiteral("<span style='color:#dc2626'>&#9746;</span>"), tr("victim this tick")) +
+                   entry(QStringLiteral("<span style='color:#dc2626'>&#9585;</span>"), tr("swap-out landed: freed")) +
                    entry(QStringLiteral("<span style='color:#dc2626'>&#9633;</span>"),
                          tr("dotted red frame: the victim's block, already handed on"));
     if (prefixSharing) {

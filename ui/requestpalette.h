@@ -27,6 +27,9 @@ struct RequestPalette {
     // frame only: that request is no victim).
     static constexpr std::uint8_t kVictimBlock = 1;
     static constexpr std::uint8_t kVictimBlockReused = 2;
+    // A block freed now because its victim's swap-out landed (the eviction was ticks ago): a red frame and a
+    // single light diagonal, not the cross of an eviction in this tick.
+    static constexpr std::uint8_t kVictimBlockLanded = 3;
 };
 
 } // namespace plui

@@ -62,9 +62,8 @@ class LanePlottable : public QCPAbstractPlottable {
                               std::max(1.0, std::abs(y1 - y0)));
             if (lane == selectedLane) {
                 painter->fillRect(band.adjusted(0, -1, 0, 1), QColor(0xfd, 0xe6, 0x8a));
-            } else if (std::find(victimLanes.begin(), victimLanes.end(), lane) != victimLanes.end()) {
-                painter->fillRect(band.adjusted(0, -1, 0, 1), QColor(0xfe, 0xca, 0xca)); // this tick's victim
             }
+            const bool victim = std::find(victimLanes.begin(), victimLanes.end(), lane) != victimLanes.end();
             const auto& segs = model->lanes[static_cast<std::size_t>(lane)];
             auto it = std::upper_bound(segs.begin(), segs.end(), kr.lower,
                                        [](double t, const LaneSegment& s) { return t < static_cast<double>(s.end); });
@@ -88,6 +87,16 @@ class LanePlottable : public QCPAbstractPlottable {
                 }
             }
             for (const auto& [r, c] : brief) painter->fillRect(r, c);
+            if (victim) {
+                // This tick's victim: a red frame round the lane and a bar in its gutter (not a fill, which
+                // would read as a state), and its id on the axis (LaneIdTicker).
+                const QRectF frame = band.adjusted(0.5, -1.5, -0.5, 1.5);
+                painter->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1.2));
+                painter->setBrush(Qt::NoBrush);
+                painter->drawRect(frame);
+                painter->setPen(Qt::NoPen);
+                painter->fillRect(QRectF(frame.left(), frame.top(), 5, frame.height()), QColor(0xdc, 0x26, 0x26));
+            }
         }
     }
 };
@@ -99,8 +108,25 @@ QString qsv(std::string_view s) { return QString::fromUtf8(s.data(), static_cast
 class LaneIdTicker : public QCPAxisTicker {
   public:
     explicit LaneIdTicker(std::vector<QString> ids) : ids_(std::move(ids)) {}
+    // Lanes that always get a tick, labelled with a pointer (this tick's victims); the regular ticks near one
+    // make way for it.
+    std::vector<int> marked;
 
   protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
+        QVector<double> ticks = QCPAxisTicker::createTickVector(tickStep, range);
+        if (marked.empty()) return ticks;
+        QVector<double> out;
+        for (double t : ticks) {
+            const bool near = std::any_of(marked.begin(), marked.end(), [&](int m) { return std::abs(t - m) < tickStep / 2; });
+            if (!near) out.push_back(t);
+        }
+        for (int m : marked) {
+            if (m >= range.lower && m <= range.upper) out.push_back(m);
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    }
     double getTickStep(const QCPRange& range) override {
         return std::max(1.0, std::ceil(QCPAxisTicker::getTickStep(range)));
     }
@@ -108,7 +134,9 @@ class LaneIdTicker : public QCPAxisTicker {
         const long i = std::lround(tick);
         if (i < 0 || i >= static_cast<long>(ids_.size())) return {};
         const QString& id = ids_[static_cast<std::size_t>(i)];
-        return id.size() <= 16 ? id : id.left(7) + QChar(0x2026) + id.right(8);
+        const QString text = id.size() <= 16 ? id : id.left(7) + QChar(0x2026) + id.right(8);
+        const bool pointed = std::find(marked.begin(), marked.end(), static_cast<int>(i)) != marked.end();
+        return pointed ? QStringLiteral("\u25b6 ") + text : text;
     }
 
   private:
@@ -124,6 +152,7 @@ struct TimelineWidget::Impl {
     QCPGraph* waitMarkers = nullptr;
     QCPGraph* preemptMarkers = nullptr;
     QCPItemStraightLine* cursor = nullptr;
+    QSharedPointer<LaneIdTicker> laneTicker; // past 64 lanes; null while every lane is named
     TimelineModel model;
 };
 
@@ -256,6 +285,7 @@ void TimelineWidget::rebuild() {
     d->preemptMarkers->setData(px, py);
     const int n = static_cast<int>(d->model.lanes.size());
     if (s && n <= 64) {
+        d->laneTicker.reset(); // every lane named below
         QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
         for (int i = 0; i < n; ++i) {
             ticker->addTick(i, QString::fromStdString(s->workload().requests[static_cast<std::size_t>(i)].id));
@@ -268,7 +298,8 @@ void TimelineWidget::rebuild() {
             ids.reserve(static_cast<std::size_t>(n));
             for (const auto& r : s->workload().requests) ids.push_back(QString::fromStdString(r.id));
         }
-        d->plot->yAxis->setTicker(QSharedPointer<LaneIdTicker>::create(std::move(ids)));
+        d->laneTicker = QSharedPointer<LaneIdTicker>::create(std::move(ids));
+        d->plot->yAxis->setTicker(d->laneTicker);
         d->plot->yAxis->setLabel(tr("request (of %1; drag, zoom)").arg(n));
     }
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.endTick)));
@@ -289,6 +320,7 @@ bool TimelineWidget::updateCursor() {
     const auto& victims = d->doc->victimsAtCursor();
     std::vector<int> lanes(victims.begin(), victims.end());
     const bool victimsChanged = lanes != d->lanes->victimLanes;
+    if (d->laneTicker) d->laneTicker->marked = lanes;
     d->lanes->victimLanes = std::move(lanes);
     return victimsChanged || d->plot->yAxis->range() != before;
 }

@@ -70,6 +70,15 @@ class TestLabDocument : public QObject {
                                                  });
             QCOMPARE(doc.victimsLandedAtCursor()[static_cast<std::size_t>(at - victims.begin())], std::uint8_t{!evictedHere});
             ++(evictedHere ? evicted : landed);
+            if (victims.size() == 1) {
+                // Its blocks carry the mark of what happened now: the cross of an eviction, or the single
+                // diagonal of a landed swap-out.
+                const auto& mask = doc.victimBlockMask();
+                const std::uint8_t expected = evictedHere ? plui::RequestPalette::kVictimBlock : plui::RequestPalette::kVictimBlockLanded;
+                const std::uint8_t other = evictedHere ? plui::RequestPalette::kVictimBlockLanded : plui::RequestPalette::kVictimBlock;
+                QVERIFY(std::count(mask.begin(), mask.end(), expected) > 0);
+                QCOMPARE(std::count(mask.begin(), mask.end(), other), 0);
+            }
         }
         QVERIFY(evicted > 0 && landed > 0);
     }

@@ -63,6 +63,7 @@ class TestPlotLabels : public QObject {
             plot.resize(400, height);
             QCoreApplication::processEvents();
             plot.replot();
+            QCoreApplication::processEvents(); // a changed tick count replots once more
             QCOMPARE(plot.viewport().height(), height);
             const QVector<double> ticks = plot.yAxis->tickVector();
             const int rectHeight = plot.axisRect()->height();
@@ -71,6 +72,23 @@ class TestPlotLabels : public QObject {
             QVERIFY2(spacing >= QFontMetrics(plot.yAxis->tickLabelFont()).height(),
                      qPrintable(QStringLiteral("%1 px: %2 ticks in %3 px").arg(height).arg(ticks.size()).arg(rectHeight)));
             if (height == 600) QVERIFY(ticks.size() >= 4);
+        }
+        // Key ticks follow the width: labels of a narrow plot keep apart ("0 1002003004005000" was one smear).
+        plot.xAxis->setRange(0, 5338);
+        for (const int width : {180, 260, 900}) {
+            plot.resize(width, 300);
+            QCoreApplication::processEvents();
+            plot.replot();
+            QCoreApplication::processEvents();
+            const QVector<double> ticks = plot.xAxis->tickVector();
+            const QVector<QString> text = plot.xAxis->tickVectorLabels();
+            QVERIFY2(ticks.size() >= 2, qPrintable(QString::number(width)));
+            const QFontMetrics fm(plot.xAxis->tickLabelFont());
+            int widest = 0;
+            for (const QString& t : text) widest = std::max(widest, fm.horizontalAdvance(t));
+            const double spacing = plot.axisRect()->width() * (ticks[1] - ticks[0]) / plot.xAxis->range().size();
+            QVERIFY2(spacing >= widest + 6, qPrintable(QStringLiteral("%1 px: ticks %2 px apart, labels %3 px")
+                                                           .arg(width).arg(spacing).arg(widest)));
         }
     }
 
@@ -148,6 +166,7 @@ class TestPlotLabels : public QObject {
                          qPrintable(QStringLiteral("%1 px: entry %2 squeezed").arg(width).arg(i)));
             }
             QCOMPARE(legendEntries(legend), 4);
+            QVERIFY(legend->rowCount() == 1 || legend->columnCount() <= 2); // 2 and 2, never 3 and a lone 1
         }
     }
 
@@ -265,6 +284,12 @@ class TestPlotLabels : public QObject {
             const bool swap = std::string(mode) == "swap";
             QCOMPARE(legendEntries(cost->legend), swap ? 2 : 1); // the swap lines, or the replay line
             QCOMPARE((swap ? cost->yAxis : cost->yAxis2)->range().upper, 1.0);
+            // No invented scale on it ("0 B" to "1 B"): no tick labels, and the label says so.
+            QVERIFY(!(swap ? cost->yAxis : cost->yAxis2)->tickLabels());
+            QVERIFY((swap ? cost->yAxis : cost->yAxis2)->label().endsWith(QStringLiteral("(none)")));
+            QVERIFY((swap ? cost->yAxis2 : cost->yAxis)->tickLabels());
+            // In flight is in the occupancy legend only when a copy was: never in a recompute run.
+            QCOMPARE(legendEntries(plots.plot(0)->legend), swap ? 4 : 3);
             QVERIFY((swap ? cost->yAxis2 : cost->yAxis)->range().upper > 1.0);
         }
     }

@@ -106,7 +106,14 @@ class TestTimelineModel : public QObject {
             doc.seek(t);
             const auto& victims = doc.victimsAtCursor();
             QCOMPARE(tl.victimLanes(), std::vector<int>(victims.begin(), victims.end()));
-            if (t == pressure.front()) QVERIFY(!victims.empty());
+            if (t == pressure.front()) {
+                QVERIFY(!victims.empty());
+                // The victim's lane is named on the axis, with a pointer, whatever the tick step.
+                tl.plot()->replot();
+                const QVector<QString> named = tl.plot()->yAxis->tickVectorLabels();
+                const QString pointed = QStringLiteral("\u25b6 ") + QString::fromStdString(w.requests[static_cast<std::size_t>(victims.front())].id);
+                QVERIFY2(named.contains(pointed), qPrintable(pointed));
+            }
             const bool moved = tl.plot()->yAxis->range() != before || tl.victimLanes() != victimsBefore;
             if (moved) {
                 QTRY_VERIFY(full.count() > 0);
