@@ -95,6 +95,7 @@ class TestTimelineModel : public QObject {
         QVERIFY(labels.size() >= 2);
         for (const QString& l : labels) QVERIFY2(ids.count(l) == 1, qPrintable(l));
 
+        QTest::qWait(100); // a replot queued by the layout (tick counts fitted to the size) runs now, not below
         QSignalSpy full(tl.plot(), &QCustomPlot::afterReplot);
         const auto& pressure = doc.session()->pressureTicks();
         QVERIFY(!pressure.empty());
