@@ -68,7 +68,8 @@ class CudaCalibrationDevice final : public CalibrationDevice {
 } // namespace
 
 std::optional<std::string> runCalibration(const CalibrateOptions& o, Calibration& out, std::ostream& log,
-                                          std::vector<std::string>* failures) {
+                                          std::vector<std::string>* failures,
+                                          const std::function<void(const Calibration&)>& checkpoint) {
     std::string err;
     auto info = probeDevice(&err);
     if (!info) {
@@ -88,7 +89,7 @@ std::optional<std::string> runCalibration(const CalibrateOptions& o, Calibration
     c.runtime_version = info->runtime_version;
     c.peak_bf16_tflops = datasheetBf16Tflops(info->name);
     CudaCalibrationDevice device;
-    std::vector<std::string> failed = measureCalibration(o, *shape, device, c, log);
+    std::vector<std::string> failed = measureCalibration(o, *shape, device, c, log, checkpoint);
     if (failures) {
         *failures = std::move(failed);
     }

@@ -1,5 +1,7 @@
 #include "calibration_run.h"
 
+#include "kv_layout.h"
+
 #include <algorithm>
 #include <ostream>
 
@@ -75,7 +77,7 @@ void measurePrefill(const CalibrateOptions& o, const TransformerShape& shape, Ca
 }
 
 void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, CalibrationDevice& dev, Calibration& c,
-                  std::ostream& log, std::vector<std::string>& failures) {
+                  std::ostream& log, std::vector<std::string>& failures, const std::function<void()>& save) {
     const std::int64_t maxBlocks = *std::max_element(o.copy_blocks.begin(), o.copy_blocks.end());
     bool referenceDone = false;
     for (std::int64_t bs : o.block_sizes) {
@@ -84,7 +86,7 @@ void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, Cali
             log << "FAILED " << failures.back() << "\n";
             continue;
         }
-        c.kv_bytes_per_token = dev.kvBytesPerToken();
+        c.kv_bytes_per_token = dev.kvBytesPerToken(); // the arena's own figure (the same shape)
         if (!referenceDone) {
             referenceDone = true;
             for (CopyDirection dir : {CopyDirection::DeviceToHost, CopyDirection::HostToDevice}) {
@@ -132,19 +134,32 @@ void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, Cali
                 }
             }
         }
+        save(); // this block size's swaps
     }
 }
 
 } // namespace
 
 std::vector<std::string> measureCalibration(const CalibrateOptions& o, const TransformerShape& shape,
-                                            CalibrationDevice& dev, Calibration& c, std::ostream& log) {
+                                            CalibrationDevice& dev, Calibration& c, std::ostream& log,
+                                            const CalibrationCheckpoint& checkpoint) {
     std::vector<std::string> failures;
     c.model = shape.name;
     c.kv_dtype = "bf16";
+    // From the model, not from a swap arena: a file whose swaps all failed must still read back (>= 1).
+    c.kv_bytes_per_token = KvLayout(kvShapeOf(shape, 16, 1, KvDtype::Bf16)).kvBytesPerToken();
+    const auto save = [&] {
+        if (!checkpoint || (c.swaps.empty() && c.prefills.empty())) {
+            return;
+        }
+        Calibration sofar = c;
+        fitCalibration(sofar);
+        checkpoint(sofar);
+    };
     measurePrefill(o, shape, dev, c, log, failures);
+    save();
     if (!o.copy_blocks.empty() && !o.block_sizes.empty()) {
-        measureSwaps(o, shape, dev, c, log, failures);
+        measureSwaps(o, shape, dev, c, log, failures, save);
     }
     fitCalibration(c);
     for (const SwapFit& f : c.swap_fits) {

@@ -15,6 +15,7 @@
 #include "transformer_shape.h"
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -48,10 +49,15 @@ double medianOf(std::vector<double> v);
 // Timed repetitions of a prefill: an odd number (a true median), at least 3.
 int prefillRepetitions(int repetitions);
 
+// What a calibration holds so far (fitted), after each phase that measured something: the prefill lengths,
+// then each block size's swaps. The CLI writes it, so a run cut off by a timeout still leaves its figures.
+using CalibrationCheckpoint = std::function<void(const Calibration&)>;
+
 // Measures into `c` (device fields are the caller's) and fits it. Returns the failed measurements, one line
 // each ("batched d2h block_size 16 x1: <CUDA error>"); empty when everything was measured.
 std::vector<std::string> measureCalibration(const CalibrateOptions& options, const TransformerShape& shape,
-                                            CalibrationDevice& device, Calibration& c, std::ostream& log);
+                                            CalibrationDevice& device, Calibration& c, std::ostream& log,
+                                            const CalibrationCheckpoint& checkpoint = {});
 
 // How a calibration ended, for the CLI: Complete (write the file, exit 0), Partial (some failed: write what was
 // measured, name the failures, exit 1), Nothing (nothing measured: no file, exit 3 with the failures, which

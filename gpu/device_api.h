@@ -9,6 +9,7 @@
 #include "kv_layout.h"
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -60,7 +61,9 @@ struct CalibrateOptions {
 // Measures prefill and swaps and fits them (calibration_run.h). The error text when nothing can be measured
 // (no usable device, an unknown model); else nullopt, `out` holds what was measured and `failures` (when
 // given) one line per measurement that failed, the others having been made.
+// `checkpoint`, when given, gets what is measured so far after each phase (calibration_run.h).
 std::optional<std::string> runCalibration(const CalibrateOptions& options, Calibration& out, std::ostream& log,
-                                          std::vector<std::string>* failures = nullptr);
+                                          std::vector<std::string>* failures = nullptr,
+                                          const std::function<void(const Calibration&)>& checkpoint = {});
 
 } // namespace pl::gpu

@@ -67,7 +67,12 @@ step() { # step NAME LIMIT_S LOGFILE COMMAND...: run within what is left of the 
     timeout -k 10 "$limit" "$@" >"$log" 2>&1  # -k: a step that ignores SIGTERM is killed 10 s later
     local rc=$?
     local note=""
-    { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && note=", timed out at $limit s"
+    # 124: the timeout; 137 (SIGKILL) is the timeout's -k only when the limit was reached, else maybe memory.
+    if [ "$rc" -eq 124 ] || { [ "$rc" -eq 137 ] && [ $((SECONDS - t0)) -ge "$limit" ]; }; then
+        note=", timed out at $limit s"
+    elif [ "$rc" -eq 137 ]; then
+        note=", killed (SIGKILL: out of memory?)"
+    fi
     echo "$name: exit $rc ($((SECONDS - t0)) s$note)" >>"$SUMMARY"
     [ "$rc" -eq 0 ] || failed=1
     publish
@@ -84,7 +89,8 @@ cli_loads() { # the CLI starts and prints its version (every library found)
 for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
     [ -d "$d" ] && export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d
 done
-if ! ldconfig -p 2>/dev/null | grep -q 'libcrypto\.so\.3 ' && [ -d "$KIT/prefix/lib" ]; then
+LDCONFIG=$(command -v ldconfig || echo /sbin/ldconfig)
+if ! "$LDCONFIG" -p 2>/dev/null | grep -q 'libcrypto\.so\.3 ' && [ -d "$KIT/prefix/lib" ]; then
     export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$KIT/prefix/lib
 fi
 # nvcc for a build from source, compute-sanitizer for memcheck.
@@ -134,9 +140,12 @@ if [ -n "$SAMPLE" ]; then
     fi
 fi
 
-SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer \
-    /usr/local/cuda*/compute-sanitizer/compute-sanitizer /opt/nvidia/*/compute-sanitizer/compute-sanitizer \
-    2>/dev/null | head -n 1)
+SANITIZER=$(command -v compute-sanitizer || true)
+# In this order: the default toolkit first, then versioned ones, then NVIDIA's standalone installs.
+for s in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer \
+    /usr/local/cuda-*/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer/compute-sanitizer; do
+    [ -z "$SANITIZER" ] && [ -x "$s" ] && SANITIZER=$s
+done
 if [ -n "$SANITIZER" ]; then
     step memcheck 300 "$WORK/memcheck.txt" "$SANITIZER" --tool memcheck --leak-check full --error-exitcode 9 \
         "$CLI" gpu-selftest --cycles 20

@@ -233,9 +233,10 @@ void BlockGridWidget::rebuildImage(const Layout& l) {
     imageDirty_ = false;
 }
 
-// Cells too small for the cross (3 to 6 px; a laptop-sized window on a pool of thousands of blocks): the
-// victim's blocks are drawn red with a light diagonal, a hatch no owner's colour has (owner hues keep off
-// red), and a block it freed that is already another's gets a red frame. Below 3 px the colour blend is all.
+// Cells too small for the cross (3 to 6 px; a laptop-sized window on a pool of thousands of blocks): a block
+// of this tick's victim is solid victim red (owner hues keep off red), one freed by a swap-out landing now is
+// paler with the legend's light diagonal, and one the victim freed that is already another's gets a red frame.
+// Below 3 px the colour blend is all.
 void BlockGridWidget::paintSmallVictims(QPainter& p, const Layout& l) const {
     if (l.cell < 3 || victims_.empty()) return;
     const int n = std::min(blockCount(), static_cast<int>(victims_.size()));
@@ -245,11 +246,12 @@ void BlockGridWidget::paintSmallVictims(QPainter& p, const Layout& l) const {
         if (v == 0) continue;
         const QRect cell((b % l.cols) * l.cell, (b / l.cols) * l.cell, l.cell, l.cell);
         if (v == RequestPalette::kVictimBlock) {
-            p.fillRect(cell, red);
-            p.setPen(QPen(QColor(255, 255, 255, 200), 1));
-            p.drawLine(cell.topLeft(), cell.bottomRight());
+            p.fillRect(cell, red); // evicted now: solid victim red, a colour no request has
         } else if (v == RequestPalette::kVictimBlockLanded) {
-            p.fillRect(cell, red.lighter(140)); // a landed swap-out: paler, no hatch
+            // A landed swap-out: paler, with the legend's light diagonal (bottom left to top right).
+            p.fillRect(cell, red.lighter(140));
+            p.setPen(QPen(QColor(255, 255, 255, 220), 1));
+            p.drawLine(cell.bottomLeft(), cell.topRight());
         } else {
             p.setPen(QPen(red.darker(130), 1));
             p.setBrush(Qt::NoBrush);

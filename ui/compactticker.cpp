@@ -47,6 +47,8 @@ QVector<double> LogTicker125::createTickVector(double, const QCPRange& range) {
             if (v >= range.lower && v <= range.upper) ticks.push_back(v);
         }
     }
+    // A range inside one step of 1-9 x 10^k (120 to 180): the plain linear ticks, rather than none.
+    if (ticks.size() < 2) return QCPAxisTicker::createTickVector(QCPAxisTicker::getTickStep(range), range);
     return ticks;
 }
 
@@ -81,11 +83,11 @@ QString compactBytes(double bytes) {
 }
 
 double BytesTicker::getTickStep(const QCPRange& range) {
-    // A nice step in the unit of the range's top (so labels share one unit), at whole bytes at the least.
-    const char* suffix = nullptr;
-    const double unit = byteUnit(std::max(std::abs(range.upper), std::abs(range.lower)), &suffix);
-    const double step = QCPAxisTicker::getTickStep(QCPRange(range.lower / unit, range.upper / unit)) * unit;
-    return std::max(1.0, step);
+    // The stock step rounded up to a power of two of a binary unit (256 KiB, 1 MiB, 2 GiB), so every label is a
+    // round figure in bytes' own terms: 0, 256 KiB, 512 KiB, 768 KiB, 1 MiB.
+    const double raw = QCPAxisTicker::getTickStep(range);
+    if (!(raw > 1)) return 1;
+    return std::pow(2.0, std::ceil(std::log2(raw)));
 }
 
 QString BytesTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return compactBytes(tick); }

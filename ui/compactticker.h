@@ -35,8 +35,8 @@ class LogTicker125 : public QCPAxisTicker {
     QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
 };
 
-// A byte axis in binary units, as the ledger and the CLI print bytes: steps of 1, 2 or 5 (or 2.5) KiB, MiB,
-// GiB or TiB ("512 KiB", "1.5 MiB"), never decimal "5M" beside a ledger that says 4.77 MiB.
+// A byte axis in binary units, as the ledger and the CLI print bytes: steps of a power of two bytes (256 KiB,
+// 1 MiB), labelled "768 KiB", "1.5 MiB", never decimal "5M" beside a ledger that says 4.77 MiB.
 class BytesTicker : public QCPAxisTicker {
   protected:
     double getTickStep(const QCPRange& range) override;

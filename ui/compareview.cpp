@@ -98,6 +98,7 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
     // Room for the tail markers: a little past the largest value and above 1.
     p->xAxis->setRangeUpper(p->xAxis->range().upper + std::max(1.0, p->xAxis->range().size() * 0.03));
     p->yAxis->setRange(0, 1.06);
+    fitLegend(p); // its entries came with the result: wrap them to the plot as it is now
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 

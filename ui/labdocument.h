@@ -110,7 +110,8 @@ class LabDocument : public QObject {
     bool seekPreviousPressure();
     // Request indices (into workload().requests) evicted or whose swap-out landed in the cursor tick, and the
     // device blocks they held just before (the pool view highlights them): per block 0,
-    // RequestPalette::kVictimBlock or RequestPalette::kVictimBlockReused.
+    // RequestPalette::kVictimBlock (evicted now), kVictimBlockLanded (freed by a swap-out landing now) or
+    // kVictimBlockReused (freed and already another request's).
     const std::vector<std::int32_t>& victimsAtCursor() const { return victimsAtCursor_; }
     // Per victim at the cursor: 1 when this tick is where its swap-out landed (it was evicted earlier), 0 when
     // it was evicted in this tick.

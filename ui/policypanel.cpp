@@ -179,8 +179,10 @@ void PolicyPanel::markApplicable() {
         const QString tip = on ? QString() : tr("Read only by recovery %1 (now %2)").arg(QLatin1String(o.mode), recovery);
         for (QWidget* w : {editors_.value(key), sliders_.value(key)}) {
             if (!w) continue;
+            // The control's own tooltip (a slider's range) comes back when the key applies again.
+            if (!w->property("ownToolTip").isValid()) w->setProperty("ownToolTip", w->toolTip());
             w->setEnabled(on);
-            w->setToolTip(tip);
+            w->setToolTip(on ? w->property("ownToolTip").toString() : tip);
         }
     }
 }

@@ -2,8 +2,8 @@
 // TimelineWidget: one lane per request over ticks, coloured and patterned by state (TimelineModel), with the
 // starvation markers (triangle: excessive wait; cross: repeated preemption) and the cursor tick. Hover shows
 // the request and its state; click selects the request; double-click moves the cursor to that tick. The lanes
-// of this tick's victims are tinted red; with more requests than can be named one by one, the value axis
-// labels its ticks with request ids.
+// of this tick's victims are framed in red with a bar in their gutter; with more requests than can be named
+// one by one, the value axis labels its ticks with request ids and always names this tick's victims.
 // QCustomPlot stays behind the pimpl.
 
 #include <QWidget>

@@ -200,7 +200,13 @@ int runCalibrate(int argc, char** argv) {
     }
     pl::gpu::Calibration c;
     std::vector<std::string> failures;
-    if (auto e = pl::gpu::runCalibration(o, c, std::cerr, &failures)) {
+    // Written after each phase too, so a run cut off (a device-check timeout) leaves what it measured.
+    const auto checkpoint = [&](const pl::gpu::Calibration& sofar) {
+        if (auto e = pl::writeFileAtomically(*out, pl::gpu::toJson(sofar).dump(2) + "\n")) {
+            std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
+        }
+    };
+    if (auto e = pl::gpu::runCalibration(o, c, std::cerr, &failures, checkpoint)) {
         std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
         return kExitNoDevice;
     }

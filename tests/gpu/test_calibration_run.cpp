@@ -108,7 +108,18 @@ class TestCalibrationRun : public QObject {
         std::ostringstream log;
         const auto shape = findTransformerPreset("llama-3.1-8b");
         QVERIFY(shape);
-        const std::vector<std::string> failures = measureCalibration(smallGrid(), *shape, dev, c, log);
+        // A checkpoint after prefill and after each block size, each holding more, fitted, and readable.
+        std::vector<std::size_t> held;
+        const std::vector<std::string> failures =
+            measureCalibration(smallGrid(), *shape, dev, c, log, [&](const Calibration& sofar) {
+                held.push_back(sofar.prefills.size() + sofar.swaps.size());
+                Calibration back;
+                QVERIFY(!fromJson(toJson(sofar), back));
+                QVERIFY(sofar.prefill_fit.has_value());
+            });
+        QCOMPARE(held.size(), std::size_t{3});
+        QVERIFY(held[0] == 3 && held[1] > held[0] && held[2] > held[1]);
+        QCOMPARE(held[2], c.prefills.size() + c.swaps.size());
         QVERIFY2(failures.empty(), failures.empty() ? "" : failures.front().c_str());
         QCOMPARE(calibrationEnd(c, failures), CalibrationEnd::Complete);
         QCOMPARE(dev.calls.front(), std::string("prefill-open 2048"));
@@ -173,6 +184,19 @@ class TestCalibrationRun : public QObject {
         auto failures = measureCalibration(smallGrid(), *findTransformerPreset("llama-3.1-8b"), dev, c, log);
         QCOMPARE(failures.size(), std::size_t{1});
         QCOMPARE(count(c, "per-block", "d2h", 8), std::int64_t{0});
+        // Every swap arena refused, prefill measured: the file still carries the model's KV bytes per token
+        // (the reader wants at least 1) and reads back.
+        FakeDevice noSwaps;
+        noSwaps.failing["swaps-open 8"] = "out of memory";
+        noSwaps.failing["swaps-open 16"] = "out of memory";
+        Calibration prefillOnly;
+        const auto lost = measureCalibration(smallGrid(), *findTransformerPreset("llama-3.1-8b"), noSwaps, prefillOnly, log);
+        QCOMPARE(lost.size(), std::size_t{2});
+        QCOMPARE(calibrationEnd(prefillOnly, lost), CalibrationEnd::Partial);
+        QCOMPARE(prefillOnly.kv_bytes_per_token, std::int64_t{131072}); // Llama 3.1 8B: 32 x 2 x 8 x 128 x 2 B
+        Calibration read;
+        const auto err = fromJson(toJson(prefillOnly), read);
+        QVERIFY2(!err, err ? err->c_str() : "");
         QCOMPARE(count(c, "per-block", "d2h", 16), std::int64_t{3});
         QCOMPARE(count(c, "reference", "d2h", 0), std::int64_t{1});
 

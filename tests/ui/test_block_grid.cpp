@@ -105,15 +105,17 @@ class TestBlockGrid : public QObject {
         QVERIFY(withNumber.copy(cell0) != withId.copy(cell0));
     }
 
-    // Cells of 3 to 6 px (a laptop window on thousands of blocks) get no cross, so the victim's blocks are
-    // pure victim red with a light diagonal, a hatch no owner colour has; one it freed that another request
-    // already holds gets a red frame. Owner colours keep off red, so no other cell is that red.
+    // Cells of 3 to 6 px (a laptop window on thousands of blocks) get no cross: a block of this tick's victim is
+    // solid victim red, one freed by a landed swap-out is paler with the legend's light diagonal (bottom left to
+    // top right), and one the victim freed that another request already holds gets a red frame. Owner colours
+    // keep off red, so no other cell is that red.
     void victimsStandOutOnSmallCells() {
         BlockGridWidget g;
         std::vector<std::int32_t> owners(4000, 7);
         std::vector<std::uint8_t> flight(4000, 0), victims(4000, 0);
         for (int b = 100; b < 110; ++b) victims[static_cast<std::size_t>(b)] = RequestPalette::kVictimBlock;
         victims[200] = RequestPalette::kVictimBlockReused;
+        victims[250] = RequestPalette::kVictimBlockLanded;
         g.resize(400, 250); // 4,000 blocks: cells of 4 px
         g.setPool(owners, flight, victims);
         const int c = g.effectiveCellSize();
@@ -125,12 +127,17 @@ class TestBlockGrid : public QObject {
         };
         const QRgb red = RequestPalette::victimColor().rgb();
         for (int b = 100; b < 110; ++b) {
-            QCOMPARE(at(b, c - 1, 0), red);         // off the diagonal: the victim's red
-            QVERIFY(at(b, 1, 1) != red);             // on it: the light line
+            QCOMPARE(at(b, 0, 0), red);
+            QCOMPARE(at(b, c - 1, 0), red);
+            QCOMPARE(at(b, c / 2, c / 2), red);
         }
-        QVERIFY(at(200, 0, 0) != at(201, 0, 0));     // the handed-on block's frame
+        const QRgb pale = RequestPalette::victimColor().lighter(140).rgb();
+        QCOMPARE(at(250, 0, 0), pale);           // off the diagonal
+        QVERIFY(at(250, c - 1, 0) != pale);      // on it (top right)
+        QVERIFY(at(250, 0, c - 1) != pale);      // on it (bottom left)
+        QVERIFY(at(200, 0, 0) != at(201, 0, 0)); // the handed-on block's frame
         QCOMPARE(at(200, c / 2, c / 2), at(201, c / 2, c / 2)); // inside it: the owner's colour
-        for (const int b : {0, 99, 110, 300}) QVERIFY(at(b, c - 1, 0) != red);
+        for (const int b : {0, 99, 110, 300}) QVERIFY(at(b, c - 1, 0) != red && at(b, c - 1, 0) != pale);
     }
 
     void selectionDimsOtherRequests() {

@@ -245,7 +245,9 @@ class TestLabGui : public QObject {
         QVERIFY(!tie->isEnabled() && !hybridShare->isEnabled()); // swap reads neither
         QVERIFY(tie->toolTip().contains(QStringLiteral("adaptive")));
         recovery->setCurrentText(QStringLiteral("hybrid"));
-        QVERIFY(hybridShare->isEnabled() && w->policy()->slider(QStringLiteral("hybrid_swap_percent"))->isEnabled());
+        QWidget* shareSlider = w->policy()->slider(QStringLiteral("hybrid_swap_percent"));
+        QVERIFY(hybridShare->isEnabled() && shareSlider->isEnabled());
+        QVERIFY2(shareSlider->toolTip().contains(QStringLiteral("log scale")), qPrintable(shareSlider->toolTip()));
         QVERIFY(!tie->isEnabled());
         doc->undoStack()->undo();
         QVERIFY(!hybridShare->isEnabled());

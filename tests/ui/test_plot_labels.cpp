@@ -68,7 +68,7 @@ class TestPlotLabels : public QObject {
             const QVector<double> ticks = plot.yAxis->tickVector();
             const int rectHeight = plot.axisRect()->height();
             QVERIFY2(ticks.size() >= 2, qPrintable(QString::number(height)));
-            const double spacing = rectHeight / static_cast<double>(ticks.size() - 1);
+            const double spacing = rectHeight * (ticks[1] - ticks[0]) / plot.yAxis->range().size();
             QVERIFY2(spacing >= QFontMetrics(plot.yAxis->tickLabelFont()).height(),
                      qPrintable(QStringLiteral("%1 px: %2 ticks in %3 px").arg(height).arg(ticks.size()).arg(rectHeight)));
             if (height == 600) QVERIFY(ticks.size() >= 4);
@@ -103,11 +103,17 @@ class TestPlotLabels : public QObject {
         plot.yAxis->setTicker(QSharedPointer<plui::BytesTicker>::create());
         plot.yAxis->setRange(0, 5.2 * 1024 * 1024);
         plot.replot();
-        const QVector<QString> labels = plot.yAxis->tickVectorLabels();
+        QVector<QString> labels = plot.yAxis->tickVectorLabels();
         QVERIFY(labels.size() >= 3);
         QCOMPARE(labels.front(), QStringLiteral("0 B"));
         for (qsizetype i = 1; i < labels.size(); ++i) QVERIFY2(labels[i].endsWith(QStringLiteral(" MiB")), qPrintable(labels[i]));
         QVERIFY(labels.contains(QStringLiteral("5 MiB")));
+        // Steps are powers of two bytes: round figures in binary units, never "205 KiB, 410 KiB".
+        plot.yAxis->setRange(0, 1.1 * 1024 * 1024);
+        plot.replot();
+        labels = plot.yAxis->tickVectorLabels();
+        QCOMPARE(QStringList(labels.begin(), labels.end()),
+                 (QStringList{"0 B", "256 KiB", "512 KiB", "768 KiB", "1 MiB"}));
     }
 
     // A log axis gets 1-2-5 ticks (powers only over many decades), never the stock ticker's linear fallback
@@ -127,6 +133,7 @@ class TestPlotLabels : public QObject {
         QCOMPARE(labelsFor(30, 20000), (QStringList{"50", "100", "200", "500", "1000", "2000", "5000", "10k", "20k"}));
         QCOMPARE(labelsFor(0.5, 5e6), (QStringList{"1", "10", "100", "1000", "10k", "100k", "1M"}));
         QCOMPARE(labelsFor(120, 480), (QStringList{"200", "300", "400"}));
+        QVERIFY(labelsFor(120, 180).size() >= 2); // inside one step of 1-9 x 10^k: linear ticks, not none
         QVector<double> ticks, subTicks;
         plui::LogTicker125().generate(QCPRange(12000, 350000), QLocale::c(), QLatin1Char('g'), 6, ticks, &subTicks, nullptr);
         QCOMPARE(ticks.size(), 4);
