@@ -289,7 +289,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     BodyLayout at;
     StopCheck stopCheck(stop, kLinesPerStopCheck);
     CanonicalWorkload workload(w);
-    const nlohmann::json policy = policyJson(w.policy);
+    const std::string policyText = canonicalJson(policyJson(w.policy)); // the value and what policy_hash covers
     const std::vector<std::string>& events = canonical.lines;
 
     std::string out;
@@ -318,10 +318,10 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     }
     out += "  \"policy\": ";
     at.policyBegin = out.size();
-    out += canonicalJson(policy);
+    out += policyText;
     at.policyEnd = out.size();
     out += ",\n";
-    out += "  \"policy_hash\": " + ObjectWriter::quote(sha256Tagged(canonicalJson(policy))) + ",\n";
+    out += "  \"policy_hash\": " + ObjectWriter::quote(sha256Tagged(policyText)) + ",\n";
     out += "  \"requests\": [";
     for (std::size_t i = 0; i < run.records.size(); ++i) {
         stopCheck.step();

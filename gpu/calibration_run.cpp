@@ -23,6 +23,12 @@ int prefillRepetitions(int repetitions) {
 
 namespace {
 
+// A measurement that failed: kept for the CLI and logged where it happened, the rest going on.
+void fail(std::vector<std::string>& failures, std::ostream& log, std::string what, const char* note = "") {
+    failures.push_back(std::move(what));
+    log << "FAILED " << failures.back() << note << "\n";
+}
+
 // Times `once` reps times after one untimed warm-up; the median, or the first error.
 template <typename F>
 std::optional<std::string> timed(int reps, double* median, F&& once) {
@@ -47,13 +53,11 @@ void measurePrefill(const CalibrateOptions& o, const TransformerShape& shape, Ca
     }
     const std::int64_t maxTokens = *std::max_element(o.prefill_tokens.begin(), o.prefill_tokens.end());
     if (auto e = dev.openPrefill(shape, maxTokens)) {
-        failures.push_back("prefill model " + shape.name + ": " + *e);
-        log << "FAILED " << failures.back() << "\n";
+        fail(failures, log, "prefill model " + shape.name + ": " + *e);
         return;
     }
     if (auto e = dev.gemmTflops(8192, &c.gemm_tflops)) {
-        failures.push_back("cuBLAS BF16 GEMM 8192^3: " + *e);
-        log << "FAILED " << failures.back() << "\n";
+        fail(failures, log, "cuBLAS BF16 GEMM 8192^3: " + *e);
     } else {
         log << "cuBLAS BF16 GEMM 8192^3: " << c.gemm_tflops << " TFLOP/s (datasheet " << c.peak_bf16_tflops << ")\n";
     }
@@ -61,8 +65,7 @@ void measurePrefill(const CalibrateOptions& o, const TransformerShape& shape, Ca
         double us = 0;
         if (auto e = timed(prefillRepetitions(o.repetitions), &us,
                            [&](double* once) { return dev.prefill(tokens, once); })) {
-            failures.push_back("prefill " + std::to_string(tokens) + ": " + *e);
-            log << "FAILED " << failures.back() << "\n";
+            fail(failures, log, "prefill " + std::to_string(tokens) + ": " + *e);
             continue;
         }
         PrefillSample p{tokens, us, prefillFlops(shape, 0, tokens)};
@@ -82,8 +85,7 @@ void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, Cali
     bool referenceDone = false;
     for (std::int64_t bs : o.block_sizes) {
         if (auto e = dev.openSwaps(shape, bs, maxBlocks)) {
-            failures.push_back("block size " + std::to_string(bs) + ": " + *e);
-            log << "FAILED " << failures.back() << "\n";
+            fail(failures, log, "block size " + std::to_string(bs) + ": " + *e);
             continue;
         }
         c.kv_bytes_per_token = dev.kvBytesPerToken(); // the arena's own figure (the same shape)
@@ -93,8 +95,7 @@ void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, Cali
                 const std::int64_t bytes = dev.hostPoolBytes();
                 double us = 0;
                 if (auto e = timed(o.repetitions, &us, [&](double* once) { return dev.referenceCopy(dir, bytes, once); })) {
-                    failures.push_back(std::string("reference ") + toString(dir) + ": " + *e);
-                    log << "FAILED " << failures.back() << "\n";
+                    fail(failures, log, std::string("reference ") + toString(dir) + ": " + *e);
                     continue;
                 }
                 SwapSample s{"reference", toString(dir), 0, 0, bytes, 1, us};
@@ -121,9 +122,10 @@ void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, Cali
                     if (auto e = timed(o.repetitions, &us, [&](double* once) {
                             return dev.swap(m, dir, blocks, hostSlots, once, &copies);
                         })) {
-                        failures.push_back(std::string(toString(m)) + " " + toString(dir) + " block_size " +
-                                           std::to_string(bs) + " x" + std::to_string(n) + ": " + *e);
-                        log << "FAILED " << failures.back() << " (its larger copies are skipped)\n";
+                        fail(failures, log,
+                             std::string(toString(m)) + " " + toString(dir) + " block_size " + std::to_string(bs) +
+                                 " x" + std::to_string(n) + ": " + *e,
+                             " (its larger copies are skipped)");
                         break;
                     }
                     SwapSample s{toString(m), toString(dir), bs, n, n * dev.blockBytes(), copies, us};

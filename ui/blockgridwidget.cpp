@@ -194,9 +194,9 @@ QRgb BlockGridWidget::blockColor(std::size_t b) const {
     if (owner < 0 && isCachedFree(static_cast<int>(b))) c = RequestPalette::cachedFreeColor().rgb();
     if (selected_ >= 0 && owner >= 0 && owner != selected_) c = blend(c, qRgb(255, 255, 255), 170);
     if (b < inFlight_.size() && inFlight_[b]) c = blend(c, RequestPalette::inFlightColor().rgb(), 110);
-    if (b < victims_.size() && victims_[b] == RequestPalette::kVictimBlock) {
+    if (victimAt(b) == RequestPalette::kVictimBlock) {
         c = blend(c, RequestPalette::victimColor().rgb(), 150);
-    } else if (b < victims_.size() && victims_[b] == RequestPalette::kVictimBlockLanded) {
+    } else if (victimAt(b) == RequestPalette::kVictimBlockLanded) {
         c = blend(c, RequestPalette::victimColor().rgb(), 90); // lighter: the eviction was ticks ago
     }
     return c;
@@ -306,17 +306,17 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
             if (bi < inFlight_.size() && inFlight_[bi]) {
                 // In flight: a dashed blue frame and an arrow corner, readable without colour; inside the
                 // victim's red frame when the block is both (a swap-out that lands this tick).
-                const int inset = bi < victims_.size() && victims_[bi] ? 3 : 1;
+                const int inset = victimAt(bi) ? 3 : 1;
                 p.setPen(QPen(RequestPalette::inFlightColor(), 2, Qt::DashLine));
                 p.drawRect(cell.adjusted(inset, inset, -inset, -inset));
                 p.drawLine(cell.topRight() + QPoint(-l.cell / 3, 2), cell.topRight() + QPoint(-2, 2));
                 p.drawLine(cell.topRight() + QPoint(-2, 2), cell.topRight() + QPoint(-2, l.cell / 3));
             }
-            if (bi < victims_.size() && victims_[bi] == RequestPalette::kVictimBlockReused) {
+            if (victimAt(bi) == RequestPalette::kVictimBlockReused) {
                 // Freed by this tick's victim and already another request's: a red frame, no cross.
                 p.setPen(QPen(RequestPalette::victimColor().darker(130), 2, Qt::DotLine));
                 p.drawRect(cell.adjusted(1, 1, -1, -1));
-            } else if (bi < victims_.size() && victims_[bi]) {
+            } else if (victimAt(bi)) {
                 p.setPen(QPen(RequestPalette::victimColor().darker(130), 2));
                 p.drawRect(cell.adjusted(1, 1, -1, -1));
                 // A light cross (a dark one vanishes into the red fill on small cells); one diagonal when the
@@ -324,7 +324,7 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 p.setPen(QPen(QColor(255, 255, 255, 230), l.cell < 12 ? 1 : 2));
                 const int m = l.cell / 4;
                 p.drawLine(cell.topRight() + QPoint(-m, m), cell.bottomLeft() + QPoint(m, -m));
-                if (victims_[bi] != RequestPalette::kVictimBlockLanded) {
+                if (victimAt(bi) != RequestPalette::kVictimBlockLanded) {
                     p.drawLine(cell.topLeft() + QPoint(m, m), cell.bottomRight() - QPoint(m, m));
                 }
                 if (owner >= 0 && l.cell >= kNumberLabelCell) {
@@ -405,11 +405,11 @@ bool BlockGridWidget::event(QEvent* e) {
         if (holdersOf(b) >= 2) text += tr("\nshared prefix block: held by %1 requests").arg(holdersOf(b));
         if (owner >= 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0) text += tr("\nprefix id %1").arg(prefixIds_[bi]);
         if (bi < inFlight_.size() && inFlight_[bi]) text += tr(" (copy in flight)");
-        if (bi < victims_.size() && victims_[bi] == RequestPalette::kVictimBlockReused) {
+        if (victimAt(bi) == RequestPalette::kVictimBlockReused) {
             text += tr(" (freed by this tick's victim, handed on in the same tick)");
-        } else if (bi < victims_.size() && victims_[bi] == RequestPalette::kVictimBlockLanded) {
+        } else if (victimAt(bi) == RequestPalette::kVictimBlockLanded) {
             text += tr(" (its victim's swap-out landed this tick: freed; evicted earlier)");
-        } else if (bi < victims_.size() && victims_[bi]) {
+        } else if (victimAt(bi)) {
             text += tr(" (victim this tick)");
         }
         if (layout().blocksPerPixel > 1) text += tr("\n%1 blocks per pixel: zoom in").arg(layout().blocksPerPixel);

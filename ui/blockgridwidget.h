@@ -71,6 +71,8 @@ class BlockGridWidget : public QWidget {
     };
     Layout layout() const;
     void paintSmallVictims(QPainter& p, const Layout& l) const;
+    // Block b's victim mark (RequestPalette::kVictimBlock...), 0 when none or out of range.
+    std::uint8_t victimAt(std::size_t b) const { return b < victims_.size() ? victims_[b] : 0; }
     void rebuildImage(const Layout& l);
     void updateMinimumHeight();
     QRgb blockColor(std::size_t b) const;

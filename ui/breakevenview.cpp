@@ -268,10 +268,7 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     d->swapPlot = makeSmallPlot(d->measuredRow, QStringLiteral("breakevenSwapPlot"), tr("bytes per swap (log)"),
                                 tr("\u00b5s (log)"));
     // Six entries (three methods, two directions): under the axes, where they cover no point.
-    legendBelow(d->swapPlot);
-    QFont legendFont = d->swapPlot->legend->font();
-    legendFont.setPointSize(7);
-    d->swapPlot->legend->setFont(legendFont);
+    legendBelow(d->swapPlot, 7);
     d->prefillPlot = makeSmallPlot(d->measuredRow, QStringLiteral("breakevenPrefillPlot"),
                                    tr("prefill tokens (log)"), tr("\u00b5s (log)"));
     // Prefill lengths are powers of two (512 ... 8192): label them so, not as crowded decimal sub-ticks.

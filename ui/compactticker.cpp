@@ -160,7 +160,7 @@ void fitLegend(QCustomPlot* plot) {
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
 }
 
-void legendBelow(QCustomPlot* plot) {
+void legendBelow(QCustomPlot* plot, int pointSize) {
     QCPLegend* legend = plot->legend;
     plot->axisRect()->insetLayout()->take(legend);
     const int row = plot->plotLayout()->rowCount();
@@ -170,7 +170,7 @@ void legendBelow(QCustomPlot* plot) {
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setVisible(true);
     QFont f = plot->font();
-    f.setPointSize(8);
+    f.setPointSize(pointSize);
     legend->setFont(f);
     legend->setBorderPen(Qt::NoPen);
     legend->setBrush(Qt::NoBrush);

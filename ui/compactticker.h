@@ -55,9 +55,9 @@ inline constexpr int kValueTickSpacingPx = 50;
 // now; true when a count changed (the ticks on screen were made with the old one).
 bool fitTickCounts(QCustomPlot* plot);
 
-// Shows the plot's legend under the axes (8 pt), where it covers no data: in one row while the plot is wide
+// Shows the plot's legend under the axes (8 pt unless told), where it covers no data: in one row while the plot is wide
 // enough for every entry, else in as many columns as fit (fitLegend, on every resize).
-void legendBelow(QCustomPlot* plot);
+void legendBelow(QCustomPlot* plot, int pointSize = 8);
 // Re-wraps a legendBelow legend to the plot's width; call it after adding or removing legend entries.
 void fitLegend(QCustomPlot* plot);
 

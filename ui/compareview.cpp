@@ -48,6 +48,7 @@ QString name(pl::Recovery r) {
 
 void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
     p->clearGraphs();
+    std::map<QString, double> tails; // the request at each mode's tail, at its largest value over the modes
     for (std::size_t i = 0; i < r.entries.size(); ++i) {
         std::vector<double> v = completion ? r.entries[i].dist.completion : r.entries[i].dist.queueDelay;
         std::sort(v.begin(), v.end());
@@ -68,18 +69,15 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
             tail->setLineStyle(QCPGraph::lsNone);
             tail->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kColors[i % 4], 2), Qt::white, 8));
             tail->setData(QVector<double>{v.back()}, QVector<double>{1.0}, true);
+            const QString& id = completion ? r.entries[i].slowestCompletion : r.entries[i].longestQueue;
+            if (!id.isEmpty()) {
+                const auto at = tails.try_emplace(id, v.back()).first;
+                at->second = std::max(at->second, v.back());
+            }
         }
     }
-    // Name the request at the tail, once per request (modes often share it), at its largest value.
+    // Name the request at the tail, once per request (modes often share it).
     p->clearItems();
-    std::map<QString, double> tails;
-    for (const auto& e : r.entries) {
-        const auto& v = completion ? e.dist.completion : e.dist.queueDelay;
-        const QString& id = completion ? e.slowestCompletion : e.longestQueue;
-        if (v.empty() || id.isEmpty()) continue;
-        const double worst = *std::max_element(v.begin(), v.end());
-        tails[id] = std::max(tails.count(id) ? tails[id] : worst, worst);
-    }
     int placed = 0;
     for (const auto& [id, x] : tails) {
         auto* label = new QCPItemText(p);

@@ -36,10 +36,11 @@ QCustomPlot* makePlot(QWidget* parent, const QString& title, const QString& name
     return p;
 }
 
-QCPGraph* addLine(QCustomPlot* p, QCPAxis* valueAxis, const QString& name, QColor color, Qt::PenStyle style) {
+QCPGraph* addLine(QCustomPlot* p, QCPAxis* valueAxis, const QString& name, QColor color, Qt::PenStyle style,
+                  double width = 1.6) {
     auto* g = p->addGraph(p->xAxis, valueAxis);
     g->setName(name);
-    g->setPen(QPen(color, 1.6, style));
+    g->setPen(QPen(color, width, style));
     g->setLineStyle(QCPGraph::lsStepLeft);
     g->setAdaptiveSampling(true);
     return g;
@@ -162,11 +163,9 @@ void PlotsWidget::rebuild() {
     // Drawn in the order added: the queue (which can flip every tick and fill its band) first, in a lighter
     // pen, then the pool's capacity, then in flight and occupied on top, so occupancy always reads.
     const double capacity = static_cast<double>(s->workload().config.capacity_blocks);
-    QCPGraph* waiting = addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0x4b, 0x55, 0x63, 150), Qt::DashLine);
-    waiting->setPen(QPen(waiting->pen().color(), 1.0, Qt::DashLine));
+    QCPGraph* waiting = addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0x4b, 0x55, 0x63, 150), Qt::DashLine, 1.0);
     waiting->setData(t, wait, true);
-    QCPGraph* cap = addLine(p0, p0->yAxis, tr("capacity"), QColor(0x11, 0x18, 0x27), Qt::DashDotLine);
-    cap->setPen(QPen(cap->pen().color(), 1.0, Qt::DashDotLine));
+    QCPGraph* cap = addLine(p0, p0->yAxis, tr("capacity"), QColor(0x11, 0x18, 0x27), Qt::DashDotLine, 1.0);
     cap->setData(QVector<double>{t.isEmpty() ? 0.0 : t.front(), t.isEmpty() ? 1.0 : t.back()}, {capacity, capacity}, true);
     QCPGraph* flying = addLine(p0, p0->yAxis, tr("in flight"), QColor(0x93, 0x33, 0xea), Qt::DotLine);
     flying->setData(t, fly, true);

@@ -107,14 +107,14 @@ QString qsv(std::string_view s) { return QString::fromUtf8(s.data(), static_cast
 // workloads with too many requests to name every lane: the axis then reads like the pool and the ledger.
 class LaneIdTicker : public QCPAxisTicker {
   public:
-    explicit LaneIdTicker(std::vector<QString> ids) : ids_(std::move(ids)) {}
-    // Lanes that always get a tick, labelled with a pointer (this tick's victims); the regular ticks near one
-    // make way for it.
-    std::vector<int> marked;
+    // `marked`: lanes that always get a tick, labelled with a pointer (this tick's victims, the lane
+    // plottable's own list); the regular ticks near one make way for it.
+    LaneIdTicker(std::vector<QString> ids, const std::vector<int>* marked) : ids_(std::move(ids)), marked_(marked) {}
 
   protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
         QVector<double> ticks = QCPAxisTicker::createTickVector(tickStep, range);
+        const std::vector<int>& marked = *marked_;
         if (marked.empty()) return ticks;
         QVector<double> out;
         for (double t : ticks) {
@@ -135,12 +135,13 @@ class LaneIdTicker : public QCPAxisTicker {
         if (i < 0 || i >= static_cast<long>(ids_.size())) return {};
         const QString& id = ids_[static_cast<std::size_t>(i)];
         const QString text = id.size() <= 16 ? id : id.left(7) + QChar(0x2026) + id.right(8);
-        const bool pointed = std::find(marked.begin(), marked.end(), static_cast<int>(i)) != marked.end();
+        const bool pointed = std::find(marked_->begin(), marked_->end(), static_cast<int>(i)) != marked_->end();
         return pointed ? QStringLiteral("\u25b6 ") + text : text;
     }
 
   private:
     std::vector<QString> ids_;
+    const std::vector<int>* marked_;
 };
 
 } // namespace
@@ -152,7 +153,6 @@ struct TimelineWidget::Impl {
     QCPGraph* waitMarkers = nullptr;
     QCPGraph* preemptMarkers = nullptr;
     QCPItemStraightLine* cursor = nullptr;
-    QSharedPointer<LaneIdTicker> laneTicker; // past 64 lanes; null while every lane is named
     TimelineModel model;
 };
 
@@ -285,7 +285,6 @@ void TimelineWidget::rebuild() {
     d->preemptMarkers->setData(px, py);
     const int n = static_cast<int>(d->model.lanes.size());
     if (s && n <= 64) {
-        d->laneTicker.reset(); // every lane named below
         QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
         for (int i = 0; i < n; ++i) {
             ticker->addTick(i, QString::fromStdString(s->workload().requests[static_cast<std::size_t>(i)].id));
@@ -298,8 +297,7 @@ void TimelineWidget::rebuild() {
             ids.reserve(static_cast<std::size_t>(n));
             for (const auto& r : s->workload().requests) ids.push_back(QString::fromStdString(r.id));
         }
-        d->laneTicker = QSharedPointer<LaneIdTicker>::create(std::move(ids));
-        d->plot->yAxis->setTicker(d->laneTicker);
+        d->plot->yAxis->setTicker(QSharedPointer<LaneIdTicker>::create(std::move(ids), &d->lanes->victimLanes));
         d->plot->yAxis->setLabel(tr("request (of %1; drag, zoom)").arg(n));
     }
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.endTick)));
@@ -320,8 +318,7 @@ bool TimelineWidget::updateCursor() {
     const auto& victims = d->doc->victimsAtCursor();
     std::vector<int> lanes(victims.begin(), victims.end());
     const bool victimsChanged = lanes != d->lanes->victimLanes;
-    if (d->laneTicker) d->laneTicker->marked = lanes;
-    d->lanes->victimLanes = std::move(lanes);
+    d->lanes->victimLanes = std::move(lanes); // the lane ticker names them too
     return victimsChanged || d->plot->yAxis->range() != before;
 }
 

@@ -116,6 +116,11 @@ int runGpuSelftest(int argc, char** argv) {
     return rc == 0 ? kExitOk : kExitCheckFailed;
 }
 
+// calibration.json as calibrate writes it (after each phase and at the end); the error text or nullopt.
+std::optional<std::string> writeCalibration(const std::string& path, const pl::gpu::Calibration& c) {
+    return pl::writeFileAtomically(path, pl::gpu::toJson(c).dump(2) + "\n");
+}
+
 // Writes what calibrate measured: everything (0); some measurements failed (the file holds the rest, exit 1,
 // each failure named); nothing measured (no file, exit 3: the failures say why the device is not usable).
 int finishCalibration(const pl::gpu::Calibration& c, const std::vector<std::string>& failures, const std::string& path) {
@@ -127,7 +132,7 @@ int finishCalibration(const pl::gpu::Calibration& c, const std::vector<std::stri
         std::fprintf(stderr, "preemptlab-cli calibrate: nothing was measured; %s not written\n", path.c_str());
         return kExitNoDevice;
     }
-    if (auto e = pl::writeFileAtomically(path, pl::gpu::toJson(c).dump(2) + "\n")) {
+    if (auto e = writeCalibration(path, c)) {
         std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
         return kExitBadInput;
     }
@@ -202,7 +207,7 @@ int runCalibrate(int argc, char** argv) {
     std::vector<std::string> failures;
     // Written after each phase too, so a run cut off (a device-check timeout) leaves what it measured.
     const auto checkpoint = [&](const pl::gpu::Calibration& sofar) {
-        if (auto e = pl::writeFileAtomically(*out, pl::gpu::toJson(sofar).dump(2) + "\n")) {
+        if (auto e = writeCalibration(*out, sofar)) {
             std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
         }
     };
