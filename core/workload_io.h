@@ -67,6 +67,16 @@ void normaliseWorkload(Workload& w);
 const std::vector<std::string_view>& configKeys();
 const std::vector<std::string_view>& policyKeys();
 
+// What a config or policy key means, for help texts and the lab's controls. `unit` is what an integer key
+// counts ("tokens", "blocks", "B", "B/tick", "tokens/tick", "ticks", "preemptions", "%"), empty for a choice or
+// a flag; `meaning` is one sentence. Every key of configKeys() and policyKeys() has one; an unknown key gets
+// empty strings.
+struct SettingHelp {
+    std::string_view unit;
+    std::string_view meaning;
+};
+SettingHelp settingHelp(std::string_view key);
+
 // Apply one override (`key` as in the file, `value` as text: "64", "swap", "true"). Returns an error naming
 // the flag when the key is unknown or the value does not parse. Re-validate the workload afterwards.
 std::optional<InputError> applyOverride(Workload& w, std::string_view key, std::string_view value);

@@ -79,6 +79,45 @@ const std::vector<std::string_view>& policyKeys() {
     return keys;
 }
 
+SettingHelp settingHelp(std::string_view key) {
+    static const struct {
+        std::string_view key;
+        SettingHelp help;
+    } table[] = {
+        {"block_size_tokens", {"tokens", "Tokens per KV block: a request holds ceil(context / block size) blocks."}},
+        {"capacity_blocks", {"blocks", "Blocks in the device pool; a step that needs more than are free preempts."}},
+        {"kv_bytes_per_token", {"B", "KV cache bytes one token holds (all layers, K and V): what a swap moves."}},
+        {"prefill_tokens_per_tick",
+         {"tokens/tick", "Prefill budget a tick shares among new prompts and recompute replays."}},
+        {"transfer_bytes_per_tick",
+         {"B/tick", "Host link budget a tick shares among swap-outs and swap-ins, first started first."}},
+        {"host_capacity_bytes", {"B", "Host memory for swapped KV; a swap that does not fit is recomputed instead."}},
+        {"max_ticks", {"ticks", "The run stops here; requests still unfinished are censored."}},
+        {"wait_threshold_ticks", {"ticks", "A request that queued longer than this is flagged excessive_wait."}},
+        {"preemption_threshold",
+         {"preemptions", "A request preempted more often than this is flagged repeated_preemption."}},
+        {"recovery",
+         {"", "How a victim gets its KV back: recompute (replay), swap (copy out and back), adaptive (the cheaper "
+              "estimate) or hybrid (swap a prefix, replay the rest)."}},
+        {"victim_rule",
+         {"", "Which running request is preempted when the blocks a step needs are not free: priority-newest, "
+              "last-admitted, longest-context, shortest-context, fewest-decoded, most-remaining or tenant-fair."}},
+        {"adaptive_tie", {"", "What adaptive does when both estimates are equal: recompute or swap."}},
+        {"resume_guard",
+         {"", "What a waiting request needs free to be admitted: its whole reservation (full-reservation) or only "
+              "the blocks it takes now (next-block, which can thrash)."}},
+        {"watermark_blocks", {"blocks", "Free blocks kept in reserve: admission leaves them, preempt_ahead defends them."}},
+        {"preempt_ahead", {"", "Evict before a step fails, whenever free blocks would fall below the watermark."}},
+        {"hybrid_swap_percent", {"%", "Share of a hybrid victim's full blocks that is swapped; the rest is replayed."}},
+    };
+    for (const auto& row : table) {
+        if (row.key == key) {
+            return row.help;
+        }
+    }
+    return {};
+}
+
 std::optional<InputError> applyOverride(Workload& w, std::string_view rawKey, std::string_view value) {
     std::string key(rawKey);
     std::replace(key.begin(), key.end(), '-', '_'); // accept the flag spelling too

@@ -244,12 +244,12 @@ void CompareView::show(const CompareResult& r) {
         {tr("queue re-entries"), [](S s) { return s.totals.queue_reentries; }, false, true},
         {tr("completed"), [](S s) { return s.totals.completed; }, false, false},
         {tr("censored"), [](S s) { return s.totals.censored; }, false, true},
-        {tr("queue delay p50"), [](S s) { return s.queue_ticks.p50; }, false, true},
-        {tr("queue delay p99"), [](S s) { return s.queue_ticks.p99; }, false, true},
+        {tr("queue delay p50 (ticks)"), [](S s) { return s.queue_ticks.p50; }, false, true},
+        {tr("queue delay p99 (ticks)"), [](S s) { return s.queue_ticks.p99; }, false, true},
         {tr("TTFT p50 (ticks)"), [](S s) { return s.ttft_ticks.p50; }, false, true},
         {tr("TTFT p99 (ticks)"), [](S s) { return s.ttft_ticks.p99; }, false, true},
-        {tr("completion p50"), [](S s) { return s.completion_ticks.p50; }, false, true},
-        {tr("completion p99"), [](S s) { return s.completion_ticks.p99; }, false, true},
+        {tr("completion p50 (ticks)"), [](S s) { return s.completion_ticks.p50; }, false, true},
+        {tr("completion p99 (ticks)"), [](S s) { return s.completion_ticks.p99; }, false, true},
         {tr("flagged requests"), [](S s) { return s.flagged_any; }, false, true}};
     const int nRows = static_cast<int>(std::size(rows));
     table_->clear();
@@ -262,17 +262,20 @@ void CompareView::show(const CompareResult& r) {
     for (int i = 0; i < nRows; ++i) {
         vheaders << rows[i].label;
         std::int64_t best = 0;
+        bool allEqual = true;
         for (int c = 0; c < cols; ++c) {
             const std::int64_t v = rows[i].value(r.entries[static_cast<std::size_t>(c)].summary);
+            if (c > 0 && v != best) allEqual = false;
             if (c == 0 || (rows[i].lowerIsBetter ? v < best : v > best)) best = v;
         }
         for (int c = 0; c < cols; ++c) {
             const std::int64_t v = rows[i].value(r.entries[static_cast<std::size_t>(c)].summary);
-            const QString text = rows[i].bytes ? bytesText(v) : QString::number(v);
-            auto* item = new QTableWidgetItem(text);
+            const QString grouped = QString::fromStdString(pl::formatThousands(v));
+            auto* item = new QTableWidgetItem(rows[i].bytes ? bytesText(v) : grouped);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            if (rows[i].bytes) item->setToolTip(tr("%1 B").arg(v));
-            if (v == best) {
+            if (rows[i].bytes) item->setToolTip(tr("%1 B").arg(grouped));
+            // A row where every mode agrees has no best: nothing in it is bold.
+            if (v == best && !allEqual) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
@@ -304,7 +307,7 @@ void CompareView::show(const CompareResult& r) {
             }
         }
     }
-    status_->setText(tr("Same workload, four recovery modes; bold = best in the row.") +
+    status_->setText(tr("Same workload, four recovery modes; bold = best in the row (none where all agree).") +
                      (same.isEmpty() ? QString()
                                      : tr(" Identical runs (same event hash, their curves coincide): %1.")
                                            .arg(same.join(QStringLiteral(", ")))));

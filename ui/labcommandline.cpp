@@ -48,7 +48,14 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
             const QString key = QString::fromUtf8(k.data(), static_cast<qsizetype>(k.size()));
             QString flag = key;
             flag.replace(QLatin1Char('_'), QLatin1Char('-'));
-            QCommandLineOption o(flag, QStringLiteral("Override %1 %2.").arg(what, key), QStringLiteral("V"));
+            // "Override config capacity_blocks (blocks): Blocks in the device pool; ..."
+            const pl::SettingHelp keyHelp = pl::settingHelp(k);
+            const QString unit = keyHelp.unit.empty() ? QString()
+                                                   : QStringLiteral(" (%1)").arg(QString::fromUtf8(keyHelp.unit.data(), static_cast<qsizetype>(keyHelp.unit.size())));
+            QCommandLineOption o(flag,
+                                 QStringLiteral("Override %1 %2%3: %4").arg(what, key, unit,
+                                     QString::fromUtf8(keyHelp.meaning.data(), static_cast<qsizetype>(keyHelp.meaning.size()))),
+                                 QStringLiteral("V"));
             parser.addOption(o);
             keyOptions.append({key, o});
         }

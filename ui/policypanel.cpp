@@ -3,6 +3,8 @@
 #include "labdocument.h"
 
 #include "bytestext.h"
+#include "model.h"
+#include "number_text.h"
 #include "workload_io.h"
 
 #include <QCheckBox>
@@ -11,6 +13,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSlider>
 #include <QVBoxLayout>
@@ -49,6 +52,54 @@ int valueToSlider(double value, double base) {
     return std::clamp(static_cast<int>(std::lround(pos)), 0, kSliderSteps);
 }
 
+// A byte count as the panel edits it: "256 KiB", never rounded ("262145 B"); typed as "512K", "1.5 MiB" or
+// plain digits. `per` follows the unit ("/tick").
+class BytesSpinBox : public QDoubleSpinBox {
+  public:
+    BytesSpinBox(QString per, QWidget* parent) : QDoubleSpinBox(parent), per_(std::move(per)) {}
+    QString textFromValue(double v) const override { return exactBytesText(static_cast<std::int64_t>(v)) + per_; }
+    double valueFromText(const QString& text) const override {
+        const auto bytes = parseBytesText(withoutPer(text));
+        return bytes ? static_cast<double>(*bytes) : value();
+    }
+    QValidator::State validate(QString& text, int&) const override {
+        const auto bytes = parseBytesText(withoutPer(text));
+        if (bytes && static_cast<double>(*bytes) >= minimum() && static_cast<double>(*bytes) <= maximum()) return QValidator::Acceptable;
+        // Half-typed forms ("256 K", "1.") may still become one.
+        static const QRegularExpression partial(QStringLiteral("^\\s*\\d*(\\.\\d*)?\\s*([kmgt]i?)?\\s*b?\\s*(/\\w*)?$"),
+                                                QRegularExpression::CaseInsensitiveOption);
+        return partial.match(text).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
+    }
+
+  private:
+    QString withoutPer(QString text) const {
+        if (!per_.isEmpty() && text.endsWith(per_)) text.chop(per_.size());
+        return text;
+    }
+    QString per_;
+};
+
+// The exact count, grouped, for whoever needs the number itself.
+void showExactBytes(QDoubleSpinBox* spin) {
+    spin->setToolTip(QObject::tr("%1 B").arg(
+        QString::fromStdString(pl::formatThousands(static_cast<std::int64_t>(spin->value())))));
+}
+
+bool isBytesUnit(std::string_view unit) { return unit == "B" || unit == "B/tick"; }
+
+QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+// The row label's tooltip: what the key does, its unit, and where else it is spelt (the file, the flag).
+QString keyToolTip(const QString& key, bool config) {
+    const pl::SettingHelp help = pl::settingHelp(key.toStdString());
+    QString flag = key;
+    flag.replace(QLatin1Char('_'), QLatin1Char('-'));
+    QString tip = fromView(help.meaning);
+    if (!help.unit.empty()) tip += QObject::tr("\nUnit: %1.").arg(fromView(help.unit));
+    return tip + QObject::tr("\nIn the workload file: /%1/%2; on the command line: --%3.")
+                     .arg(config ? QStringLiteral("config") : QStringLiteral("policy"), key, flag);
+}
+
 } // namespace
 
 PolicyPanel::PolicyPanel(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
@@ -83,17 +134,23 @@ void PolicyPanel::build() {
     bases_.clear();
     auto* form = new QFormLayout(form_);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    // In a narrow dock a number field and its slider go under the key's name rather than off the edge.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     builtFor_ = doc_->loadCount();
     if (!doc_->hasWorkload()) {
         form->addRow(new QLabel(tr("Open a workload to change its policy and machine."), form_));
         return;
     }
-    auto addSection = [&](const QString& title, const std::vector<std::string_view>& keys) {
+    auto addSection = [&](const QString& title, const std::vector<std::string_view>& keys, bool config) {
         auto* heading = new QLabel(QStringLiteral("<b>%1</b>").arg(title), form_);
         form->addRow(heading);
         for (auto k : keys) {
-            const QString key = QString::fromUtf8(k.data(), static_cast<qsizetype>(k.size()));
+            const QString key = fromView(k);
             const QString value = doc_->settingValue(key);
+            const pl::SettingHelp help = pl::settingHelp(k);
+            auto* label = new QLabel(key, form_);
+            label->setObjectName(QStringLiteral("label_") + key);
+            label->setToolTip(keyToolTip(key, config));
             const QStringList choices = choicesFor(key);
             QWidget* editor = nullptr;
             if (!choices.isEmpty()) {
@@ -101,67 +158,87 @@ void PolicyPanel::build() {
                 combo->addItems(choices);
                 combo->setCurrentText(value);
                 connect(combo, &QComboBox::currentTextChanged, this, [this, key](const QString& v) { apply(key, v); });
+                combo->setToolTip(fromView(help.meaning));
                 editor = combo;
-                form->addRow(key, combo);
+                form->addRow(label, combo);
             } else if (value == QLatin1String("true") || value == QLatin1String("false")) {
                 auto* check = new QCheckBox(form_);
                 check->setChecked(value == QLatin1String("true"));
                 connect(check, &QCheckBox::toggled, this, [this, key](bool on) {
                     apply(key, on ? QStringLiteral("true") : QStringLiteral("false"));
                 });
+                check->setToolTip(fromView(help.meaning));
                 editor = check;
-                form->addRow(key, check);
+                form->addRow(label, check);
             } else {
                 auto* row = new QWidget(form_);
                 auto* h = new QHBoxLayout(row);
                 h->setContentsMargins(0, 0, 0, 0);
-                auto* spin = new QDoubleSpinBox(row);
+                const bool bytes = isBytesUnit(help.unit);
+                QDoubleSpinBox* spin = nullptr;
+                if (bytes) {
+                    spin = new BytesSpinBox(help.unit == "B/tick" ? QStringLiteral("/tick") : QString(), row);
+                    connect(spin, &QDoubleSpinBox::valueChanged, spin, [spin] { showExactBytes(spin); });
+                } else {
+                    spin = new QDoubleSpinBox(row);
+                    if (!help.unit.empty()) {
+                        spin->setSuffix((help.unit == "%" ? QString() : QStringLiteral(" ")) + fromView(help.unit));
+                    }
+                }
                 spin->setDecimals(0);
-                spin->setRange(0, 9007199254740991.0);
+                spin->setRange(0, static_cast<double>(pl::kMaxSafeInteger));
                 spin->setValue(value.toDouble());
                 spin->setKeyboardTracking(false);
-                // Wide enough for the largest value its slider reaches (4x the file's): 68719476736 must not
-                // show as "687194767".
-                const auto widest = QString::number(static_cast<qint64>(value.toDouble() * 4)).size();
-                const int digits = std::clamp(static_cast<int>(widest), 8, 17);
-                spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance(QString(digits, QLatin1Char('0'))) + 28);
-                if (key.endsWith(QLatin1String("_bytes")) || key.endsWith(QLatin1String("_bytes_per_tick"))) {
-                    // Bytes in binary units beside the exact count, as the CLI prints them.
-                    auto bytesTip = [spin] {
-                        const auto bytes = static_cast<std::int64_t>(spin->value());
-                        spin->setToolTip(QStringLiteral("%1 B = %2").arg(bytes).arg(
-                            bytesText(bytes)));
-                    };
-                    bytesTip();
-                    connect(spin, &QDoubleSpinBox::valueChanged, spin, bytesTip);
+                if (bytes) showExactBytes(spin);
+                // Wide enough for the file's value and the largest its slider reaches (4x), with the unit:
+                // 68719476736 must not show as "687194767".
+                const double base = value.toDouble();
+                const QFontMetrics metrics = spin->fontMetrics();
+                int textWidth = 0;
+                for (double v : {base, base * 4, 1023.0 * 1024}) {
+                    const QString text = bytes ? spin->textFromValue(v)
+                                               : QString(std::clamp(static_cast<int>(QString::number(static_cast<qint64>(v)).size()), 3, 17),
+                                                         QLatin1Char('0')) + spin->suffix();
+                    textWidth = std::max(textWidth, metrics.horizontalAdvance(text));
                 }
+                spin->setMinimumWidth(textWidth + 28);
                 auto* slider = new QSlider(Qt::Horizontal, row);
                 slider->setRange(0, kSliderSteps);
                 slider->setMinimumWidth(70);
-                const double base = value.toDouble();
                 bases_.insert(key, base);
                 slider->setValue(valueToSlider(base, base));
-                slider->setToolTip(base > 0 ? tr("%1 to %2 (log scale)").arg(std::max(1.0, std::round(base / 4))).arg(base * 4)
+                slider->setToolTip(base > 0 ? tr("%1 to %2 (log scale)")
+                                                  .arg(spin->textFromValue(std::max(1.0, std::round(base / 4))),
+                                                       spin->textFromValue(base * 4))
                                             : tr("0 to 64"));
                 h->addWidget(spin);
                 h->addWidget(slider, 1);
                 connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double v) {
                     apply(key, QString::number(static_cast<qint64>(v)));
                 });
-                connect(slider, &QSlider::valueChanged, this, [this, key, spin](int pos) {
+                connect(slider, &QSlider::valueChanged, this, [this, key, spin, bytes](int pos) {
                     if (syncing_) return;
-                    spin->setValue(sliderToValue(pos, bases_.value(key)));
+                    double v = sliderToValue(pos, bases_.value(key));
+                    // Whole KiB from 4 KiB up: "312 KiB", not "319837 B".
+                    if (bytes && v >= 4096) v = std::round(v / 1024) * 1024;
+                    spin->setValue(v);
                 });
                 editor = spin;
                 sliders_.insert(key, slider);
-                form->addRow(key, row);
+                form->addRow(label, row);
             }
             editor->setObjectName(QStringLiteral("setting_") + key);
             editors_.insert(key, editor);
         }
     };
-    addSection(tr("Policy"), pl::policyKeys());
-    addSection(tr("Machine (config)"), pl::configKeys());
+    addSection(tr("Policy"), pl::policyKeys(), false);
+    addSection(tr("Machine (config)"), pl::configKeys(), true);
+    // One width for every number field, so the sliders beside them line up.
+    int widest = 0;
+    for (QWidget* w : std::as_const(editors_))
+        if (qobject_cast<QDoubleSpinBox*>(w)) widest = std::max(widest, w->minimumWidth());
+    for (QWidget* w : std::as_const(editors_))
+        if (qobject_cast<QDoubleSpinBox*>(w)) w->setFixedWidth(widest);
     markApplicable();
 }
 

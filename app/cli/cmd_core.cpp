@@ -388,7 +388,7 @@ void registerCoreCommands(std::vector<Command>& table) {
                      cmdRun});
     table.push_back({"verify", "verify RECEIPT", "replay a receipt; 0 identical, 1 names the first difference",
                      cmdVerify});
-    table.push_back({"compare", "compare WORKLOAD [--out FILE.json] [--receipts DIR] [--calibration FILE --tick-ms MS]",
+    table.push_back({"compare", "compare WORKLOAD [--<key> V ...] [--out FILE.json] [--receipts DIR] [--calibration FILE --tick-ms MS]",
                      "recompute, swap, adaptive and hybrid side by side", cmdCompare});
 }
 

@@ -1,10 +1,12 @@
 // preemptlab-cli: the headless face of PreemptLab. Dispatches to the command table (commands.h).
 #include "commands.h"
 #include "run_control.h"
+#include "workload_io.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,7 +31,26 @@ void printUsage(const std::vector<pl::cli::Command>& table, std::FILE* to) {
     for (const auto& c : table) {
         std::fprintf(to, "  %s\n      %s\n", c.usage.c_str(), c.summary.c_str());
     }
+    std::fprintf(to, "\n--<key> V: any config or policy key of the workload, e.g. --capacity-blocks 64; "
+                     "`preemptlab-cli run --help` lists them\n");
     std::fprintf(to, "\n%s", kExitCodes);
+}
+
+// The --<key> flags a command that reads a workload takes: each config and policy key, its unit and meaning.
+void printWorkloadKeys(std::FILE* to) {
+    std::fprintf(to, "\nworkload keys (--<key> V overrides the file's value):\n");
+    for (const auto& keys : {pl::policyKeys(), pl::configKeys()}) {
+        for (std::string_view key : keys) {
+            std::string flag(key);
+            for (char& ch : flag) {
+                ch = ch == '_' ? '-' : ch;
+            }
+            const pl::SettingHelp help = pl::settingHelp(key);
+            const std::string unit = help.unit.empty() ? std::string() : " (" + std::string(help.unit) + ")";
+            std::fprintf(to, "  --%s%s\n      %.*s\n", flag.c_str(), unit.c_str(), static_cast<int>(help.meaning.size()),
+                         help.meaning.data());
+        }
+    }
 }
 
 // Commands that print a page of their own for --help (every option explained); the others get their line of
@@ -82,7 +103,11 @@ int main(int argc, char** argv) {
         }
         const bool help = asksForHelp(argc, argv);
         if (help && !kDetailedHelp.count(c.name)) {
-            std::printf("usage: preemptlab-cli %s\n  %s\n\n%s", c.usage.c_str(), c.summary.c_str(), kExitCodes);
+            std::printf("usage: preemptlab-cli %s\n  %s\n", c.usage.c_str(), c.summary.c_str());
+            if (c.usage.find("--<key>") != std::string::npos) {
+                printWorkloadKeys(stdout);
+            }
+            std::printf("\n%s", kExitCodes);
             return finish(pl::cli::kExitOk);
         }
         if (help) {

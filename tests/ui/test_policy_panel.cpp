@@ -1,0 +1,228 @@
+// The policy panel as a user reads and edits it: every key explained, numbers with their units, byte counts
+// in binary units that read back exactly and can be typed as "512 KiB", and the byte text's own rules.
+#include "blockgridwidget.h"
+#include "bytestext.h"
+#include "exporter.h"
+#include "labdocument.h"
+#include "mainwindow.h"
+#include "policypanel.h"
+#include "poolview.h"
+#include "uitestutil.h"
+
+#include "session.h"
+#include "workload_io.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSlider>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace plui;
+
+namespace {
+const QString kSwapWins = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json");
+
+QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+} // namespace
+
+class TestPolicyPanel : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { uitest::isolateSettings(QStringLiteral("test_policy_panel")); }
+
+    // In the lab's window: an edit re-runs at once, keeps the tick, is undoable, and a refused value snaps back.
+    void aSliderChangeRerunsAndKeepsTheTick() {
+        auto w = std::make_unique<MainWindow>();
+        w->document()->setRunMode(LabDocument::RunMode::Synchronous);
+        w->resize(1400, 900);
+        w->show();
+        QVERIFY(w->openPath(kSwapWins));
+        LabDocument* doc = w->document();
+        doc->seek(40);
+        const std::string before = receiptTextOf(*doc);
+        auto* capacity = qobject_cast<QDoubleSpinBox*>(w->policy()->editor(QStringLiteral("capacity_blocks")));
+        QVERIFY(capacity != nullptr);
+        capacity->setValue(128);
+        QCOMPARE(doc->workload().config.capacity_blocks, 128);
+        QCOMPARE(doc->session()->workload().config.capacity_blocks, 128);
+        QCOMPARE(doc->currentTick(), 40);
+        QCOMPARE(w->poolView()->grid()->blockCount(), 128);
+        QVERIFY(receiptTextOf(*doc) != before);
+        // The slider beside it moves the same key.
+        auto* slider = qobject_cast<QSlider*>(w->policy()->slider(QStringLiteral("prefill_tokens_per_tick")));
+        QVERIFY(slider != nullptr);
+        const auto prefillBefore = doc->workload().config.prefill_tokens_per_tick;
+        slider->setValue(slider->maximum());
+        QCOMPARE(doc->workload().config.prefill_tokens_per_tick, prefillBefore * 4);
+        auto* recovery = qobject_cast<QComboBox*>(w->policy()->editor(QStringLiteral("recovery")));
+        QWidget* tie = w->policy()->editor(QStringLiteral("adaptive_tie"));
+        QWidget* hybridShare = w->policy()->editor(QStringLiteral("hybrid_swap_percent"));
+        QVERIFY(!tie->isEnabled() && !hybridShare->isEnabled()); // swap reads neither
+        QVERIFY(tie->toolTip().contains(QStringLiteral("adaptive")));
+        recovery->setCurrentText(QStringLiteral("hybrid"));
+        QWidget* shareSlider = w->policy()->slider(QStringLiteral("hybrid_swap_percent"));
+        QVERIFY(hybridShare->isEnabled() && shareSlider->isEnabled());
+        QVERIFY2(shareSlider->toolTip().contains(QStringLiteral("log scale")), qPrintable(shareSlider->toolTip()));
+        QVERIFY(!tie->isEnabled());
+        doc->undoStack()->undo();
+        QVERIFY(!hybridShare->isEnabled());
+        recovery->setCurrentText(QStringLiteral("recompute"));
+        QVERIFY(doc->workload().policy.recovery == pl::Recovery::Recompute);
+        // Undo walks back through all three edits; the controls follow.
+        doc->undoStack()->undo();
+        QCOMPARE(recovery->currentText(), QStringLiteral("swap"));
+        doc->undoStack()->undo();
+        doc->undoStack()->undo();
+        QCOMPARE(capacity->value(), 64.0);
+        QCOMPARE(receiptTextOf(*doc), before);
+        QCOMPARE(doc->currentTick(), 40);
+        // A value the workload cannot take is refused and explained, and the control snaps back.
+        capacity->setValue(1);
+        QCOMPARE(doc->workload().config.capacity_blocks, 64);
+        auto* err = w->policy()->findChild<QLabel*>(QStringLiteral("policyError"));
+        QVERIFY(err && err->isVisible() && err->text().contains(QStringLiteral("capacity")));
+        QCOMPARE(capacity->value(), 64.0);
+    }
+
+    void bytesTextIsExact_data() {
+        QTest::addColumn<qint64>("bytes");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("zero") << qint64(0) << QStringLiteral("0 B");
+        QTest::newRow("odd") << qint64(262145) << QStringLiteral("262145 B");
+        QTest::newRow("KiB") << qint64(262144) << QStringLiteral("256 KiB");
+        QTest::newRow("1.5 KiB stays bytes") << qint64(1536) << QStringLiteral("1536 B");
+        QTest::newRow("MiB") << qint64(64) * 1024 * 1024 << QStringLiteral("64 MiB");
+        QTest::newRow("GiB") << (qint64(1) << 30) << QStringLiteral("1 GiB");
+        QTest::newRow("3 TiB") << qint64(3) * (qint64(1) << 40) << QStringLiteral("3 TiB");
+        QTest::newRow("PiB stays TiB") << (qint64(1) << 50) << QStringLiteral("1024 TiB");
+    }
+    void bytesTextIsExact() {
+        QFETCH(qint64, bytes);
+        QFETCH(QString, text);
+        QCOMPARE(exactBytesText(bytes), text);
+        QCOMPARE(parseBytesText(text), std::optional<std::int64_t>(bytes));
+    }
+
+    void bytesTextReadsWhatPeopleType_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qint64>("bytes"); // -1: refused
+        QTest::newRow("digits") << QStringLiteral("262144") << qint64(262144);
+        QTest::newRow("spaces and B") << QStringLiteral("  262144 b ") << qint64(262144);
+        QTest::newRow("K") << QStringLiteral("512K") << qint64(524288);
+        QTest::newRow("kib lower") << QStringLiteral("512 kib") << qint64(524288);
+        QTest::newRow("KB is binary") << QStringLiteral("1 KB") << qint64(1024);
+        QTest::newRow("fraction") << QStringLiteral("1.5 MiB") << qint64(1572864);
+        QTest::newRow("fraction to half a byte") << QStringLiteral("1.5 B") << qint64(-1);
+        QTest::newRow("fraction of KiB not whole") << QStringLiteral("0.001 KiB") << qint64(-1);
+        QTest::newRow("negative") << QStringLiteral("-1") << qint64(-1);
+        QTest::newRow("empty") << QString() << qint64(-1);
+        QTest::newRow("word") << QStringLiteral("lots") << qint64(-1);
+        QTest::newRow("two units") << QStringLiteral("1 KiB MiB") << qint64(-1);
+        QTest::newRow("2^53-1") << QStringLiteral("9007199254740991") << qint64(9007199254740991);
+        QTest::newRow("2^53") << QStringLiteral("9007199254740992") << qint64(-1);
+        QTest::newRow("8 PiB in TiB") << QStringLiteral("8192 TiB") << qint64(-1);
+        QTest::newRow("17 digits") << QStringLiteral("12345678901234567") << qint64(-1);
+    }
+    void bytesTextReadsWhatPeopleType() {
+        QFETCH(QString, text);
+        QFETCH(qint64, bytes);
+        const auto parsed = parseBytesText(text);
+        if (bytes < 0) QVERIFY2(!parsed, qPrintable(QString::number(parsed.value_or(0))));
+        else QCOMPARE(parsed, std::optional<std::int64_t>(bytes));
+    }
+
+    // Core explains every key it lists; an unknown key gets nothing.
+    void everyKeyIsExplained() {
+        for (const auto& keys : {pl::configKeys(), pl::policyKeys()}) {
+            for (auto key : keys) QVERIFY2(!pl::settingHelp(key).meaning.empty(), std::string(key).c_str());
+        }
+        for (auto key : pl::configKeys()) QVERIFY2(!pl::settingHelp(key).unit.empty(), std::string(key).c_str());
+        QVERIFY(pl::settingHelp("no_such_key").meaning.empty());
+        // A choice's meaning names every value it takes.
+        for (auto rule : pl::allVictimRules()) QVERIFY(pl::settingHelp("victim_rule").meaning.find(rule) != std::string_view::npos);
+        for (auto mode : pl::allRecoveries()) QVERIFY(pl::settingHelp("recovery").meaning.find(mode) != std::string_view::npos);
+    }
+
+    void panelShowsUnitsAndMeanings() {
+        LabDocument doc;
+        doc.setRunMode(LabDocument::RunMode::Synchronous);
+        QString error;
+        QVERIFY2(doc.loadFile(kSwapWins, &error), qPrintable(error));
+        PolicyPanel panel(&doc);
+        panel.resize(700, 600);
+        panel.show();
+        // Each row's name says what the key does and where else it is spelt.
+        for (const auto& keys : {pl::configKeys(), pl::policyKeys()}) {
+            for (auto k : keys) {
+                const QString key = fromView(k);
+                auto* label = panel.findChild<QLabel*>(QStringLiteral("label_") + key);
+                QVERIFY2(label, qPrintable(key));
+                QCOMPARE(label->text(), key);
+                QVERIFY2(label->toolTip().startsWith(fromView(pl::settingHelp(k).meaning)), qPrintable(label->toolTip()));
+                QString flag = key;
+                QVERIFY2(label->toolTip().contains(QStringLiteral("--") + flag.replace(QLatin1Char('_'), QLatin1Char('-'))),
+                         qPrintable(label->toolTip()));
+            }
+        }
+        QVERIFY(panel.findChild<QLabel*>(QStringLiteral("label_capacity_blocks"))->toolTip().contains(QStringLiteral("/config/capacity_blocks")));
+        QVERIFY(panel.findChild<QLabel*>(QStringLiteral("label_recovery"))->toolTip().contains(QStringLiteral("/policy/recovery")));
+        auto spin = [&](const char* key) { return qobject_cast<QDoubleSpinBox*>(panel.editor(QLatin1String(key))); };
+        QCOMPARE(spin("capacity_blocks")->text(), QStringLiteral("64 blocks"));
+        QCOMPARE(spin("max_ticks")->text(), QStringLiteral("20000 ticks"));
+        QCOMPARE(spin("hybrid_swap_percent")->text(), QStringLiteral("50%"));
+        QCOMPARE(spin("kv_bytes_per_token")->text(), QStringLiteral("256 B"));
+        // Byte counts in binary units, exact, with the count itself in the tooltip.
+        QCOMPARE(spin("transfer_bytes_per_tick")->text(), QStringLiteral("256 KiB/tick"));
+        QCOMPARE(spin("transfer_bytes_per_tick")->toolTip(), QStringLiteral("262,144 B"));
+        QCOMPARE(spin("host_capacity_bytes")->text(), QStringLiteral("64 MiB"));
+        // The number fields share one width, so the sliders beside them line up.
+        QCOMPARE(spin("capacity_blocks")->width(), spin("host_capacity_bytes")->width());
+        QCOMPARE(spin("preemption_threshold")->width(), spin("transfer_bytes_per_tick")->width());
+    }
+
+    void typedBytesApply() {
+        LabDocument doc;
+        doc.setRunMode(LabDocument::RunMode::Synchronous);
+        QString error;
+        QVERIFY2(doc.loadFile(kSwapWins, &error), qPrintable(error));
+        PolicyPanel panel(&doc);
+        panel.show();
+        auto* transfer = qobject_cast<QDoubleSpinBox*>(panel.editor(QStringLiteral("transfer_bytes_per_tick")));
+        QVERIFY(transfer);
+        QLineEdit* edit = transfer->findChild<QLineEdit*>();
+        QVERIFY(edit);
+        edit->selectAll();
+        QTest::keyClicks(edit, QStringLiteral("512 KiB"));
+        QTest::keyClick(edit, Qt::Key_Return);
+        QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 524288);
+        QCOMPARE(transfer->text(), QStringLiteral("512 KiB/tick"));
+        edit->selectAll();
+        QTest::keyClicks(edit, QStringLiteral("300001"));
+        QTest::keyClick(edit, Qt::Key_Return);
+        QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 300001);
+        QCOMPARE(transfer->text(), QStringLiteral("300001 B/tick"));
+        // What cannot be a byte count is not taken: letters are refused as they are typed.
+        edit->selectAll();
+        QTest::keyClicks(edit, QStringLiteral("lots"));
+        QTest::keyClick(edit, Qt::Key_Return);
+        QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 300001);
+        // The slider moves byte counts in whole KiB (its ends are a quarter and four times the file's 256 KiB).
+        auto* slider = qobject_cast<QSlider*>(panel.slider(QStringLiteral("transfer_bytes_per_tick")));
+        QVERIFY(slider);
+        slider->setValue(slider->maximum() - 7);
+        const auto moved = doc.workload().config.transfer_bytes_per_tick;
+        QVERIFY2(moved % 1024 == 0 && moved > 262144 && moved < 1048576, qPrintable(QString::number(moved)));
+        QVERIFY2(transfer->text().endsWith(QStringLiteral(" KiB/tick")), qPrintable(transfer->text()));
+        slider->setValue(slider->maximum());
+        QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 1048576);
+        QCOMPARE(transfer->text(), QStringLiteral("1 MiB/tick"));
+        QCOMPARE(slider->toolTip(), QStringLiteral("64 KiB/tick to 1 MiB/tick (log scale)"));
+    }
+};
+
+QTEST_MAIN(TestPolicyPanel)
+#include "test_policy_panel.moc"
