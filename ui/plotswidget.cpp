@@ -5,6 +5,7 @@
 #include "labdocument.h"
 
 #include "number_text.h"
+#include "plotcursor.h"
 #include "session.h"
 #include "summary.h"
 
@@ -17,7 +18,7 @@ namespace plui {
 struct PlotsWidget::Impl {
     LabDocument* doc = nullptr;
     QCustomPlot* plots[4] = {};
-    QCPItemStraightLine* cursors[2] = {};
+    std::unique_ptr<PlotCursor> cursors[2];
 };
 
 namespace {
@@ -116,11 +117,7 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     for (int i = 0; i < 2; ++i) {
         d->plots[i]->yAxis2->setVisible(true);
         legendBelow(d->plots[i]);
-        d->plots[i]->addLayer(QStringLiteral("cursor"), d->plots[i]->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
-        d->plots[i]->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
-        d->cursors[i] = new QCPItemStraightLine(d->plots[i]);
-        d->cursors[i]->setLayer(QStringLiteral("cursor"));
-        d->cursors[i]->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1, Qt::DashLine));
+        d->cursors[i] = std::make_unique<PlotCursor>(d->plots[i], 1.0);
         d->plots[i]->xAxis->setLabel(tr("tick"));
     }
     d->plots[0]->yAxis->setLabel(tr("blocks"));
@@ -209,9 +206,8 @@ void PlotsWidget::rebuild() {
 void PlotsWidget::updateCursor() {
     const double t = static_cast<double>(d->doc->currentTick());
     for (int i = 0; i < 2; ++i) {
-        d->cursors[i]->point1->setCoords(t, 0);
-        d->cursors[i]->point2->setCoords(t, 1);
-        d->plots[i]->layer(QStringLiteral("cursor"))->replot(); // only the cursor layer is redrawn
+        d->cursors[i]->moveTo(t);
+        d->cursors[i]->replotLayer(); // only the cursor layer is redrawn
     }
 }
 

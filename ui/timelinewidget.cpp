@@ -2,6 +2,7 @@
 
 #include "compactticker.h"
 #include "labdocument.h"
+#include "plotcursor.h"
 #include "statecolors.h"
 #include "timelinemodel.h"
 
@@ -14,7 +15,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <cmath>
 #include <cmath>
 
 namespace plui {
@@ -152,7 +152,7 @@ struct TimelineWidget::Impl {
     LanePlottable* lanes = nullptr;
     QCPGraph* waitMarkers = nullptr;
     QCPGraph* preemptMarkers = nullptr;
-    QCPItemStraightLine* cursor = nullptr;
+    std::unique_ptr<PlotCursor> cursor;
     TimelineModel model;
 };
 
@@ -179,11 +179,7 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     d->preemptMarkers->setLineStyle(QCPGraph::lsNone);
     d->preemptMarkers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(Qt::black, 2.5), Qt::NoBrush, 9));
     // The cursor lives on its own buffered layer: moving it repaints that layer only, not the lanes.
-    d->plot->addLayer(QStringLiteral("cursor"), d->plot->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
-    d->plot->layer(QStringLiteral("cursor"))->setMode(QCPLayer::lmBuffered);
-    d->cursor = new QCPItemStraightLine(d->plot);
-    d->cursor->setLayer(QStringLiteral("cursor"));
-    d->cursor->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1.5, Qt::DashLine));
+    d->cursor = std::make_unique<PlotCursor>(d->plot);
     d->plot->xAxis->setLabel(tr("tick"));
     useCompactTicks(d->plot, false); // the value axis names requests
     d->plot->yAxis->setRangeReversed(true);
@@ -263,7 +259,7 @@ void TimelineWidget::onChanged(int what) {
         // Only the cursor layer, unless the lanes moved to follow it or the tinted victims changed: a
         // cursor-layer replot leaves the other layers as they were drawn.
         if (updateCursor()) d->plot->replot(QCustomPlot::rpQueuedReplot);
-        else d->plot->layer(QStringLiteral("cursor"))->replot();
+        else d->cursor->replotLayer();
     }
 }
 
@@ -311,8 +307,7 @@ void TimelineWidget::rebuild() {
 bool TimelineWidget::updateCursor() {
     const std::int64_t tick = d->doc->currentTick();
     const double t = static_cast<double>(tick) + 0.5;
-    d->cursor->point1->setCoords(t, 0);
-    d->cursor->point2->setCoords(t, 1);
+    d->cursor->moveTo(t);
     const QCPRange before = d->plot->yAxis->range();
     followCursor(tick);
     const auto& victims = d->doc->victimsAtCursor();

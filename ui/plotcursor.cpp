@@ -1,0 +1,35 @@
+#include "plotcursor.h"
+
+#include <qcustomplot.h>
+
+namespace plui {
+
+namespace {
+const QString kLayer = QStringLiteral("cursor");
+}
+
+PlotCursor::PlotCursor(QCustomPlot* plot, double width) : plot_(plot) {
+    plot->addLayer(kLayer, plot->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
+    plot->layer(kLayer)->setMode(QCPLayer::lmBuffered);
+    halo_ = new QCPItemStraightLine(plot);
+    line_ = new QCPItemStraightLine(plot);
+    halo_->setLayer(kLayer);
+    line_->setLayer(kLayer);
+    halo_->setPen(QPen(QColor(255, 255, 255, 200), width + 2.5));
+    line_->setPen(QPen(QColor(0x11, 0x18, 0x27), width, Qt::DashLine));
+    for (QCPItemStraightLine* l : {halo_, line_}) l->setSelectable(false);
+    moveTo(0);
+}
+
+void PlotCursor::moveTo(double x) {
+    for (QCPItemStraightLine* l : {halo_, line_}) {
+        l->point1->setCoords(x, 0);
+        l->point2->setCoords(x, 1);
+    }
+}
+
+double PlotCursor::position() const { return line_->point1->coords().x(); }
+
+void PlotCursor::replotLayer() { plot_->layer(kLayer)->replot(); }
+
+} // namespace plui
