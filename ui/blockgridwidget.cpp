@@ -49,11 +49,12 @@ BlockGridWidget::BlockGridWidget(QWidget* parent) : QWidget(parent) {
 }
 
 void BlockGridWidget::setPool(std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
-                              std::span<const std::uint8_t> victims) {
+                              std::span<const std::uint8_t> victims, std::span<const std::int32_t> victimOwners) {
     const bool sizeChanged = owners.size() != owners_.size();
     owners_.assign(owners.begin(), owners.end());
     inFlight_.assign(inFlight.begin(), inFlight.end());
     victims_.assign(victims.begin(), victims.end());
+    victimOwners_.assign(victimOwners.begin(), victimOwners.end());
     imageDirty_ = true;
     if (sizeChanged) updateMinimumHeight();
     update();
@@ -119,15 +120,16 @@ void BlockGridWidget::setRequestNames(QStringList names) {
 QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metrics) const {
     if (owner < 0 || cell < kNumberLabelCell) return {};
     const QString number = RequestPalette::label(owner);
-    if (cell < kIdLabelCell || owner >= names_.size()) return number;
+    if (owner >= names_.size()) return number;
     const QString& name = names_[owner];
     const int room = cell - 4;
     if (metrics.horizontalAdvance(name) <= room) return name;
     // What every id shares ("az-000" of "az-000123") tells none apart: drop it. Then the first character and
     // as much of the end as fits ("b…-07", "c…-07"): the end tells one tenant's requests apart, the start
-    // the tenants, so batch-07 and chat-07 never read alike.
+    // the tenants, so batch-07 and chat-07 never read alike. Medium cells take the id only whole ("123").
     const QString rest = name.mid(sharedPrefix_);
     if (metrics.horizontalAdvance(rest) <= room) return rest;
+    if (cell < kIdLabelCell) return number;
     for (qsizetype tail = rest.size() - 2; tail >= 1; --tail) {
         const QString id = rest.left(1) + QChar(0x2026) + rest.right(tail);
         if (metrics.horizontalAdvance(id) <= room) return id;
@@ -139,7 +141,10 @@ QString BlockGridWidget::cellLabel(int b) const {
     if (b < 0 || b >= blockCount()) return {};
     const Layout l = layout();
     if (l.blocksPerPixel > 1) return {};
-    return labelFor(owners_[static_cast<std::size_t>(b)], l.cell, QFontMetrics(labelFont(l.cell)));
+    // A block this tick's victim has already let go is labelled with that victim.
+    const std::size_t bi = static_cast<std::size_t>(b);
+    const int owner = owners_[bi] >= 0 ? owners_[bi] : (victimAt(bi) ? victimOwnerAt(bi) : -1);
+    return labelFor(owner, l.cell, QFontMetrics(labelFont(l.cell)));
 }
 
 BlockGridWidget::Layout BlockGridWidget::layout() const {
@@ -327,9 +332,11 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 if (victimAt(bi) != RequestPalette::kVictimBlockLanded) {
                     p.drawLine(cell.topLeft() + QPoint(m, m), cell.bottomRight() - QPoint(m, m));
                 }
-                if (owner >= 0 && l.cell >= kNumberLabelCell) {
-                    // The owner's label again, over the marks, on a light patch: readable through the cross.
-                    const QString label = labelFor(owner, l.cell, metrics);
+                // The owner's label again, over the marks, on a light patch: readable through the cross. A block
+                // the victim has let go (a swap-out landed) is labelled with the victim it was freed from.
+                const int labelled = owner >= 0 ? owner : victimOwnerAt(bi);
+                if (labelled >= 0 && l.cell >= kNumberLabelCell) {
+                    const QString label = labelFor(labelled, l.cell, metrics);
                     QRect r = metrics.boundingRect(cell, Qt::AlignCenter, label).adjusted(-2, 0, 2, 0);
                     p.fillRect(r, QColor(255, 255, 255, 190));
                     p.setPen(QColor(0, 0, 0, 220));
@@ -381,6 +388,44 @@ void BlockGridWidget::mousePressEvent(QMouseEvent* event) {
     emit requestClicked(b >= 0 ? owners_[static_cast<std::size_t>(b)] : -1);
 }
 
+QString BlockGridWidget::nameOf(int request) const {
+    if (request < 0) return {};
+    return request < names_.size() ? names_[request] : RequestPalette::label(request);
+}
+
+QString BlockGridWidget::cellToolTip(int b) const {
+    if (b < 0 || b >= blockCount()) return {};
+    const std::size_t bi = static_cast<std::size_t>(b);
+    const int owner = owners_[bi];
+    QString text = tr("block %1: ").arg(b);
+    if (owner < 0) {
+        text += isCachedFree(b) ? tr("free, still caching prefix id %1 (a request with that prefix attaches it "
+                                     "instead of prefilling, until the block is reused)")
+                                      .arg(prefixIds_[bi])
+                                : tr("free");
+    } else {
+        // The palette number too: small cells are labelled with it.
+        text += owner < names_.size() ? tr("%1 (label %2)").arg(names_[owner], RequestPalette::label(owner))
+                                      : RequestPalette::label(owner);
+    }
+    if (holdersOf(b) >= 2) text += tr("\nshared prefix block: held by %1 requests").arg(holdersOf(b));
+    if (owner >= 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0) text += tr("\nprefix id %1").arg(prefixIds_[bi]);
+    if (bi < inFlight_.size() && inFlight_[bi]) text += tr(" (copy in flight)");
+    const QString victim = nameOf(victimOwnerAt(bi));
+    if (victimAt(bi) == RequestPalette::kVictimBlockReused) {
+        text += victim.isEmpty() ? tr(" (freed by this tick's victim, handed on in the same tick)")
+                                 : tr(" (freed by this tick's victim %1, handed on in the same tick)").arg(victim);
+    } else if (victimAt(bi) == RequestPalette::kVictimBlockLanded) {
+        text += victim.isEmpty() ? tr(" (its victim's swap-out landed this tick: freed; evicted earlier)")
+                                 : tr(" (%1's swap-out landed this tick: freed; evicted earlier)").arg(victim);
+    } else if (victimAt(bi)) {
+        text += owner < 0 && !victim.isEmpty() ? tr(" (taken back from %1, victim this tick)").arg(victim)
+                                                : tr(" (victim this tick)");
+    }
+    if (layout().blocksPerPixel > 1) text += tr("\n%1 blocks per pixel: zoom in").arg(layout().blocksPerPixel);
+    return text;
+}
+
 bool BlockGridWidget::event(QEvent* e) {
     if (e->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(e);
@@ -389,31 +434,7 @@ bool BlockGridWidget::event(QEvent* e) {
             QToolTip::hideText();
             return true;
         }
-        const std::size_t bi = static_cast<std::size_t>(b);
-        const int owner = owners_[bi];
-        QString text = tr("block %1: ").arg(b);
-        if (owner < 0) {
-            text += isCachedFree(b) ? tr("free, still caching prefix id %1 (a request with that prefix attaches it "
-                                         "instead of prefilling, until the block is reused)")
-                                          .arg(prefixIds_[bi])
-                                    : tr("free");
-        } else {
-            // The palette number too: small cells are labelled with it.
-            text += owner < names_.size() ? tr("%1 (label %2)").arg(names_[owner], RequestPalette::label(owner))
-                                          : RequestPalette::label(owner);
-        }
-        if (holdersOf(b) >= 2) text += tr("\nshared prefix block: held by %1 requests").arg(holdersOf(b));
-        if (owner >= 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0) text += tr("\nprefix id %1").arg(prefixIds_[bi]);
-        if (bi < inFlight_.size() && inFlight_[bi]) text += tr(" (copy in flight)");
-        if (victimAt(bi) == RequestPalette::kVictimBlockReused) {
-            text += tr(" (freed by this tick's victim, handed on in the same tick)");
-        } else if (victimAt(bi) == RequestPalette::kVictimBlockLanded) {
-            text += tr(" (its victim's swap-out landed this tick: freed; evicted earlier)");
-        } else if (victimAt(bi)) {
-            text += tr(" (victim this tick)");
-        }
-        if (layout().blocksPerPixel > 1) text += tr("\n%1 blocks per pixel: zoom in").arg(layout().blocksPerPixel);
-        QToolTip::showText(help->globalPos(), text, this);
+        QToolTip::showText(help->globalPos(), cellToolTip(b), this);
         return true;
     }
     return QWidget::event(e);

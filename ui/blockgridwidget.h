@@ -24,10 +24,11 @@ class BlockGridWidget : public QWidget {
   public:
     explicit BlockGridWidget(QWidget* parent = nullptr);
 
-    // owners: request index per block or -1 (free); inFlight: 1 while the block is copied; victims: 1 for
-    // blocks of this tick's victims. Spans are copied.
+    // owners: request index per block or -1 (free); inFlight: 1 while the block is copied; victims: the mark
+    // of blocks of this tick's victims (RequestPalette::kVictimBlock...); victimOwners: the victim a marked block
+    // belonged to (request index, else -1), which labels a block the victim has already let go. Spans are copied.
     void setPool(std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
-                 std::span<const std::uint8_t> victims);
+                 std::span<const std::uint8_t> victims, std::span<const std::int32_t> victimOwners = {});
     // Prefix sharing (empty spans without it): holders per block (a block with 2 or more gets a corner mark)
     // and the prefix id each block carries or -1 (a free block with an id is drawn in the cached colour).
     void setSharing(std::span<const std::int32_t> holders, std::span<const std::int64_t> prefixIds);
@@ -36,6 +37,8 @@ class BlockGridWidget : public QWidget {
     // Request ids for the cell labels; the prefix every id shares ("mc-00" of "mc-001760") is left out of a
     // label that does not fit whole.
     void setRequestNames(QStringList names);
+    // What hovering block b shows: its owner (or free), sharing, copy and victim marks; empty out of range.
+    QString cellToolTip(int b) const;
     void setSelectedRequest(int request);
 
     // Cell size in pixels; 0 = fit the whole pool into the widget.
@@ -73,6 +76,9 @@ class BlockGridWidget : public QWidget {
     void paintSmallVictims(QPainter& p, const Layout& l) const;
     // Block b's victim mark (RequestPalette::kVictimBlock...), 0 when none or out of range.
     std::uint8_t victimAt(std::size_t b) const { return b < victims_.size() ? victims_[b] : 0; }
+    // The victim block b belonged to, -1 when none is known.
+    int victimOwnerAt(std::size_t b) const { return b < victimOwners_.size() ? victimOwners_[b] : -1; }
+    QString nameOf(int request) const;
     void rebuildImage(const Layout& l);
     void updateMinimumHeight();
     QRgb blockColor(std::size_t b) const;
@@ -82,6 +88,7 @@ class BlockGridWidget : public QWidget {
     std::vector<std::int32_t> owners_;
     std::vector<std::uint8_t> inFlight_;
     std::vector<std::uint8_t> victims_;
+    std::vector<std::int32_t> victimOwners_;
     std::vector<std::int32_t> holders_;
     std::vector<std::int64_t> prefixIds_;
     QStringList names_;

@@ -369,6 +369,7 @@ void LabDocument::updateVictims() {
     victimsAtCursor_.clear();
     victimsLanded_.clear();
     victimBlockMask_.clear();
+    victimBlockOwners_.clear();
     if (!session_) return;
     const std::int64_t t = session_->currentTick();
     const auto& events = session_->result().ledger.events;
@@ -402,6 +403,7 @@ void LabDocument::updateVictims() {
     }
     const auto now = session_->cursor().blockOwners();
     victimBlockMask_.assign(now.size(), 0);
+    victimBlockOwners_.assign(now.size(), -1);
     for (std::size_t b = 0; b < now.size(); ++b) {
         // Held by a victim before this tick: taken back now, and possibly handed on in the same tick.
         const bool heldBefore = b < before.size() && isVictim(before[b]);
@@ -410,10 +412,12 @@ void LabDocument::updateVictims() {
             const auto at = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), victim) - victimsAtCursor_.begin();
             victimBlockMask_[b] = victimsLanded_[static_cast<std::size_t>(at)] ? RequestPalette::kVictimBlockLanded
                                                                                : RequestPalette::kVictimBlock;
+            victimBlockOwners_[b] = victim;
         } else if (heldBefore && !(b < holdersBefore.size() && holdersBefore[b] >= 2)) {
             // Another request's now, and not one that shared it before (a shared prefix block the victim let
             // go stays with its other holders: kept, not handed on, and left unmarked).
             victimBlockMask_[b] = RequestPalette::kVictimBlockReused;
+            victimBlockOwners_[b] = before[b];
         }
     }
 }

@@ -117,6 +117,8 @@ class LabDocument : public QObject {
     // it was evicted in this tick.
     const std::vector<std::uint8_t>& victimsLandedAtCursor() const { return victimsLanded_; }
     const std::vector<std::uint8_t>& victimBlockMask() const { return victimBlockMask_; }
+    // Per block, the victim (request index) a marked block belonged to, else -1: a freed block still names it.
+    const std::vector<std::int32_t>& victimBlockOwners() const { return victimBlockOwners_; }
 
     int selectedRequest() const { return selected_; }
     void selectRequest(int index);
@@ -185,6 +187,7 @@ class LabDocument : public QObject {
     std::vector<std::int32_t> victimsAtCursor_;
     std::vector<std::uint8_t> victimsLanded_;
     std::vector<std::uint8_t> victimBlockMask_;
+    std::vector<std::int32_t> victimBlockOwners_;
 };
 
 } // namespace plui

@@ -114,7 +114,7 @@ void PoolView::refresh() {
         for (const auto& r : s->workload().requests) names << QString::fromStdString(r.id);
         grid_->setRequestNames(names);
     }
-    grid_->setPool(e.blockOwners(), e.blockInFlight(), doc_->victimBlockMask());
+    grid_->setPool(e.blockOwners(), e.blockInFlight(), doc_->victimBlockMask(), doc_->victimBlockOwners());
     if (e.prefixSharing()) {
         grid_->setSharing(e.blockRefCount(), e.blockPrefixId());
     } else {

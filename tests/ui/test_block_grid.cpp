@@ -63,11 +63,12 @@ class TestBlockGrid : public QObject {
                                    QStringLiteral("r6"), QStringLiteral("r7"), QStringLiteral("r8"),
                                    QStringLiteral("r9"), QStringLiteral("r10"), QStringLiteral("mc-000011")};
         g.setRequestNames(names);
-        // Small cells: no label; medium: the palette number (base 36); large: the id, elided in the middle.
+        // Small cells: no label; medium: the id when it fits whole, else the palette number (base 36); large:
+        // the id, elided in the middle.
         g.setCellSize(12);
         QCOMPARE(g.cellLabel(0), QString());
         g.setCellSize(20);
-        QCOMPARE(g.cellLabel(0), QStringLiteral("0"));
+        QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
         QCOMPARE(g.cellLabel(1), QStringLiteral("b"));
         g.setCellSize(40);
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
@@ -97,6 +98,26 @@ class TestBlockGrid : public QObject {
         g.setCellSize(64);
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
         // What is drawn follows cellLabel: the id cell's pixels differ from the numbered one's at the same zoom.
+        // A victim's block that is already free (its swap-out landed, or a recompute took it back) is labelled,
+        // and explained, with the victim it came from.
+        std::vector<std::uint8_t> marks(40, 0);
+        std::vector<std::int32_t> victimOwners(40, -1);
+        marks[5] = RequestPalette::kVictimBlockLanded;
+        marks[6] = RequestPalette::kVictimBlock;
+        marks[0] = RequestPalette::kVictimBlock;
+        victimOwners[5] = victimOwners[6] = 10;
+        victimOwners[0] = 0;
+        g.setPool(owners, {}, marks, victimOwners);
+        QCOMPARE(g.cellLabel(5), QStringLiteral("r10"));
+        QCOMPARE(g.cellLabel(6), QStringLiteral("r10"));
+        QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
+        QVERIFY2(g.cellToolTip(5).contains(QStringLiteral("free (r10's swap-out landed this tick")), qPrintable(g.cellToolTip(5)));
+        QVERIFY2(g.cellToolTip(6).contains(QStringLiteral("taken back from r10")), qPrintable(g.cellToolTip(6)));
+        QVERIFY2(g.cellToolTip(0).endsWith(QStringLiteral("r0 (label 0) (victim this tick)")), qPrintable(g.cellToolTip(0)));
+        QCOMPARE(g.cellToolTip(7), QStringLiteral("block 7: free"));
+        QCOMPARE(g.cellToolTip(40), QString());
+        g.setPool(owners, {}, {});
+        QCOMPARE(g.cellLabel(5), QString());
         g.setRequestNames({});
         const QImage withNumber = g.grab().toImage();
         g.setRequestNames({QStringLiteral("r0-long-id")});

@@ -78,6 +78,10 @@ class TestLabDocument : public QObject {
                 const std::uint8_t other = evictedHere ? plui::RequestPalette::kVictimBlockLanded : plui::RequestPalette::kVictimBlock;
                 QVERIFY(std::count(mask.begin(), mask.end(), expected) > 0);
                 QCOMPARE(std::count(mask.begin(), mask.end(), other), 0);
+                // Every marked block names the one victim (a freed one is labelled with it); no other does.
+                const auto& owners = doc.victimBlockOwners();
+                QCOMPARE(owners.size(), mask.size());
+                for (std::size_t b = 0; b < mask.size(); ++b) QCOMPARE(owners[b], mask[b] ? e.request : -1);
             }
         }
         QVERIFY(evicted > 0 && landed > 0);
