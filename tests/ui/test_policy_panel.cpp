@@ -149,9 +149,7 @@ class TestPolicyPanel : public QObject {
 
     void panelShowsUnitsAndMeanings() {
         LabDocument doc;
-        doc.setRunMode(LabDocument::RunMode::Synchronous);
-        QString error;
-        QVERIFY2(doc.loadFile(kSwapWins, &error), qPrintable(error));
+        QVERIFY(uitest::openSample(doc, kSwapWins));
         PolicyPanel panel(&doc);
         panel.resize(700, 600);
         panel.show();
@@ -186,9 +184,7 @@ class TestPolicyPanel : public QObject {
 
     void typedBytesApply() {
         LabDocument doc;
-        doc.setRunMode(LabDocument::RunMode::Synchronous);
-        QString error;
-        QVERIFY2(doc.loadFile(kSwapWins, &error), qPrintable(error));
+        QVERIFY(uitest::openSample(doc, kSwapWins));
         PolicyPanel panel(&doc);
         panel.show();
         auto* transfer = qobject_cast<QDoubleSpinBox*>(panel.editor(QStringLiteral("transfer_bytes_per_tick")));

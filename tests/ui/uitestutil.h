@@ -2,6 +2,7 @@
 // Shared helpers for the ui suites: the bundled samples and synthetic workloads of a given size.
 
 #include "core/engine_fixtures.h"
+#include "labdocument.h"
 #include "trace/generator.h"
 #include "workload_io.h"
 
@@ -39,6 +40,16 @@ inline QStringList sampleFiles() {
 }
 
 inline pl::Workload loadSample(const QString& path) { return pltest::loadSampleFile(path.toStdString()); }
+
+// Opens `path` in `doc` with runs on the calling thread (a test reads the session at once); false, with the
+// document's error printed, when it cannot: QVERIFY(uitest::openSample(doc, path)).
+[[nodiscard]] inline bool openSample(plui::LabDocument& doc, const QString& path) {
+    doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+    QString error;
+    if (doc.loadFile(path, &error)) return true;
+    qWarning("cannot open %s: %s", qPrintable(path), qPrintable(error));
+    return false;
+}
 
 // A workload with `blocks` device blocks and `requests` requests under pressure (core's generator, fixed seed).
 inline pl::Workload syntheticWorkload(std::int64_t blocks, std::int64_t requests, std::uint64_t seed = 7) {
