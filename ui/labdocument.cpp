@@ -368,14 +368,15 @@ bool LabDocument::seekPreviousPressure() {
 void LabDocument::updateVictims() {
     victimsAtCursor_.clear();
     victimsLanded_.clear();
+    victimsEvictedAt_.clear();
     victimBlockMask_.clear();
     victimBlockOwners_.clear();
     if (!session_) return;
     const std::int64_t t = session_->currentTick();
     const auto& events = session_->result().ledger.events;
-    auto it = std::lower_bound(events.begin(), events.end(), t,
-                               [](const pl::Event& e, std::int64_t tick) { return e.tick < tick; });
-    for (; it != events.end() && it->tick == t; ++it) {
+    const auto first = std::lower_bound(events.begin(), events.end(), t,
+                                        [](const pl::Event& e, std::int64_t tick) { return e.tick < tick; });
+    for (auto it = first; it != events.end() && it->tick == t; ++it) {
         if (it->kind != pl::EventKind::Evict && it->kind != pl::EventKind::SwapOutDone) continue;
         const auto known = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), it->request);
         const std::uint8_t landed = it->kind == pl::EventKind::SwapOutDone ? 1 : 0;
@@ -387,6 +388,18 @@ void LabDocument::updateVictims() {
         }
     }
     if (victimsAtCursor_.empty()) return;
+    // Where each victim was evicted: here, or (a landed swap-out) at its last evict before this tick.
+    victimsEvictedAt_.assign(victimsAtCursor_.size(), t);
+    for (std::size_t i = 0; i < victimsAtCursor_.size(); ++i) {
+        if (!victimsLanded_[i]) continue;
+        for (auto back = first; back != events.begin();) {
+            --back;
+            if (back->kind == pl::EventKind::Evict && back->request == victimsAtCursor_[i]) {
+                victimsEvictedAt_[i] = back->tick;
+                break;
+            }
+        }
+    }
     auto isVictim = [this](std::int32_t r) {
         return r != pl::kFreeBlock &&
                std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), r) != victimsAtCursor_.end();
@@ -404,15 +417,22 @@ void LabDocument::updateVictims() {
     const auto now = session_->cursor().blockOwners();
     victimBlockMask_.assign(now.size(), 0);
     victimBlockOwners_.assign(now.size(), -1);
+    auto landedNow = [this](std::int32_t victim) {
+        const auto at = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), victim) - victimsAtCursor_.begin();
+        return victimsLanded_[static_cast<std::size_t>(at)] != 0;
+    };
     for (std::size_t b = 0; b < now.size(); ++b) {
         // Held by a victim before this tick: taken back now, and possibly handed on in the same tick.
         const bool heldBefore = b < before.size() && isVictim(before[b]);
-        if (isVictim(now[b]) || (heldBefore && now[b] == pl::kFreeBlock)) {
+        // A victim whose swap-out landed and that resumed in the same tick holds its blocks again, copying back
+        // in: those are its own, not freed.
+        const bool heldAgain = isVictim(now[b]) && landedNow(now[b]);
+        if ((isVictim(now[b]) && !heldAgain) || (heldBefore && now[b] == pl::kFreeBlock)) {
             const std::int32_t victim = isVictim(now[b]) ? now[b] : before[b];
-            const auto at = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), victim) - victimsAtCursor_.begin();
-            victimBlockMask_[b] = victimsLanded_[static_cast<std::size_t>(at)] ? RequestPalette::kVictimBlockLanded
-                                                                               : RequestPalette::kVictimBlock;
+            victimBlockMask_[b] = landedNow(victim) ? RequestPalette::kVictimBlockLanded : RequestPalette::kVictimBlock;
             victimBlockOwners_[b] = victim;
+        } else if (heldAgain) {
+            continue;
         } else if (heldBefore && !(b < holdersBefore.size() && holdersBefore[b] >= 2)) {
             // Another request's now, and not one that shared it before (a shared prefix block the victim let
             // go stays with its other holders: kept, not handed on, and left unmarked).

@@ -116,6 +116,8 @@ class LabDocument : public QObject {
     // Per victim at the cursor: 1 when this tick is where its swap-out landed (it was evicted earlier), 0 when
     // it was evicted in this tick.
     const std::vector<std::uint8_t>& victimsLandedAtCursor() const { return victimsLanded_; }
+    // Per victim at the cursor: the tick of its eviction (the cursor's own tick unless its swap-out landed now).
+    const std::vector<std::int64_t>& victimsEvictedAtCursor() const { return victimsEvictedAt_; }
     const std::vector<std::uint8_t>& victimBlockMask() const { return victimBlockMask_; }
     // Per block, the victim (request index) a marked block belonged to, else -1: a freed block still names it.
     const std::vector<std::int32_t>& victimBlockOwners() const { return victimBlockOwners_; }
@@ -186,6 +188,7 @@ class LabDocument : public QObject {
     std::int64_t wantedTick_ = -1;
     std::vector<std::int32_t> victimsAtCursor_;
     std::vector<std::uint8_t> victimsLanded_;
+    std::vector<std::int64_t> victimsEvictedAt_;
     std::vector<std::uint8_t> victimBlockMask_;
     std::vector<std::int32_t> victimBlockOwners_;
 };

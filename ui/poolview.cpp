@@ -144,10 +144,19 @@ void PoolView::refresh() {
     if (!victims.empty()) {
         QStringList ids;
         const auto& landed = doc_->victimsLandedAtCursor();
+        const auto& evictedAt = doc_->victimsEvictedAtCursor();
+        const auto owners = e.blockOwners();
         for (std::size_t i = 0; i < victims.size(); ++i) {
-            // A swap-out that lands now belongs to an eviction ticks ago (the ledger's row is at that tick).
-            ids << QString::fromStdString(s->workload().requests[static_cast<std::size_t>(victims[i])].id) +
-                       (i < landed.size() && landed[i] ? tr(" (its swap-out landed; evicted earlier)") : QString());
+            QString id = QString::fromStdString(s->workload().requests[static_cast<std::size_t>(victims[i])].id);
+            if (i < landed.size() && landed[i]) {
+                // A swap-out that lands now belongs to an eviction ticks ago (the ledger's row is at that tick);
+                // a victim holding blocks again resumed in this same tick and is copying back in.
+                const bool back = std::find(owners.begin(), owners.end(), victims[i]) != owners.end();
+                id += (back ? tr(" (its swap-out landed; evicted at tick %1; swapping back in)")
+                            : tr(" (its swap-out landed; evicted at tick %1)"))
+                          .arg(evictedAt[i]);
+            }
+            ids << id;
         }
         const auto& mask = doc_->victimBlockMask();
         const auto reused = std::count(mask.begin(), mask.end(), RequestPalette::kVictimBlockReused);

@@ -54,7 +54,7 @@ class TestLabDocument : public QObject {
         LabDocument doc;
         QString error;
         QVERIFY(doc.loadFile(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json"), &error));
-        int evicted = 0, landed = 0;
+        int evicted = 0, landed = 0, resumedWhereLanded = 0;
         for (const pl::Event& e : doc.session()->result().ledger.events) {
             if (e.kind != pl::EventKind::Evict && e.kind != pl::EventKind::SwapOutDone) continue;
             doc.seek(e.tick);
@@ -70,21 +70,33 @@ class TestLabDocument : public QObject {
                                                  });
             QCOMPARE(doc.victimsLandedAtCursor()[static_cast<std::size_t>(at - victims.begin())], std::uint8_t{!evictedHere});
             ++(evictedHere ? evicted : landed);
+            // Where it was evicted: here, or at the tick of its last evict before.
+            std::int64_t evictTick = -1;
+            for (const pl::Event& o : doc.session()->result().ledger.events)
+                if (o.kind == pl::EventKind::Evict && o.request == e.request && o.tick <= e.tick) evictTick = o.tick;
+            QCOMPARE(doc.victimsEvictedAtCursor()[static_cast<std::size_t>(at - victims.begin())], evictTick);
             if (victims.size() == 1) {
                 // Its blocks carry the mark of what happened now: the cross of an eviction, or the single
-                // diagonal of a landed swap-out.
+                // diagonal of a landed swap-out. A victim that resumed in the tick its swap-out landed holds
+                // blocks again, copying back in: those carry no mark (they are not freed).
                 const auto& mask = doc.victimBlockMask();
+                const auto owners = doc.session()->cursor().blockOwners();
+                const auto heldNow = std::count(owners.begin(), owners.end(), e.request);
                 const std::uint8_t expected = evictedHere ? plui::RequestPalette::kVictimBlock : plui::RequestPalette::kVictimBlockLanded;
                 const std::uint8_t other = evictedHere ? plui::RequestPalette::kVictimBlockLanded : plui::RequestPalette::kVictimBlock;
-                QVERIFY(std::count(mask.begin(), mask.end(), expected) > 0);
+                if (evictedHere || heldNow == 0) QVERIFY(std::count(mask.begin(), mask.end(), expected) > 0);
                 QCOMPARE(std::count(mask.begin(), mask.end(), other), 0);
+                for (std::size_t b = 0; b < owners.size(); ++b) {
+                    if (!evictedHere && owners[b] == e.request) QCOMPARE(mask[b], std::uint8_t{0});
+                }
+                if (!evictedHere && heldNow > 0) ++resumedWhereLanded;
                 // Every marked block names the one victim (a freed one is labelled with it); no other does.
-                const auto& owners = doc.victimBlockOwners();
-                QCOMPARE(owners.size(), mask.size());
-                for (std::size_t b = 0; b < mask.size(); ++b) QCOMPARE(owners[b], mask[b] ? e.request : -1);
+                const auto& victimOwners = doc.victimBlockOwners();
+                QCOMPARE(victimOwners.size(), mask.size());
+                for (std::size_t b = 0; b < mask.size(); ++b) QCOMPARE(victimOwners[b], mask[b] ? e.request : -1);
             }
         }
-        QVERIFY(evicted > 0 && landed > 0);
+        QVERIFY(evicted > 0 && landed > 0 && resumedWhereLanded > 0);
     }
 
     void victimMaskMarksTheEvictedBlocks() {
