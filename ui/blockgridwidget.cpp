@@ -101,7 +101,7 @@ int BlockGridWidget::effectiveCellSize() const { return layout().cell; }
 QFont BlockGridWidget::labelFont(int cell) const {
     QFont f = font();
     // Ids get a smaller font than the one- or two-character numbers, so more of them fits.
-    f.setPixelSize(cell >= kIdLabelCell ? std::clamp(cell / 4, 8, 14) : std::max(7, cell * 2 / 5));
+    f.setPixelSize(cell >= kIdLabelCell ? std::clamp(cell / 5, 8, 13) : std::max(7, cell * 2 / 5));
     return f;
 }
 
@@ -129,12 +129,17 @@ QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metri
     // the tenants, so batch-07 and chat-07 never read alike. Medium cells take the id only whole ("123").
     const QString rest = name.mid(sharedPrefix_);
     if (metrics.horizontalAdvance(rest) <= room) return rest;
-    if (cell < kIdLabelCell) return number;
-    for (qsizetype tail = rest.size() - 2; tail >= 1; --tail) {
+    for (qsizetype tail = rest.size() - 2; tail >= 2; --tail) {
         const QString id = rest.left(1) + QChar(0x2026) + rest.right(tail);
         if (metrics.horizontalAdvance(id) <= room) return id;
     }
-    return number; // not even "x…y" fits: the palette number says more
+    // A medium cell: the first character and the end without the ellipsis ("b05" for batch-05), as long as
+    // two characters of the end fit; a bare "4" beside ids ending in digits would read as another request.
+    for (qsizetype tail = rest.size() - 2; tail >= 2; --tail) {
+        const QString id = rest.left(1) + rest.right(tail);
+        if (metrics.horizontalAdvance(id) <= room) return id;
+    }
+    return number; // not even that fits: the palette number (the tooltip maps it)
 }
 
 QString BlockGridWidget::cellLabel(int b) const {

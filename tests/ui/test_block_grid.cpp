@@ -63,13 +63,22 @@ class TestBlockGrid : public QObject {
                                    QStringLiteral("r6"), QStringLiteral("r7"), QStringLiteral("r8"),
                                    QStringLiteral("r9"), QStringLiteral("r10"), QStringLiteral("mc-000011")};
         g.setRequestNames(names);
-        // Small cells: no label; medium: the id when it fits whole, else the palette number (base 36); large:
-        // the id, elided in the middle.
+        // Small cells: no label; medium: the id when it fits whole, else its first character and end ("m11");
+        // large: the id, elided in the middle; the palette number (base 36) only where none of that fits.
         g.setCellSize(12);
         QCOMPARE(g.cellLabel(0), QString());
         g.setCellSize(20);
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
-        QCOMPARE(g.cellLabel(1), QStringLiteral("b"));
+        g.setCellSize(26);
+        QCOMPARE(g.cellLabel(1), QStringLiteral("m11"));
+        g.setCellSize(18);
+        g.setRequestNames({QStringLiteral("r0"), QStringLiteral("r1"), QStringLiteral("r2"), QStringLiteral("r3"),
+                           QStringLiteral("r4"), QStringLiteral("r5"), QStringLiteral("r6"), QStringLiteral("r7"),
+                           QStringLiteral("r8"), QStringLiteral("r9"), QStringLiteral("r10"),
+                           QStringLiteral("a-very-long-request-id-that-ends-in-WWWW")});
+        QCOMPARE(g.cellLabel(1), QStringLiteral("b")); // "aWW" does not fit in 14 px: the number
+        g.setRequestNames(names);
+        g.setCellSize(20);
         g.setCellSize(40);
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
         const QString elided = g.cellLabel(1);
