@@ -96,6 +96,7 @@ struct BreakevenView::Impl {
     QCPItemStraightLine* crossover = nullptr;
     QCPItemText* crossoverLabel = nullptr;
     QCPItemStraightLine* contextLine = nullptr;
+    QCPItemText* contextLabel = nullptr;
     bool applying = false;
     // Measured (a calibration is loaded): graphs 2 and 3 of the main plot, the break-even mark, two plots.
     std::optional<pl::gpu::Calibration> calibration;
@@ -178,7 +179,7 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
         slider->setObjectName(QStringLiteral("breakeven_") + s.name);
         slider->setRange(0, kSteps);
         auto* value = new QLabel(row);
-        value->setMinimumWidth(value->fontMetrics().horizontalAdvance(QStringLiteral("262144 tokens")));
+        value->setMinimumWidth(value->fontMetrics().horizontalAdvance(QStringLiteral("262,144 tokens")));
         h->addWidget(slider, 1);
         h->addWidget(value);
         d->sliders[s.name] = slider;
@@ -244,8 +245,17 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     d->crossoverLabel = new QCPItemText(d->plot);
     d->crossoverLabel->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
     d->crossoverLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    // The context the verdict is for: dark grey and named (red means a victim elsewhere in the lab).
+    const QColor contextColour(0x37, 0x41, 0x51);
     d->contextLine = new QCPItemStraightLine(d->plot);
-    d->contextLine->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1, Qt::DashLine));
+    d->contextLine->setPen(QPen(contextColour, 1.2, Qt::DashLine));
+    d->contextLabel = new QCPItemText(d->plot);
+    d->contextLabel->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+    d->contextLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    d->contextLabel->setColor(contextColour);
+    // Labels over the curves keep them readable where a line crosses (the context line, a grid line).
+    d->crossoverLabel->setBrush(QColor(255, 255, 255, 220));
+    d->crossoverLabel->setPadding(QMargins(3, 2, 3, 2));
     d->measuredLine = new QCPItemStraightLine(d->plot);
     d->measuredLine->setPen(QPen(QColor(0x0f, 0x76, 0x6e), 1.6, Qt::DashDotLine));
     d->measuredLabel = new QCPItemText(d->plot);
@@ -342,7 +352,10 @@ void BreakevenView::recompute() {
         const auto exact = d->exact.find(s.name);
         v[s.name] = exact != d->exact.end() ? exact->second : toValue(s, d->sliders[s.name]->value());
         const QString unit = s.name == QLatin1String("tp") && v[s.name] == 1 ? QStringLiteral("GPU") : s.unit;
-        d->values[s.name]->setText(QStringLiteral("%1 %2").arg(v[s.name], 0, 'f', s.decimals).arg(unit));
+        // Whole numbers grouped as everywhere else ("4,096 tokens"); rates with their decimals.
+        const QString number = s.decimals == 0 ? QString::fromStdString(pl::formatThousands(std::llround(v[s.name])))
+                                               : QString::number(v[s.name], 'f', s.decimals);
+        d->values[s.name]->setText(QStringLiteral("%1 %2").arg(number, unit));
     }
     in.link_gbps = v[QStringLiteral("link")];
     in.mfu = v[QStringLiteral("mfu")] / 100.0;
@@ -373,6 +386,8 @@ void BreakevenView::recompute() {
     const double ctx = static_cast<double>(in.context);
     d->contextLine->point1->setCoords(ctx, 0);
     d->contextLine->point2->setCoords(ctx, 1);
+    d->contextLabel->position->setCoords(ctx * 1.04, 0.6); // below the legend, above the swap curves
+    d->contextLabel->setText(tr("context\n%1").arg(QString::fromStdString(pl::formatThousands(in.context))));
     if (out.breakeven_context_tokens && *out.breakeven_context_tokens > 0) {
         const double be = *out.breakeven_context_tokens;
         d->crossover->setVisible(true);

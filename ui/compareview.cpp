@@ -37,7 +37,9 @@ struct CompareView::Impl {
 
 namespace {
 
-const QColor kColors[] = {QColor(0xdc, 0x26, 0x26), QColor(0x93, 0x33, 0xea), QColor(0x1d, 0x4e, 0xd8),
+// recompute orange and swap purple as in the break-even explorer (and replaying / copying on the timeline);
+// red is kept for victims.
+const QColor kColors[] = {QColor(0xf9, 0x73, 0x16), QColor(0x93, 0x33, 0xea), QColor(0x1d, 0x4e, 0xd8),
                           QColor(0x05, 0x96, 0x69)};
 const Qt::PenStyle kStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
 
@@ -48,7 +50,11 @@ QString name(pl::Recovery r) {
 
 void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
     p->clearGraphs();
-    std::map<QString, double> tails; // the request at each mode's tail, at its largest value over the modes
+    struct Tail {
+        double x = 0;      // its largest value over the modes
+        QStringList modes; // the modes whose tail it is
+    };
+    std::map<QString, Tail> tails; // the request at each mode's tail
     for (std::size_t i = 0; i < r.entries.size(); ++i) {
         std::vector<double> v = completion ? r.entries[i].dist.completion : r.entries[i].dist.queueDelay;
         std::sort(v.begin(), v.end());
@@ -71,31 +77,37 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
             tail->setData(QVector<double>{v.back()}, QVector<double>{1.0}, true);
             const QString& id = completion ? r.entries[i].slowestCompletion : r.entries[i].longestQueue;
             if (!id.isEmpty()) {
-                const auto at = tails.try_emplace(id, v.back()).first;
-                at->second = std::max(at->second, v.back());
+                Tail& t = tails[id];
+                t.x = std::max(t.x, v.back());
+                t.modes << name(r.entries[i].recovery);
             }
         }
     }
-    // Name the request at the tail, once per request (modes often share it).
+    // Name the request at the tail, once per request (modes often share it), with the modes it ends: above the
+    // curves (which stop at 1), so no label covers a step.
     p->clearItems();
+    constexpr double kRow = 0.08; // one label's height, in shares
+    const double top = 1.03 + kRow * static_cast<double>(tails.size());
     int placed = 0;
-    for (const auto& [id, x] : tails) {
+    for (const auto& [id, t] : tails) {
         auto* label = new QCPItemText(p);
         label->setObjectName(QStringLiteral("tailLabel"));
-        // Below and left of its circle, pointing up at it: the request and how long it took.
-        label->position->setCoords(x, 0.985 - 0.09 * placed++);
+        // Left of its circle's column, pointing down at it: the request, its modes and how long it took.
+        label->position->setCoords(t.x, top - 0.005 - kRow * placed++);
         label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-        label->setText(QStringLiteral("%1, %2 ticks \u2197")
-                           .arg(id, QString::fromStdString(pl::formatThousands(std::llround(x)))));
+        const QString modes = t.modes.size() == static_cast<qsizetype>(r.entries.size()) && r.entries.size() > 1
+                                  ? QObject::tr("every mode")
+                                  : t.modes.join(QStringLiteral(", "));
+        label->setText((t.modes.size() > 1 ? QObject::tr("%1 (%2), up to %3 ticks \u2198") : QObject::tr("%1 (%2), %3 ticks \u2198"))
+                           .arg(id, modes, QString::fromStdString(pl::formatThousands(std::llround(t.x)))));
         label->setFont(QFont(p->font().family(), 8));
         label->setColor(QColor(0x37, 0x41, 0x51));
-        label->setBrush(QColor(255, 255, 255, 225)); // readable over the curves' top step
-        label->setPadding(QMargins(2, 1, 2, 1));
     }
     p->rescaleAxes();
-    // Room for the tail markers: a little past the largest value and above 1.
+    // Room for the tail markers and their labels: a little past the largest value and above 1; the share axis
+    // is labelled 0 to 1 only.
     p->xAxis->setRangeUpper(p->xAxis->range().upper + std::max(1.0, p->xAxis->range().size() * 0.03));
-    p->yAxis->setRange(0, 1.06);
+    p->yAxis->setRange(0, top);
     fitLegend(p); // its entries came with the result: wrap them to the plot as it is now
     p->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -127,7 +139,10 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
     auto* row = new QHBoxLayout;
-    row->addWidget(table_, 4);
+    // The table as wide as its columns (every mode readable), the plots the rest.
+    table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    table_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Expanding);
+    row->addWidget(table_, 0);
     auto* plots = new QVBoxLayout;
     const QString titles[] = {tr("completion (ticks after arrival), CDF"), tr("queue delay (ticks), CDF")};
     for (int i = 0; i < 2; ++i) {
@@ -136,11 +151,15 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
         p->setMinimumSize(200, 90);
         p->xAxis->setLabel(titles[i]);
         p->yAxis->setLabel(tr("share of requests"));
+        // Shares from 0 to 1 only: the room above 1 holds the tail labels.
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        for (int k = 0; k <= 5; ++k) ticker->addTick(k * 0.2, k == 0 ? QStringLiteral("0") : k == 5 ? QStringLiteral("1") : QStringLiteral("0.%1").arg(k * 2));
+        p->yAxis->setTicker(ticker);
         legendBelow(p);
         d->plots[i] = p;
         plots->addWidget(p, 1);
     }
-    row->addLayout(plots, 5);
+    row->addLayout(plots, 1);
     layout->addLayout(row, 1);
     // Who was flagged can be a long list: it scrolls instead of squeezing the plots.
     auto* flaggedScroll = new QScrollArea(this);

@@ -88,14 +88,12 @@ class LanePlottable : public QCPAbstractPlottable {
             }
             for (const auto& [r, c] : brief) painter->fillRect(r, c);
             if (victim) {
-                // This tick's victim: a red frame round the lane and a bar in its gutter (not a fill, which
-                // would read as a state), and its id on the axis (LaneIdTicker).
+                // This tick's victim: a red frame round the lane (not a fill, which would read as a state, nor a
+                // bar at its start, which read as a preemption at tick 0), and "▶ id" on the axis (LaneIdTicker).
                 const QRectF frame = band.adjusted(0.5, -1.5, -0.5, 1.5);
                 painter->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1.2));
                 painter->setBrush(Qt::NoBrush);
                 painter->drawRect(frame);
-                painter->setPen(Qt::NoPen);
-                painter->fillRect(QRectF(frame.left(), frame.top(), 5, frame.height()), QColor(0xdc, 0x26, 0x26));
             }
         }
     }

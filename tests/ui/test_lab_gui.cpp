@@ -415,10 +415,12 @@ class TestLabGui : public QObject {
         const pl::Recovery modes[] = {pl::Recovery::Recompute, pl::Recovery::Swap, pl::Recovery::Adaptive,
                                       pl::Recovery::Hybrid};
         auto grouped = [](std::int64_t v) { return QString::fromStdString(pl::formatThousands(v)); }; // "3,084"
+        std::int64_t slowest = 0; // 12 requests: nearest-rank p99 is the largest
         for (int c = 0; c < 4; ++c) {
             pl::Workload wl = uitest::loadSample(kSwapWins);
             wl.policy.recovery = modes[c];
             const pl::RunSummary s = pl::summarize(wl, pl::runWorkload(wl));
+            slowest = std::max(slowest, s.completion_ticks.p99);
             QCOMPARE(t->item(row(QStringLiteral("ticks")), c)->text(), grouped(s.totals.ticks));
             QCOMPARE(t->item(row(QStringLiteral("replay tokens")), c)->text(), grouped(s.totals.replay_tokens));
             QCOMPARE(t->item(row(QStringLiteral("swap out")), c)->text(),
@@ -434,6 +436,11 @@ class TestLabGui : public QObject {
         // Bold marks the best; where all four agree (all 12 completed) nothing is.
         QVERIFY(t->item(row(QStringLiteral("ticks")), 1)->font().bold() && !t->item(row(QStringLiteral("ticks")), 0)->font().bold());
         QVERIFY(!t->item(row(QStringLiteral("completed")), 0)->font().bold());
+        // The request at the tail is named once, with the modes it ends, above the curves (which stop at 1).
+        const auto tails = cmp->plot(0)->findChildren<QCPItemText*>(QStringLiteral("tailLabel"));
+        QCOMPARE(tails.size(), 1);
+        QCOMPARE(tails[0]->text(), QStringLiteral("q02 (every mode), up to %1 ticks \u2198").arg(grouped(slowest)));
+        QVERIFY(tails[0]->position->coords().y() > 1.02 && cmp->plot(0)->yAxis->range().upper > tails[0]->position->coords().y());
         // On swap-wins adaptive chooses swap every time: the two runs are one, and the view says so.
         QVERIFY2(cmp->statusText().contains(QStringLiteral("adaptive = swap")), qPrintable(cmp->statusText()));
         // Cancel right after starting: it ends cleanly either way.
