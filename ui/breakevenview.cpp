@@ -1,5 +1,6 @@
 #include "breakevenview.h"
 
+#include "bytestext.h"
 #include "calibrated_rates.h"
 #include "calibration.h"
 #include "cost/cost_model.h"
@@ -353,7 +354,7 @@ void BreakevenView::recompute() {
         v[s.name] = exact != d->exact.end() ? exact->second : toValue(s, d->sliders[s.name]->value());
         const QString unit = s.name == QLatin1String("tp") && v[s.name] == 1 ? QStringLiteral("GPU") : s.unit;
         // Whole numbers grouped as everywhere else ("4,096 tokens"); rates with their decimals.
-        const QString number = s.decimals == 0 ? QString::fromStdString(pl::formatThousands(std::llround(v[s.name])))
+        const QString number = s.decimals == 0 ? groupedNumber(std::llround(v[s.name]))
                                                : QString::number(v[s.name], 'f', s.decimals);
         d->values[s.name]->setText(QStringLiteral("%1 %2").arg(number, unit));
     }
@@ -387,7 +388,7 @@ void BreakevenView::recompute() {
     d->contextLine->point1->setCoords(ctx, 0);
     d->contextLine->point2->setCoords(ctx, 1);
     d->contextLabel->position->setCoords(ctx * 1.04, 0.6); // below the legend, above the swap curves
-    d->contextLabel->setText(tr("context\n%1").arg(QString::fromStdString(pl::formatThousands(in.context))));
+    d->contextLabel->setText(tr("context\n%1").arg(groupedNumber(in.context)));
     if (out.breakeven_context_tokens && *out.breakeven_context_tokens > 0) {
         const double be = *out.breakeven_context_tokens;
         d->crossover->setVisible(true);
@@ -395,7 +396,7 @@ void BreakevenView::recompute() {
         d->crossover->point2->setCoords(be, 1);
         d->crossoverLabel->setVisible(true);
         d->crossoverLabel->position->setCoords(be * 1.05, 0.45);
-        d->crossoverLabel->setText(tr("break-even\n%1 tokens").arg(QString::fromStdString(pl::formatThousands(std::llround(be)))));
+        d->crossoverLabel->setText(tr("break-even\n%1 tokens").arg(groupedNumber(std::llround(be))));
     } else {
         d->crossover->setVisible(false);
         d->crossoverLabel->setVisible(true);
@@ -405,7 +406,7 @@ void BreakevenView::recompute() {
     d->plot->replot(QCustomPlot::rpQueuedReplot);
     verdict_->setText(tr("<b>At %1 tokens: %2.</b> swap %3 \u00b5s/token, recompute %4 \u00b5s/token; "
                          "effective link %5 GB/s.")
-                          .arg(QString::fromStdString(pl::formatThousands(in.context)))
+                          .arg(groupedNumber(in.context))
                           .arg(qs(out.verdict))
                           .arg(out.swap_us_per_token, 0, 'f', 2)
                           .arg(out.recompute_us_per_token, 0, 'f', 2)
@@ -481,9 +482,9 @@ void BreakevenView::drawMeasured(double ymax) {
         d->measuredLine->point2->setCoords(d->measuredAt, 1);
         d->measuredLabel->setVisible(true);
         d->measuredLabel->position->setCoords(d->measuredAt * 1.05, 0.7);
-        d->measuredLabel->setText(tr("measured\n%1 tokens").arg(QString::fromStdString(pl::formatThousands(std::llround(d->measuredAt)))));
+        d->measuredLabel->setText(tr("measured\n%1 tokens").arg(groupedNumber(std::llround(d->measuredAt))));
         QStringList at;
-        for (double r : roots) at << QString::fromStdString(pl::formatThousands(std::llround(r)));
+        for (double r : roots) at << groupedNumber(std::llround(r));
         where = tr("measured break-even at %1 tokens").arg(at.join(QStringLiteral(", ")));
     }
     measured_->setText(tr("<b>Calibration:</b> %1, %2 (%3 B/token); %4 swaps at %5-token blocks vs prefill: %6 "

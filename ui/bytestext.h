@@ -1,7 +1,10 @@
 #pragma once
-// Bytes as the lab prints them: core's pl::formatBytes (binary units, the CLI's text), as a QString; and the
-// exact form an editable byte count shows and reads back (the policy panel's byte fields).
+// Numbers and bytes as the lab prints them: counts grouped by thousands with core's pl::formatThousands
+// ("2,898", whatever the desktop's locale, as the CLI and the receipts print them); bytes with core's
+// pl::formatBytes (binary units); and the exact form an editable byte count shows and reads back (the policy
+// panel's byte fields).
 
+#include "number_text.h"
 #include "summary.h"
 
 #include <QString>
@@ -10,6 +13,8 @@
 #include <optional>
 
 namespace plui {
+
+inline QString groupedNumber(std::int64_t v) { return QString::fromStdString(pl::formatThousands(v)); }
 
 inline QString bytesText(std::int64_t bytes) { return QString::fromStdString(pl::formatBytes(bytes)); }
 

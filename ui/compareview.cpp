@@ -99,7 +99,7 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
                                   ? QObject::tr("every mode")
                                   : t.modes.join(QStringLiteral(", "));
         label->setText((t.modes.size() > 1 ? QObject::tr("%1 (%2), up to %3 ticks \u2198") : QObject::tr("%1 (%2), %3 ticks \u2198"))
-                           .arg(id, modes, QString::fromStdString(pl::formatThousands(std::llround(t.x)))));
+                           .arg(id, modes, groupedNumber(std::llround(t.x))));
         label->setFont(QFont(p->font().family(), 8));
         label->setColor(QColor(0x37, 0x41, 0x51));
     }
@@ -289,7 +289,7 @@ void CompareView::show(const CompareResult& r) {
         }
         for (int c = 0; c < cols; ++c) {
             const std::int64_t v = rows[i].value(r.entries[static_cast<std::size_t>(c)].summary);
-            const QString grouped = QString::fromStdString(pl::formatThousands(v));
+            const QString grouped = groupedNumber(v);
             auto* item = new QTableWidgetItem(rows[i].bytes ? bytesText(v) : grouped);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (rows[i].bytes) item->setToolTip(tr("%1 B").arg(grouped));

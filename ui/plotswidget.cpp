@@ -1,5 +1,6 @@
 #include "plotswidget.h"
 
+#include "bytestext.h"
 #include "compactticker.h"
 #include "distributions.h"
 #include "labdocument.h"
@@ -64,7 +65,7 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double min
     // Two short lines, so a plot a third of a laptop screen wide shows every digit (one long line was cut).
     p->xAxis->setLabel(values.empty() ? QObject::tr("%1\n(no completed requests)").arg(unit)
                                       : QObject::tr("%1 (n=%2)\np50 %3 \u00b7 p90 %4 \u00b7 p99 %5")
-                                            .arg(unit, QString::fromStdString(pl::formatThousands(static_cast<std::int64_t>(values.size()))),
+                                            .arg(unit, groupedNumber(static_cast<std::int64_t>(values.size())),
                                                  q(pct.p50), q(pct.p90), q(pct.p99)));
     p->yAxis->setLabel(QObject::tr("requests"));
     // Counts of requests: whole-number ticks only (no "0.5 requests").

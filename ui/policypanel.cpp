@@ -82,7 +82,7 @@ class BytesSpinBox : public QDoubleSpinBox {
 // The exact count, grouped, for whoever needs the number itself.
 void showExactBytes(QDoubleSpinBox* spin) {
     spin->setToolTip(QObject::tr("%1 B").arg(
-        QString::fromStdString(pl::formatThousands(static_cast<std::int64_t>(spin->value())))));
+        groupedNumber(static_cast<std::int64_t>(spin->value()))));
 }
 
 bool isBytesUnit(std::string_view unit) { return unit == "B" || unit == "B/tick"; }
@@ -181,6 +181,9 @@ void PolicyPanel::build() {
                     connect(spin, &QDoubleSpinBox::valueChanged, spin, [spin] { showExactBytes(spin); });
                 } else {
                     spin = new QDoubleSpinBox(row);
+                    // Grouped by thousands with commas, as the lab's other figures: "20,000 ticks".
+                    spin->setLocale(QLocale(QLocale::English, QLocale::UnitedStates));
+                    spin->setGroupSeparatorShown(true);
                     if (!help.unit.empty()) {
                         spin->setSuffix((help.unit == "%" ? QString() : QStringLiteral(" ")) + fromView(help.unit));
                     }
@@ -195,11 +198,8 @@ void PolicyPanel::build() {
                 const double base = value.toDouble();
                 const QFontMetrics metrics = spin->fontMetrics();
                 int textWidth = 0;
-                for (double v : {base, base * 4, 1023.0 * 1024}) {
-                    const QString text = bytes ? spin->textFromValue(v)
-                                               : QString(std::clamp(static_cast<int>(QString::number(static_cast<qint64>(v)).size()), 3, 17),
-                                                         QLatin1Char('0')) + spin->suffix();
-                    textWidth = std::max(textWidth, metrics.horizontalAdvance(text));
+                for (double v : {base, base * 4, bytes ? 1023.0 * 1024 : 888.0}) {
+                    textWidth = std::max(textWidth, metrics.horizontalAdvance(spin->textFromValue(v) + spin->suffix()));
                 }
                 spin->setMinimumWidth(textWidth + 28);
                 auto* slider = new QSlider(Qt::Horizontal, row);

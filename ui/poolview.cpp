@@ -1,6 +1,7 @@
 #include "poolview.h"
 
 #include "blockgridwidget.h"
+#include "bytestext.h"
 #include "hostpoolbar.h"
 #include "labdocument.h"
 #include "requestpalette.h"
@@ -126,9 +127,11 @@ void PoolView::refresh() {
     const std::int64_t used = cap - e.freeBlocks();
     std::int64_t inFlight = 0;
     for (auto f : e.blockInFlight()) inFlight += f;
-    QString text = tr("tick %1 of %2: %3 of %4 blocks used (%5%), %6 in flight, %7 waiting")
-                       .arg(s->currentTick()).arg(s->lastTick()).arg(used).arg(cap)
-                       .arg(cap > 0 ? used * 100 / cap : 0).arg(inFlight).arg(e.waitingCount());
+    QString text = tr("tick %1 / %2: %3 of %4 blocks used (%5%), %6 in flight, %7 waiting")
+                       .arg(groupedNumber(s->currentTick()), groupedNumber(s->lastTick()), groupedNumber(used),
+                            groupedNumber(cap))
+                       .arg(cap > 0 ? used * 100 / cap : 0)
+                       .arg(groupedNumber(inFlight), groupedNumber(e.waitingCount()));
     if (e.prefixSharing()) {
         std::int64_t shared = 0;
         std::int64_t cached = 0;
@@ -138,7 +141,7 @@ void PoolView::refresh() {
             shared += refs[b] >= 2 ? 1 : 0;
             cached += refs[b] == 0 && ids[b] >= 0 ? 1 : 0;
         }
-        text += tr("; %1 shared, %2 free but cached").arg(shared).arg(cached);
+        text += tr("; %1 shared, %2 free but cached").arg(groupedNumber(shared), groupedNumber(cached));
     }
     const auto& victims = doc_->victimsAtCursor();
     if (!victims.empty()) {

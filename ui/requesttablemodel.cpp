@@ -1,5 +1,6 @@
 #include "requesttablemodel.h"
 
+#include "bytestext.h"
 #include "labdocument.h"
 
 #include "session.h"
@@ -36,8 +37,10 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
         const pl::Session* s = doc_->session();
         if (!s || static_cast<std::size_t>(index.row()) >= s->result().records.size()) return {};
         const auto& rec = s->result().records[static_cast<std::size_t>(index.row())];
-        QString text = rec.completed ? tr("done at %1").arg(rec.completion_tick) : tr("censored");
-        if (rec.preemptions > 0) text += tr(", %1 preemptions").arg(rec.preemptions);
+        QString text = rec.completed ? tr("done at %1").arg(groupedNumber(rec.completion_tick)) : tr("censored");
+        if (rec.preemptions > 0) {
+            text += rec.preemptions == 1 ? tr(", 1 preemption") : tr(", %1 preemptions").arg(groupedNumber(rec.preemptions));
+        }
         if (rec.excessive_wait) text += QStringLiteral(" \u25b2");
         if (rec.repeated_preemption) text += QStringLiteral(" \u2716");
         return text;

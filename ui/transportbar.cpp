@@ -1,5 +1,6 @@
 #include "transportbar.h"
 
+#include "bytestext.h"
 #include "labdocument.h"
 
 #include <QAbstractButton>
@@ -159,7 +160,7 @@ void TransportBar::refresh() {
     scrub_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, last + 1)));
     scrub_->setValue(static_cast<int>(cur + 1));
     scrub_->setPageStep(std::max(1, static_cast<int>((last + 1) / 20)));
-    tickLabel_->setText(tr(" tick %1 / %2 ").arg(cur).arg(last));
+    tickLabel_->setText(tr(" tick %1 / %2 ").arg(groupedNumber(cur), groupedNumber(last)));
     const bool has = doc_->session() != nullptr;
     for (auto* a : transportActions()) {
         a->setEnabled(has);

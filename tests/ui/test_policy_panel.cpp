@@ -170,7 +170,15 @@ class TestPolicyPanel : public QObject {
         QVERIFY(panel.findChild<QLabel*>(QStringLiteral("label_recovery"))->toolTip().contains(QStringLiteral("/policy/recovery")));
         auto spin = [&](const char* key) { return qobject_cast<QDoubleSpinBox*>(panel.editor(QLatin1String(key))); };
         QCOMPARE(spin("capacity_blocks")->text(), QStringLiteral("64 blocks"));
-        QCOMPARE(spin("max_ticks")->text(), QStringLiteral("20000 ticks"));
+        QCOMPARE(spin("max_ticks")->text(), QStringLiteral("20,000 ticks")); // grouped, whatever the locale
+        // A count is typed with or without the commas.
+        QLineEdit* maxTicks = spin("max_ticks")->findChild<QLineEdit*>();
+        for (const auto& [typed, value] : {std::pair{"30000", 30000}, std::pair{"40,000", 40000}}) {
+            maxTicks->selectAll();
+            QTest::keyClicks(maxTicks, QLatin1String(typed));
+            QTest::keyClick(maxTicks, Qt::Key_Return);
+            QCOMPARE(doc.workload().config.max_ticks, value);
+        }
         QCOMPARE(spin("hybrid_swap_percent")->text(), QStringLiteral("50%"));
         QCOMPARE(spin("kv_bytes_per_token")->text(), QStringLiteral("256 B"));
         // Byte counts in binary units, exact, with the count itself in the tooltip.
