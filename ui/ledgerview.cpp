@@ -9,6 +9,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableView>
@@ -33,8 +34,19 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
     auto* lower = new QWidget(split);
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
-    why_ = new QLabel(tr("Select a ledger row to see why that victim was chosen."), lower);
+    // The explanation scrolls rather than being cut off when the dock is short: at least three lines show, and
+    // the candidates table below gives up height first.
+    auto* whyScroll = new QScrollArea(lower);
+    whyScroll->setWidgetResizable(true);
+    whyScroll->setFrameShape(QFrame::NoFrame);
+    whyScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    why_ = new QLabel(tr("Select a ledger row to see why that victim was chosen."), whyScroll);
+    why_->setObjectName(QStringLiteral("whyText"));
     why_->setWordWrap(true);
+    why_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    why_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    whyScroll->setWidget(why_);
+    whyScroll->setMinimumHeight(why_->fontMetrics().lineSpacing() * 3 + 4);
     candidates_ = new QTableWidget(lower);
     candidates_->setObjectName(QStringLiteral("candidateTable"));
     candidates_->setColumnCount(9);
@@ -44,8 +56,8 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
     candidates_->verticalHeader()->setVisible(false);
     candidates_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     candidates_->horizontalHeader()->setStretchLastSection(true);
-    lowerLayout->addWidget(why_);
-    lowerLayout->addWidget(candidates_, 1);
+    lowerLayout->addWidget(whyScroll, 1);
+    lowerLayout->addWidget(candidates_, 2);
     split->addWidget(table_);
     split->addWidget(lower);
     split->setStretchFactor(0, 3);
