@@ -88,10 +88,12 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double min
 }
 
 // A value axis whose series are all zero (no swap in a recompute run, no replay in a swap run) shows 0..1
-// without tick labels (no invented "1 B" scale) and says "none" in its label; the zero series leave the legend.
-void fitValueAxis(QCPAxis* axis, const std::vector<QCPGraph*>& graphs, double maxValue, const QString& label) {
+// without tick labels (no invented "1 B" scale) and says so in its label, short enough for a short plot ("no
+// replay"); the zero series leave the legend.
+void fitValueAxis(QCPAxis* axis, const std::vector<QCPGraph*>& graphs, double maxValue, const QString& label,
+                  const QString& noneLabel) {
     axis->setTickLabels(maxValue > 0);
-    axis->setLabel(maxValue > 0 ? label : QObject::tr("%1 (none)").arg(label));
+    axis->setLabel(maxValue > 0 ? label : noneLabel);
     if (maxValue > 0) {
         axis->setRange(0, maxValue * 1.05);
         return;
@@ -189,9 +191,17 @@ void PlotsWidget::rebuild() {
     p1->rescaleAxes();
     // The totals are cumulative: the last point is each series' largest.
     const auto& last = series.empty() ? pl::TickStats{} : series.back();
-    fitValueAxis(p1->yAxis, {replayLine}, static_cast<double>(last.replay_tokens_total), tr("replay tokens"));
+    fitValueAxis(p1->yAxis, {replayLine}, static_cast<double>(last.replay_tokens_total), tr("replay tokens"),
+                 tr("no replay"));
     fitValueAxis(p1->yAxis2, {outLine, inLine},
-                 static_cast<double>(std::max(last.swap_out_bytes_total, last.swap_in_bytes_total)), tr("swapped"));
+                 static_cast<double>(std::max(last.swap_out_bytes_total, last.swap_in_bytes_total)), tr("swapped"),
+                 tr("no swap"));
+    // A tick of room at either end, so the cursor at the first or the last tick is not lost on the axis.
+    for (QCustomPlot* p : {p0, p1}) {
+        const QCPRange r = p->xAxis->range();
+        const double pad = std::max(1.0, r.size() * 0.01);
+        p->xAxis->setRange(r.lower - pad, r.upper + pad);
+    }
     fitLegend(p0);
     fitLegend(p1);
     const Distributions dist = Distributions::from(s->workload(), s->result().records);
