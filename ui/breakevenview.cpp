@@ -286,6 +286,16 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     auto tokensTicker = QSharedPointer<QCPAxisTickerLog>::create();
     tokensTicker->setLogBase(2);
     d->prefillPlot->xAxis->setTicker(tokensTicker);
+    // As many as fit side by side ("4096" and a gap each): every other power on a narrow plot, not
+    // "512 1024204840968192".
+    QCustomPlot* prefill = d->prefillPlot;
+    connect(prefill, &QCustomPlot::afterLayout, prefill, [prefill, tokensTicker] {
+        const int labelPx = QFontMetrics(prefill->xAxis->tickLabelFont()).horizontalAdvance(QStringLiteral("00000")) + 12;
+        const int count = std::clamp(prefill->axisRect()->width() / labelPx, 2, 6);
+        if (tokensTicker->tickCount() == count) return;
+        tokensTicker->setTickCount(count);
+        prefill->replot(QCustomPlot::rpQueuedReplot);
+    });
     row->addWidget(d->swapPlot);
     row->addWidget(d->prefillPlot);
     columnLayout->addWidget(d->measuredRow, 2);
