@@ -23,7 +23,13 @@ int RequestTableModel::rowCount(const QModelIndex& parent) const {
 int RequestTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : Count; }
 
 QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || (role != Qt::DisplayRole && role != Qt::EditRole)) return {};
+    if (!index.isValid()) return {};
+    if (role == Qt::TextAlignmentRole) {
+        // Counts line up on their last digit; names and the outcome read from the left.
+        const bool number = index.column() != Id && index.column() != Tenant && index.column() != Status;
+        return QVariant::fromValue<int>(Qt::AlignVCenter | (number ? Qt::AlignRight : Qt::AlignLeft));
+    }
+    if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
     const auto& r = doc_->workload().requests[static_cast<std::size_t>(index.row())];
     switch (index.column()) {
     case Id: return QString::fromStdString(r.id);
