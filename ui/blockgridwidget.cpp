@@ -100,8 +100,9 @@ int BlockGridWidget::effectiveCellSize() const { return layout().cell; }
 
 QFont BlockGridWidget::labelFont(int cell) const {
     QFont f = font();
-    // Ids get a smaller font than the one- or two-character numbers, so more of them fits.
-    f.setPixelSize(cell >= kIdLabelCell ? std::clamp(cell / 5, 8, 13) : std::max(7, cell * 2 / 5));
+    // A third of a medium cell (an id of three or four characters fits: "024", "b·05"); large cells keep to
+    // 8-13 px, so longer ids fit whole.
+    f.setPixelSize(cell >= kIdLabelCell ? std::clamp(cell / 5, 8, 13) : std::max(7, cell / 3));
     return f;
 }
 
@@ -119,27 +120,26 @@ void BlockGridWidget::setRequestNames(QStringList names) {
 
 QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metrics) const {
     if (owner < 0 || cell < kNumberLabelCell) return {};
-    const QString number = RequestPalette::label(owner);
+    // The palette number, marked as a number ("#4"): a bare "4" beside ids ending in digits would read as
+    // another request's id.
+    const QString number = QLatin1Char('#') + RequestPalette::label(owner);
     if (owner >= names_.size()) return number;
     const QString& name = names_[owner];
     const int room = cell - 4;
     if (metrics.horizontalAdvance(name) <= room) return name;
     // What every id shares ("az-000" of "az-000123") tells none apart: drop it. Then the first character and
-    // as much of the end as fits ("b…-07", "c…-07"): the end tells one tenant's requests apart, the start
-    // the tenants, so batch-07 and chat-07 never read alike. Medium cells take the id only whole ("123").
+    // as much of the end as fits, at least two characters, with a mark where the middle was ("b…-07", or the
+    // narrower "b·07" in a medium cell): the end tells one tenant's requests apart, the start the tenants, so
+    // batch-07 and chat-07 never read alike, and the mark (no id can hold it) says it is shortened.
     const QString rest = name.mid(sharedPrefix_);
     if (metrics.horizontalAdvance(rest) <= room) return rest;
-    for (qsizetype tail = rest.size() - 2; tail >= 2; --tail) {
-        const QString id = rest.left(1) + QChar(0x2026) + rest.right(tail);
-        if (metrics.horizontalAdvance(id) <= room) return id;
+    for (const QChar mark : {QChar(0x2026), QChar(0x00b7)}) {
+        for (qsizetype tail = rest.size() - 2; tail >= 2; --tail) {
+            const QString id = rest.left(1) + mark + rest.right(tail);
+            if (metrics.horizontalAdvance(id) <= room) return id;
+        }
     }
-    // A medium cell: the first character and the end without the ellipsis ("b05" for batch-05), as long as
-    // two characters of the end fit; a bare "4" beside ids ending in digits would read as another request.
-    for (qsizetype tail = rest.size() - 2; tail >= 2; --tail) {
-        const QString id = rest.left(1) + rest.right(tail);
-        if (metrics.horizontalAdvance(id) <= room) return id;
-    }
-    return number; // not even that fits: the palette number (the tooltip maps it)
+    return number; // not even that fits (the tooltip maps the number to the id)
 }
 
 QString BlockGridWidget::cellLabel(int b) const {
@@ -395,7 +395,7 @@ void BlockGridWidget::mousePressEvent(QMouseEvent* event) {
 
 QString BlockGridWidget::nameOf(int request) const {
     if (request < 0) return {};
-    return request < names_.size() ? names_[request] : RequestPalette::label(request);
+    return request < names_.size() ? names_[request] : QLatin1Char('#') + RequestPalette::label(request);
 }
 
 QString BlockGridWidget::cellToolTip(int b) const {
@@ -410,8 +410,8 @@ QString BlockGridWidget::cellToolTip(int b) const {
                                 : tr("free");
     } else {
         // The palette number too: small cells are labelled with it.
-        text += owner < names_.size() ? tr("%1 (label %2)").arg(names_[owner], RequestPalette::label(owner))
-                                      : RequestPalette::label(owner);
+        text += owner < names_.size() ? tr("%1 (label #%2)").arg(names_[owner], RequestPalette::label(owner))
+                                      : QLatin1Char('#') + RequestPalette::label(owner);
     }
     if (holdersOf(b) >= 2) text += tr("\nshared prefix block: held by %1 requests").arg(holdersOf(b));
     if (owner >= 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0) text += tr("\nprefix id %1").arg(prefixIds_[bi]);

@@ -48,6 +48,34 @@ QString name(pl::Recovery r) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
 }
 
+// The tail labels stacked from the top of the axis rect, a text line each, and the share axis stretched above
+// 1 by just their height, so the curves (which stop at 1) pass under them at any plot height (hidden on a plot
+// too short for them); called after each layout too. True when the range changed (the plot must be drawn
+// again).
+bool placeTailLabels(QCustomPlot* p) {
+    std::vector<QCPItemText*> labels;
+    for (int i = 0; i < p->itemCount(); ++i) {
+        if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->objectName() == QLatin1String("tailLabel")) {
+            labels.push_back(t);
+        }
+    }
+    const double height = std::max(1, p->axisRect()->height());
+    const double row = QFontMetrics(QFont(p->font().family(), 8)).height() + 4;
+    // At most half the plot goes to labels; a plot too short for them keeps only the circles (6 px above 1).
+    const double labelsPx = 3 + row * static_cast<double>(labels.size());
+    const bool fit = labelsPx + 6 <= height / 2;
+    for (std::size_t k = 0; k < labels.size(); ++k) {
+        labels[k]->setVisible(fit);
+        labels[k]->position->setCoords(labels[k]->position->key(), (3 + row * static_cast<double>(k)) / height);
+    }
+    // (top - 1) / top of the height is the room above 1 in pixels.
+    const double need = (fit ? labelsPx : 0) + 6;
+    const double top = 1.0 / (1.0 - std::min(0.5, need / height));
+    if (std::abs(p->yAxis->range().upper - top) < 1e-9 && p->yAxis->range().lower == 0) return false;
+    p->yAxis->setRange(0, top);
+    return true;
+}
+
 void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
     p->clearGraphs();
     struct Tail {
@@ -86,14 +114,13 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
     // Name the request at the tail, once per request (modes often share it), with the modes it ends: above the
     // curves (which stop at 1), so no label covers a step.
     p->clearItems();
-    constexpr double kRow = 0.08; // one label's height, in shares
-    const double top = 1.03 + kRow * static_cast<double>(tails.size());
-    int placed = 0;
     for (const auto& [id, t] : tails) {
         auto* label = new QCPItemText(p);
         label->setObjectName(QStringLiteral("tailLabel"));
-        // Left of its circle's column, pointing down at it: the request, its modes and how long it took.
-        label->position->setCoords(t.x, top - 0.005 - kRow * placed++);
+        // Left of its circle's column, pointing down at it: the request, its modes and how long it took. Its
+        // height is placed in pixels (placeTailLabels), the key in ticks.
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->position->setCoords(t.x, 0);
         label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
         const QString modes = t.modes.size() == static_cast<qsizetype>(r.entries.size()) && r.entries.size() > 1
                                   ? QObject::tr("every mode")
@@ -102,12 +129,12 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
                            .arg(id, modes, groupedNumber(std::llround(t.x))));
         label->setFont(QFont(p->font().family(), 8));
         label->setColor(QColor(0x37, 0x41, 0x51));
+        label->setBrush(QColor(255, 255, 255, 200)); // over a grid line, not over a curve (they stop below)
     }
     p->rescaleAxes();
-    // Room for the tail markers and their labels: a little past the largest value and above 1; the share axis
-    // is labelled 0 to 1 only.
+    // Room for the tail markers: a little past the largest value. The share axis is labelled 0 to 1 only.
     p->xAxis->setRangeUpper(p->xAxis->range().upper + std::max(1.0, p->xAxis->range().size() * 0.03));
-    p->yAxis->setRange(0, top);
+    placeTailLabels(p);
     fitLegend(p); // its entries came with the result: wrap them to the plot as it is now
     p->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -155,6 +182,9 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
         for (int k = 0; k <= 5; ++k) ticker->addTick(k * 0.2, k == 0 ? QStringLiteral("0") : k == 5 ? QStringLiteral("1") : QStringLiteral("0.%1").arg(k * 2));
         p->yAxis->setTicker(ticker);
+        connect(p, &QCustomPlot::afterLayout, p, [p] {
+            if (placeTailLabels(p)) p->replot(QCustomPlot::rpQueuedReplot);
+        });
         legendBelow(p);
         d->plots[i] = p;
         plots->addWidget(p, 1);

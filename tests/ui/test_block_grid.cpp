@@ -8,6 +8,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <set>
+
 using plui::BlockGridWidget;
 using plui::RequestPalette;
 
@@ -63,29 +65,29 @@ class TestBlockGrid : public QObject {
                                    QStringLiteral("r6"), QStringLiteral("r7"), QStringLiteral("r8"),
                                    QStringLiteral("r9"), QStringLiteral("r10"), QStringLiteral("mc-000011")};
         g.setRequestNames(names);
-        // Small cells: no label; medium: the id when it fits whole, else its first character and end ("m11");
-        // large: the id, elided in the middle; the palette number (base 36) only where none of that fits.
+        // Small cells: no label; from 18 px the id when it fits whole, else its first character and end with a
+        // mark where the middle was (no id holds one); the palette number, marked "#", only where none of that
+        // fits.
         g.setCellSize(12);
         QCOMPARE(g.cellLabel(0), QString());
         g.setCellSize(20);
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
         g.setCellSize(26);
-        QCOMPARE(g.cellLabel(1), QStringLiteral("m11"));
+        QCOMPARE(g.cellLabel(1), QStringLiteral("m\u00b711"));
         g.setCellSize(18);
         g.setRequestNames({QStringLiteral("r0"), QStringLiteral("r1"), QStringLiteral("r2"), QStringLiteral("r3"),
                            QStringLiteral("r4"), QStringLiteral("r5"), QStringLiteral("r6"), QStringLiteral("r7"),
                            QStringLiteral("r8"), QStringLiteral("r9"), QStringLiteral("r10"),
                            QStringLiteral("a-very-long-request-id-that-ends-in-WWWW")});
-        QCOMPARE(g.cellLabel(1), QStringLiteral("b")); // "aWW" does not fit in 14 px: the number
+        QCOMPARE(g.cellLabel(1), QStringLiteral("#b")); // "a·WW" does not fit in 14 px: the number
         g.setRequestNames(names);
-        g.setCellSize(20);
         g.setCellSize(40);
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
         const QString elided = g.cellLabel(1);
         QVERIFY2(elided.endsWith(QStringLiteral("11")) && elided.startsWith(QLatin1Char('m')) &&
                      elided.contains(QChar(0x2026)),
                  qPrintable(elided));
-        QCOMPARE(g.cellLabel(2), QStringLiteral("11")); // no name known for request 37: its number
+        QCOMPARE(g.cellLabel(2), QStringLiteral("#11")); // no name known for request 37: its number
         QCOMPARE(g.cellLabel(5), QString());             // free block
         QCOMPARE(g.cellLabel(40), QString());            // out of range
         // Ids that share a prefix lose it first: "mc-001760" and "mc-001813" read "760" and "813".
@@ -94,6 +96,29 @@ class TestBlockGrid : public QObject {
         g.setPool(owners, {}, {});
         QCOMPARE(g.cellLabel(0), QStringLiteral("760"));
         QCOMPARE(g.cellLabel(1), QStringLiteral("813"));
+        // A shortened label never reads as another request's id, at any size: 2,000 ids mc-000000 to mc-001999,
+        // where a shortening without its mark would make mc-001299, mc-001399 and mc-001999 all "199".
+        {
+            QStringList many;
+            for (int i = 0; i < 2000; ++i) many << QStringLiteral("mc-%1").arg(i, 6, 10, QLatin1Char('0'));
+            const std::set<QString> whole(many.begin(), many.end());
+            std::set<QString> rests;
+            for (const QString& id : many) rests.insert(id.mid(5)); // the labels of ids that fit: "1299"
+            std::vector<std::int32_t> all(2000);
+            for (int i = 0; i < 2000; ++i) all[static_cast<std::size_t>(i)] = i;
+            g.setPool(all, {}, {});
+            g.setRequestNames(many);
+            for (const int cell : {18, 20, 22, 24, 26, 29, 30, 40, 64}) {
+                g.setCellSize(cell);
+                for (int b = 0; b < 2000; b += 7) {
+                    const QString label = g.cellLabel(b);
+                    const QString own = many[b].mid(5);
+                    QVERIFY2(label == many[b] || label == own || (!whole.count(label) && !rests.count(label)),
+                             qPrintable(QStringLiteral("%1 px: %2 labelled %3").arg(cell).arg(many[b], label)));
+                }
+            }
+            g.setPool(owners, {}, {});
+        }
         // An id that is itself the shared prefix keeps a character of it: "1" and "11", never "1" and "1".
         g.setRequestNames({QStringLiteral("req-0001"), QStringLiteral("req-00011")});
         QVERIFY2(g.cellLabel(0) != g.cellLabel(1), qPrintable(g.cellLabel(0) + QLatin1Char(' ') + g.cellLabel(1)));
@@ -122,7 +147,7 @@ class TestBlockGrid : public QObject {
         QCOMPARE(g.cellLabel(0), QStringLiteral("r0"));
         QVERIFY2(g.cellToolTip(5).contains(QStringLiteral("free (r10's swap-out landed this tick")), qPrintable(g.cellToolTip(5)));
         QVERIFY2(g.cellToolTip(6).contains(QStringLiteral("taken back from r10")), qPrintable(g.cellToolTip(6)));
-        QVERIFY2(g.cellToolTip(0).endsWith(QStringLiteral("r0 (label 0) (victim this tick)")), qPrintable(g.cellToolTip(0)));
+        QVERIFY2(g.cellToolTip(0).endsWith(QStringLiteral("r0 (label #0) (victim this tick)")), qPrintable(g.cellToolTip(0)));
         QCOMPARE(g.cellToolTip(7), QStringLiteral("block 7: free"));
         QCOMPARE(g.cellToolTip(40), QString());
         g.setPool(owners, {}, {});

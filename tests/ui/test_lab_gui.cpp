@@ -436,11 +436,11 @@ class TestLabGui : public QObject {
         // Bold marks the best; where all four agree (all 12 completed) nothing is.
         QVERIFY(t->item(row(QStringLiteral("ticks")), 1)->font().bold() && !t->item(row(QStringLiteral("ticks")), 0)->font().bold());
         QVERIFY(!t->item(row(QStringLiteral("completed")), 0)->font().bold());
-        // The request at the tail is named once, with the modes it ends, above the curves (which stop at 1).
+        // The request at the tail is named once, with the modes it ends (placed above the curves:
+        // test_plot_labels).
         const auto tails = cmp->plot(0)->findChildren<QCPItemText*>(QStringLiteral("tailLabel"));
         QCOMPARE(tails.size(), 1);
         QCOMPARE(tails[0]->text(), QStringLiteral("q02 (every mode), up to %1 ticks \u2198").arg(grouped(slowest)));
-        QVERIFY(tails[0]->position->coords().y() > 1.02 && cmp->plot(0)->yAxis->range().upper > tails[0]->position->coords().y());
         // On swap-wins adaptive chooses swap every time: the two runs are one, and the view says so.
         QVERIFY2(cmp->statusText().contains(QStringLiteral("adaptive = swap")), qPrintable(cmp->statusText()));
         // Cancel right after starting: it ends cleanly either way.

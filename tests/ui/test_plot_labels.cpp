@@ -193,15 +193,31 @@ class TestPlotLabels : public QObject {
             QCOMPARE(e.longestQueue, QStringLiteral("bg-report"));
         }
         plui::CompareView view(&doc);
+        view.resize(900, 480); // short plots: the label's height in pixels is most of the room above 1
+        view.QWidget::show();
         view.runNow();
         for (int i = 0; i < 2; ++i) {
             QCustomPlot* p = view.plot(i);
+            p->replot();
+            QVERIFY2(p->axisRect()->height() < 150, qPrintable(QString::number(p->axisRect()->height())));
+            QVERIFY(qobject_cast<QCPItemText*>(p->item(0))->visible());
             QCOMPARE(p->itemCount(), 1); // one label: every mode's tail is bg-report
             auto* label = qobject_cast<QCPItemText*>(p->item(0));
             QVERIFY(label && label->text().startsWith(QStringLiteral("bg-report")));
             const auto& v = i == 0 ? r.entries[1].dist.completion : r.entries[1].dist.queueDelay;
             QCOMPARE(label->position->key(), *std::max_element(v.begin(), v.end())); // swap's tail is the longest
             QVERIFY(p->xAxis->range().upper > label->position->key()); // its marker is not cut at the edge
+            // Above the curves, which stop at 1: no step runs through the text.
+            QVERIFY2(label->bottom->pixelPosition().y() < p->yAxis->coordToPixel(1.0),
+                     qPrintable(QStringLiteral("%1 >= %2").arg(label->bottom->pixelPosition().y()).arg(p->yAxis->coordToPixel(1.0))));
+        }
+        // A plot too short for a line of text above the curves keeps the circles and drops the label.
+        view.resize(900, 330);
+        for (int i = 0; i < 2; ++i) {
+            QCustomPlot* p = view.plot(i);
+            p->replot();
+            QVERIFY2(p->axisRect()->height() < 50, qPrintable(QString::number(p->axisRect()->height())));
+            QVERIFY(!qobject_cast<QCPItemText*>(p->item(0))->visible());
         }
     }
 
