@@ -431,8 +431,8 @@ void LabDocument::updateVictims() {
             const std::int32_t victim = isVictim(now[b]) ? now[b] : before[b];
             victimBlockMask_[b] = landedNow(victim) ? RequestPalette::kVictimBlockLanded : RequestPalette::kVictimBlock;
             victimBlockOwners_[b] = victim;
-        } else if (heldAgain) {
-            continue;
+        } else if (heldAgain && (!heldBefore || before[b] == now[b])) {
+            continue; // its own block again (another victim's, freed now, falls through: handed on)
         } else if (heldBefore && !(b < holdersBefore.size() && holdersBefore[b] >= 2)) {
             // Another request's now, and not one that shared it before (a shared prefix block the victim let
             // go stays with its other holders: kept, not handed on, and left unmarked).

@@ -179,10 +179,11 @@ MainWindow::MainWindow(QWidget* parent)
         if (what & (LabChangeKind::Workload | LabChangeKind::Busy | LabChangeKind::Session)) updateActions();
         if ((what & LabChangeKind::Session) && doc_->session()) {
             // Ticks 0 to the last: "2,898 ticks (0 to 2,897)", as the transport and pool say "tick 40 / 2,897".
-            statusBar()->showMessage(tr("%1: %2 ticks (0 to %3), %4 evictions")
-                                         .arg(doc_->sourceName(), groupedNumber(doc_->lastTick() + 1),
-                                              groupedNumber(doc_->lastTick()),
-                                              groupedNumber(doc_->session()->result().totals.evictions)));
+            const std::int64_t last = doc_->lastTick();
+            statusBar()->showMessage(last < 0 ? tr("%1: no ticks (nothing to run)").arg(doc_->sourceName())
+                                              : tr("%1: %2 ticks (0 to %3), %4 evictions")
+                                                    .arg(doc_->sourceName(), groupedNumber(last + 1), groupedNumber(last),
+                                                         groupedNumber(doc_->session()->result().totals.evictions)));
         }
         if (what & LabChangeKind::Busy) {
             busyBar_->setVisible(doc_->busy());

@@ -199,7 +199,7 @@ void PlotsWidget::rebuild() {
     // A tick of room at either end, so the cursor at the first or the last tick is not lost on the axis.
     for (QCustomPlot* p : {p0, p1}) {
         const QCPRange r = p->xAxis->range();
-        const double pad = std::max(1.0, r.size() * 0.01);
+        const double pad = std::max(2.0, r.size() * 0.01); // the cursor starts at tick -1
         p->xAxis->setRange(r.lower - pad, r.upper + pad);
     }
     fitLegend(p0);

@@ -56,7 +56,19 @@ int valueToSlider(double value, double base) {
 // plain digits. `per` follows the unit ("/tick").
 class BytesSpinBox : public QDoubleSpinBox {
   public:
-    BytesSpinBox(QString per, QWidget* parent) : QDoubleSpinBox(parent), per_(std::move(per)) {}
+    BytesSpinBox(QString per, QWidget* parent) : QDoubleSpinBox(parent), per_(std::move(per)) {
+        // The text is core's, never the desktop's: no locale separators to add or strip ("1.5 MiB" stays).
+        setLocale(QLocale::c());
+        setSingleStep(1024); // the arrows and the wheel step a KiB: 256 KiB -> 257 KiB, not 262145 B
+        // Half-typed forms ("256 K", "1.", "512 KiB/ti", nothing yet) may still become one; nothing else is
+        // taken, and a unit only after a number.
+        QString perPrefix; // "/tick" -> (?:/(?:t(?:i(?:c(?:k)?)?)?)?)?
+        for (qsizetype i = per_.size() - 1; i >= 0; --i) {
+            perPrefix = QStringLiteral("(?:%1%2)?").arg(QRegularExpression::escape(per_.mid(i, 1)), perPrefix);
+        }
+        partial_ = QRegularExpression(QStringLiteral("^\\s*(\\d+(\\.\\d*)?\\s*([kmgt]i?)?\\s*b?\\s*") + perPrefix + QStringLiteral(")?$"),
+                                      QRegularExpression::CaseInsensitiveOption);
+    }
     QString textFromValue(double v) const override { return exactBytesText(static_cast<std::int64_t>(v)) + per_; }
     double valueFromText(const QString& text) const override {
         const auto bytes = parseBytesText(withoutPer(text));
@@ -65,11 +77,10 @@ class BytesSpinBox : public QDoubleSpinBox {
     QValidator::State validate(QString& text, int&) const override {
         const auto bytes = parseBytesText(withoutPer(text));
         if (bytes && static_cast<double>(*bytes) >= minimum() && static_cast<double>(*bytes) <= maximum()) return QValidator::Acceptable;
-        // Half-typed forms ("256 K", "1.") may still become one.
-        static const QRegularExpression partial(QStringLiteral("^\\s*\\d*(\\.\\d*)?\\s*([kmgt]i?)?\\s*b?\\s*(/\\w*)?$"),
-                                                QRegularExpression::CaseInsensitiveOption);
-        return partial.match(text).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
+        return partial_.match(text).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
     }
+    // QDoubleSpinBox's fixup strips the locale's group separator, which would turn "1.5 K" into "15 K".
+    void fixup(QString&) const override {}
 
   private:
     QString withoutPer(QString text) const {
@@ -77,6 +88,7 @@ class BytesSpinBox : public QDoubleSpinBox {
         return text;
     }
     QString per_;
+    QRegularExpression partial_;
 };
 
 // The exact count, grouped, for whoever needs the number itself.
@@ -272,7 +284,10 @@ void PolicyPanel::syncValues() {
         const QSignalBlocker block(w);
         if (auto* combo = qobject_cast<QComboBox*>(w)) combo->setCurrentText(value);
         else if (auto* check = qobject_cast<QCheckBox*>(w)) check->setChecked(value == QLatin1String("true"));
-        else if (auto* spin = qobject_cast<QDoubleSpinBox*>(w)) spin->setValue(value.toDouble());
+        else if (auto* spin = qobject_cast<QDoubleSpinBox*>(w)) {
+            spin->setValue(value.toDouble());
+            if (dynamic_cast<BytesSpinBox*>(spin)) showExactBytes(spin); // its signals are blocked here
+        }
         if (auto* slider = qobject_cast<QSlider*>(sliders_.value(it.key()))) {
             const QSignalBlocker blockSlider(slider);
             slider->setValue(valueToSlider(value.toDouble(), bases_.value(it.key())));

@@ -157,7 +157,7 @@ void PoolView::refresh() {
                 const bool back = std::find(owners.begin(), owners.end(), victims[i]) != owners.end();
                 id += (back ? tr(" (its swap-out landed; evicted at tick %1; swapping back in)")
                             : tr(" (its swap-out landed; evicted at tick %1)"))
-                          .arg(evictedAt[i]);
+                          .arg(groupedNumber(evictedAt[i]));
             }
             ids << id;
         }

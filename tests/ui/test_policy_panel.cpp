@@ -19,6 +19,7 @@
 #include <QLineEdit>
 #include <QSlider>
 #include <QTest>
+#include <QScopeGuard>
 #include <QUndoStack>
 
 using namespace plui;
@@ -191,6 +192,11 @@ class TestPolicyPanel : public QObject {
     }
 
     void typedBytesApply() {
+        // Under a desktop locale whose decimal point is a comma and whose group separator is a point: the
+        // fields are the lab's own text either way ("1.5 MiB" is 1.5 MiB, never 15).
+        const QLocale before;
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
         LabDocument doc;
         QVERIFY(uitest::openSample(doc, kSwapWins));
         PolicyPanel panel(&doc);
@@ -209,11 +215,44 @@ class TestPolicyPanel : public QObject {
         QTest::keyClick(edit, Qt::Key_Return);
         QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 300001);
         QCOMPARE(transfer->text(), QStringLiteral("300001 B/tick"));
-        // What cannot be a byte count is not taken: letters are refused as they are typed.
+        QCOMPARE(transfer->toolTip(), QStringLiteral("300,001 B"));
+        edit->selectAll();
+        QTest::keyClicks(edit, QStringLiteral("1.5 K"));
+        QTest::keyClick(edit, Qt::Key_Return);
+        QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 1536);
+        QCOMPARE(transfer->text(), QStringLiteral("1536 B/tick"));
+        // What cannot be a byte count is not taken: letters are refused as they are typed, at the start or after
+        // the unit; the text stays as it was.
+        const QString kept = edit->text();
         edit->selectAll();
         QTest::keyClicks(edit, QStringLiteral("lots"));
-        QTest::keyClick(edit, Qt::Key_Return);
+        QCOMPARE(edit->text(), kept);
+        edit->selectAll();
+        QTest::keyClicks(edit, QStringLiteral("5 KiB/tickx"));
+        QCOMPARE(edit->text(), QStringLiteral("5 KiB/tick"));
+        QString text = QStringLiteral("lots");
+        int pos = 0;
+        QCOMPARE(transfer->validate(text, pos), QValidator::Invalid);
+        text = QStringLiteral("5 KiB/tickx");
+        QCOMPARE(transfer->validate(text, pos), QValidator::Invalid);
+        text = QStringLiteral("5 KiB/ti");
+        QCOMPARE(transfer->validate(text, pos), QValidator::Intermediate);
+        text = QStringLiteral("512 K");
+        QCOMPARE(transfer->validate(text, pos), QValidator::Acceptable);
+        QTest::keyClick(edit, Qt::Key_Escape);
+        transfer->setValue(300001);
         QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 300001);
+        // An undo brings back the value and its exact count in the tooltip (edits of one key in quick
+        // succession are one undo step: back to the file's 256 KiB).
+        doc.undoStack()->undo();
+        QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 262144);
+        QCOMPARE(transfer->text(), QStringLiteral("256 KiB/tick"));
+        QCOMPARE(transfer->toolTip(), QStringLiteral("262,144 B"));
+        doc.undoStack()->redo();
+        // The arrows step a KiB.
+        transfer->setValue(262144);
+        transfer->stepBy(1);
+        QCOMPARE(transfer->text(), QStringLiteral("257 KiB/tick"));
         // The slider moves byte counts in whole KiB (its ends are a quarter and four times the file's 256 KiB).
         auto* slider = qobject_cast<QSlider*>(panel.slider(QStringLiteral("transfer_bytes_per_tick")));
         QVERIFY(slider);
