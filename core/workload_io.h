@@ -76,6 +76,8 @@ struct SettingHelp {
     std::string_view meaning;
 };
 SettingHelp settingHelp(std::string_view key);
+// A key's command-line flag: "capacity_blocks" -> "--capacity-blocks".
+std::string settingFlag(std::string_view key);
 
 // Apply one override (`key` as in the file, `value` as text: "64", "swap", "true"). Returns an error naming
 // the flag when the key is unknown or the value does not parse. Re-validate the workload afterwards.

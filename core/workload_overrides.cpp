@@ -11,13 +11,7 @@
 namespace pl {
 namespace {
 
-std::string flagName(std::string_view key) {
-    std::string flag = "--" + std::string(key);
-    std::replace(flag.begin(), flag.end(), '_', '-');
-    return flag;
-}
-
-InputError overrideError(std::string_view key, std::string reason) { return InputError{"", flagName(key), std::move(reason)}; }
+InputError overrideError(std::string_view key, std::string reason) { return InputError{"", settingFlag(key), std::move(reason)}; }
 
 std::optional<std::int64_t> parseInteger(std::string_view text) {
     std::int64_t value = 0;
@@ -77,6 +71,12 @@ const std::vector<std::string_view>& policyKeys() {
                                                     "resume_guard",     "watermark_blocks", "preempt_ahead",
                                                     "hybrid_swap_percent"};
     return keys;
+}
+
+std::string settingFlag(std::string_view key) {
+    std::string flag = "--" + std::string(key);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    return flag;
 }
 
 SettingHelp settingHelp(std::string_view key) {

@@ -7,6 +7,7 @@
 #include "cost/cost_report.h"
 #include "compactticker.h"
 #include "number_text.h"
+#include "qtext.h"
 
 #include <qcustomplot.h>
 
@@ -167,7 +168,7 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     layout_ = new QComboBox(controls);
     for (auto l : {pl::cost::CopyLayout::Separate, pl::cost::CopyLayout::Together, pl::cost::CopyLayout::Batched}) {
         const auto s = pl::cost::toString(l);
-        layout_->addItem(QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())), static_cast<int>(l));
+        layout_->addItem(qsv(s), static_cast<int>(l));
     }
     layout_->setToolTip(tr("separate: one copy per block per layer per K/V; together: per block per layer; "
                            "batched: one gather copy per request"));

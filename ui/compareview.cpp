@@ -6,6 +6,7 @@
 #include "labdocument.h"
 
 #include "number_text.h"
+#include "qtext.h"
 
 #include <qcustomplot.h>
 
@@ -45,7 +46,7 @@ const Qt::PenStyle kStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::Da
 
 QString name(pl::Recovery r) {
     const auto s = pl::toString(r);
-    return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+    return qsv(s);
 }
 
 // The tail labels stacked from the top of the axis rect, a text line each, and the share axis stretched above

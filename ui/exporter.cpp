@@ -6,6 +6,7 @@
 #include "atomic_file.h"
 #include "receipt.h"
 #include "session.h"
+#include "qtext.h"
 
 #include <qcustomplot.h>
 
@@ -109,7 +110,6 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
     const pl::Workload& w = s->workload();
     const pl::Totals& t = s->result().totals;
     const pl::ReceiptHashes h = pl::receiptHashes(w, s->result());
-    auto sv = [](std::string_view v) { return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size())); };
     QString md;
     md += QStringLiteral("# PreemptLab review: %1\n\n").arg(QString::fromStdString(w.name));
     if (!w.notes.empty()) md += QStringLiteral("> %1\n\n").arg(QString::fromStdString(w.notes));
@@ -117,8 +117,8 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
               .arg(doc.sourceName()).arg(w.requests.size()).arg(w.config.capacity_blocks)
               .arg(w.config.block_size_tokens).arg(w.config.host_capacity_bytes);
     md += QStringLiteral("Policy: recovery `%1`, victim rule `%2`, resume guard `%3`, watermark %4, preempt-ahead %5.\n\n")
-              .arg(sv(pl::toString(w.policy.recovery)), sv(pl::toString(w.policy.victim_rule)),
-                   sv(pl::toString(w.policy.resume_guard)))
+              .arg(qsv(pl::toString(w.policy.recovery)), qsv(pl::toString(w.policy.victim_rule)),
+                   qsv(pl::toString(w.policy.resume_guard)))
               .arg(w.policy.watermark_blocks)
               .arg(w.policy.preempt_ahead ? QStringLiteral("on") : QStringLiteral("off"));
     md += QStringLiteral("| total | value |\n|---|---:|\n");

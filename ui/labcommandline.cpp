@@ -2,6 +2,7 @@
 
 #include "utf8.h"
 #include "workload_io.h"
+#include "qtext.h"
 
 #include <QCommandLineParser>
 #include <QLocale>
@@ -45,16 +46,15 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
     QList<QPair<QString, QCommandLineOption>> keyOptions;
     auto addKeys = [&](const std::vector<std::string_view>& keys, const QString& what) {
         for (auto k : keys) {
-            const QString key = QString::fromUtf8(k.data(), static_cast<qsizetype>(k.size()));
-            QString flag = key;
-            flag.replace(QLatin1Char('_'), QLatin1Char('-'));
+            const QString key = qsv(k);
+            const QString flag = QString::fromStdString(pl::settingFlag(k)).mid(2); // without the "--"
             // "Override config capacity_blocks (blocks): Blocks in the device pool; ..."
             const pl::SettingHelp keyHelp = pl::settingHelp(k);
             const QString unit = keyHelp.unit.empty() ? QString()
-                                                   : QStringLiteral(" (%1)").arg(QString::fromUtf8(keyHelp.unit.data(), static_cast<qsizetype>(keyHelp.unit.size())));
+                                                   : QStringLiteral(" (%1)").arg(qsv(keyHelp.unit));
             QCommandLineOption o(flag,
                                  QStringLiteral("Override %1 %2%3: %4").arg(what, key, unit,
-                                     QString::fromUtf8(keyHelp.meaning.data(), static_cast<qsizetype>(keyHelp.meaning.size()))),
+                                     qsv(keyHelp.meaning)),
                                  QStringLiteral("V"));
             parser.addOption(o);
             keyOptions.append({key, o});

@@ -3,6 +3,7 @@
 #include "bytestext.h"
 #include "engine.h"
 #include "session.h"
+#include "qtext.h"
 
 #include <QBrush>
 #include <QFont>
@@ -13,7 +14,6 @@
 namespace plui {
 
 namespace {
-QString qsv(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 } // namespace
 
 QString fallbackText(int fallback) {

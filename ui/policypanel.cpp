@@ -6,6 +6,7 @@
 #include "model.h"
 #include "number_text.h"
 #include "workload_io.h"
+#include "qtext.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -28,7 +29,7 @@ namespace {
 QStringList choicesFor(const QString& key) {
     auto list = [](const std::vector<std::string_view>& v) {
         QStringList out;
-        for (auto s : v) out << QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+        for (auto s : v) out << qsv(s);
         return out;
     };
     if (key == QLatin1String("recovery")) return list(pl::allRecoveries());
@@ -99,17 +100,15 @@ void showExactBytes(QDoubleSpinBox* spin) {
 
 bool isBytesUnit(std::string_view unit) { return unit == "B" || unit == "B/tick"; }
 
-QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // The row label's tooltip: what the key does, its unit, and where else it is spelt (the file, the flag).
 QString keyToolTip(const QString& key, bool config) {
     const pl::SettingHelp help = pl::settingHelp(key.toStdString());
-    QString flag = key;
-    flag.replace(QLatin1Char('_'), QLatin1Char('-'));
-    QString tip = fromView(help.meaning);
-    if (!help.unit.empty()) tip += QObject::tr("\nUnit: %1.").arg(fromView(help.unit));
-    return tip + QObject::tr("\nIn the workload file: /%1/%2; on the command line: --%3.")
-                     .arg(config ? QStringLiteral("config") : QStringLiteral("policy"), key, flag);
+    QString tip = qsv(help.meaning);
+    if (!help.unit.empty()) tip += QObject::tr("\nUnit: %1.").arg(qsv(help.unit));
+    return tip + QObject::tr("\nIn the workload file: /%1/%2; on the command line: %3.")
+                     .arg(config ? QStringLiteral("config") : QStringLiteral("policy"), key,
+                          QString::fromStdString(pl::settingFlag(key.toStdString())));
 }
 
 } // namespace
@@ -157,7 +156,7 @@ void PolicyPanel::build() {
         auto* heading = new QLabel(QStringLiteral("<b>%1</b>").arg(title), form_);
         form->addRow(heading);
         for (auto k : keys) {
-            const QString key = fromView(k);
+            const QString key = qsv(k);
             const QString value = doc_->settingValue(key);
             const pl::SettingHelp help = pl::settingHelp(k);
             auto* label = new QLabel(key, form_);
@@ -170,7 +169,7 @@ void PolicyPanel::build() {
                 combo->addItems(choices);
                 combo->setCurrentText(value);
                 connect(combo, &QComboBox::currentTextChanged, this, [this, key](const QString& v) { apply(key, v); });
-                combo->setToolTip(fromView(help.meaning));
+                combo->setToolTip(qsv(help.meaning));
                 editor = combo;
                 form->addRow(label, combo);
             } else if (value == QLatin1String("true") || value == QLatin1String("false")) {
@@ -179,7 +178,7 @@ void PolicyPanel::build() {
                 connect(check, &QCheckBox::toggled, this, [this, key](bool on) {
                     apply(key, on ? QStringLiteral("true") : QStringLiteral("false"));
                 });
-                check->setToolTip(fromView(help.meaning));
+                check->setToolTip(qsv(help.meaning));
                 editor = check;
                 form->addRow(label, check);
             } else {
@@ -197,7 +196,7 @@ void PolicyPanel::build() {
                     spin->setLocale(QLocale(QLocale::English, QLocale::UnitedStates));
                     spin->setGroupSeparatorShown(true);
                     if (!help.unit.empty()) {
-                        spin->setSuffix((help.unit == "%" ? QString() : QStringLiteral(" ")) + fromView(help.unit));
+                        spin->setSuffix((help.unit == "%" ? QString() : QStringLiteral(" ")) + qsv(help.unit));
                     }
                 }
                 spin->setDecimals(0);

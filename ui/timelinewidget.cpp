@@ -7,6 +7,7 @@
 #include "timelinemodel.h"
 
 #include "session.h"
+#include "qtext.h"
 
 #include <qcustomplot.h>
 
@@ -99,7 +100,6 @@ class LanePlottable : public QCPAbstractPlottable {
     }
 };
 
-QString qsv(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 // Whole-lane ticks labelled with the lane's request id (elided in the middle past 16 characters), for
 // workloads with too many requests to name every lane: the axis then reads like the pool and the ledger.

@@ -41,13 +41,9 @@ void printWorkloadKeys(std::FILE* to) {
     std::fprintf(to, "\nworkload keys (--<key> V overrides the file's value):\n");
     for (const auto& keys : {pl::policyKeys(), pl::configKeys()}) {
         for (std::string_view key : keys) {
-            std::string flag(key);
-            for (char& ch : flag) {
-                ch = ch == '_' ? '-' : ch;
-            }
             const pl::SettingHelp help = pl::settingHelp(key);
             const std::string unit = help.unit.empty() ? std::string() : " (" + std::string(help.unit) + ")";
-            std::fprintf(to, "  --%s%s\n      %.*s\n", flag.c_str(), unit.c_str(), static_cast<int>(help.meaning.size()),
+            std::fprintf(to, "  %s%s\n      %.*s\n", pl::settingFlag(key).c_str(), unit.c_str(), static_cast<int>(help.meaning.size()),
                          help.meaning.data());
         }
     }

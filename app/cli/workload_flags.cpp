@@ -10,12 +10,6 @@
 namespace pl::cli {
 namespace {
 
-std::string dashed(std::string_view key) {
-    std::string s(key);
-    std::replace(s.begin(), s.end(), '_', '-');
-    return s;
-}
-
 std::string underscored(std::string_view flag) {
     std::string s(flag);
     std::replace(s.begin(), s.end(), '-', '_');
@@ -27,10 +21,10 @@ std::string underscored(std::string_view flag) {
 std::set<std::string> workloadFlagNames() {
     std::set<std::string> names;
     for (auto k : configKeys()) {
-        names.insert(dashed(k));
+        names.insert(settingFlag(k).substr(2));
     }
     for (auto k : policyKeys()) {
-        names.insert(dashed(k));
+        names.insert(settingFlag(k).substr(2));
     }
     return names;
 }

@@ -2,6 +2,7 @@
 // row, compare, export every format and check the files, a bad file, the headless screenshot path, and a
 // screenshot check that fails on a blank or broken render.
 #include "breakevenview.h"
+#include "bytestext.h"
 #include "blockgridwidget.h"
 #include "compareview.h"
 #include "exportactions.h"
@@ -24,7 +25,6 @@
 #include "timelinemodel.h"
 #include "labcommandline.h"
 
-#include "number_text.h"
 #include "receipt.h"
 #include "session.h"
 #include "summary.h"
@@ -414,23 +414,22 @@ class TestLabGui : public QObject {
         };
         const pl::Recovery modes[] = {pl::Recovery::Recompute, pl::Recovery::Swap, pl::Recovery::Adaptive,
                                       pl::Recovery::Hybrid};
-        auto grouped = [](std::int64_t v) { return QString::fromStdString(pl::formatThousands(v)); }; // "3,084"
         std::int64_t slowest = 0; // 12 requests: nearest-rank p99 is the largest
         for (int c = 0; c < 4; ++c) {
             pl::Workload wl = uitest::loadSample(kSwapWins);
             wl.policy.recovery = modes[c];
             const pl::RunSummary s = pl::summarize(wl, pl::runWorkload(wl));
             slowest = std::max(slowest, s.completion_ticks.p99);
-            QCOMPARE(t->item(row(QStringLiteral("ticks")), c)->text(), grouped(s.totals.ticks));
-            QCOMPARE(t->item(row(QStringLiteral("replay tokens")), c)->text(), grouped(s.totals.replay_tokens));
+            QCOMPARE(t->item(row(QStringLiteral("ticks")), c)->text(), groupedNumber(s.totals.ticks));
+            QCOMPARE(t->item(row(QStringLiteral("replay tokens")), c)->text(), groupedNumber(s.totals.replay_tokens));
             QCOMPARE(t->item(row(QStringLiteral("swap out")), c)->text(),
                      QString::fromStdString(pl::formatBytes(s.totals.swap_out_bytes)));
-            QCOMPARE(t->item(row(QStringLiteral("queue delay p50 (ticks)")), c)->text(), grouped(s.queue_ticks.p50));
-            QCOMPARE(t->item(row(QStringLiteral("queue delay p99 (ticks)")), c)->text(), grouped(s.queue_ticks.p99));
-            QCOMPARE(t->item(row(QStringLiteral("TTFT p99 (ticks)")), c)->text(), grouped(s.ttft_ticks.p99));
+            QCOMPARE(t->item(row(QStringLiteral("queue delay p50 (ticks)")), c)->text(), groupedNumber(s.queue_ticks.p50));
+            QCOMPARE(t->item(row(QStringLiteral("queue delay p99 (ticks)")), c)->text(), groupedNumber(s.queue_ticks.p99));
+            QCOMPARE(t->item(row(QStringLiteral("TTFT p99 (ticks)")), c)->text(), groupedNumber(s.ttft_ticks.p99));
             QCOMPARE(t->item(row(QStringLiteral("completion p99 (ticks)")), c)->text(),
-                     grouped(s.completion_ticks.p99));
-            QCOMPARE(t->item(row(QStringLiteral("flagged requests")), c)->text(), grouped(s.flagged_any));
+                     groupedNumber(s.completion_ticks.p99));
+            QCOMPARE(t->item(row(QStringLiteral("flagged requests")), c)->text(), groupedNumber(s.flagged_any));
         }
         QVERIFY(t->item(row(QStringLiteral("swap out")), 1)->text().endsWith(QStringLiteral("MiB")));
         // Bold marks the best; where all four agree (all 12 completed) nothing is.
@@ -440,7 +439,7 @@ class TestLabGui : public QObject {
         // test_plot_labels).
         const auto tails = cmp->plot(0)->findChildren<QCPItemText*>(QStringLiteral("tailLabel"));
         QCOMPARE(tails.size(), 1);
-        QCOMPARE(tails[0]->text(), QStringLiteral("q02 (every mode), up to %1 ticks \u2198").arg(grouped(slowest)));
+        QCOMPARE(tails[0]->text(), QStringLiteral("q02 (every mode), up to %1 ticks \u2198").arg(groupedNumber(slowest)));
         // On swap-wins adaptive chooses swap every time: the two runs are one, and the view says so.
         QVERIFY2(cmp->statusText().contains(QStringLiteral("adaptive = swap")), qPrintable(cmp->statusText()));
         // Cancel right after starting: it ends cleanly either way.

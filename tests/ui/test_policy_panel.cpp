@@ -6,6 +6,7 @@
 #include "labdocument.h"
 #include "mainwindow.h"
 #include "policypanel.h"
+#include "qtext.h"
 #include "poolview.h"
 #include "uitestutil.h"
 
@@ -27,7 +28,6 @@ using namespace plui;
 namespace {
 const QString kSwapWins = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json");
 
-QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 } // namespace
 
 class TestPolicyPanel : public QObject {
@@ -157,13 +157,13 @@ class TestPolicyPanel : public QObject {
         // Each row's name says what the key does and where else it is spelt.
         for (const auto& keys : {pl::configKeys(), pl::policyKeys()}) {
             for (auto k : keys) {
-                const QString key = fromView(k);
+                const QString key = plui::qsv(k);
                 auto* label = panel.findChild<QLabel*>(QStringLiteral("label_") + key);
                 QVERIFY2(label, qPrintable(key));
                 QCOMPARE(label->text(), key);
-                QVERIFY2(label->toolTip().startsWith(fromView(pl::settingHelp(k).meaning)), qPrintable(label->toolTip()));
+                QVERIFY2(label->toolTip().startsWith(plui::qsv(pl::settingHelp(k).meaning)), qPrintable(label->toolTip()));
                 QString flag = key;
-                QVERIFY2(label->toolTip().contains(QStringLiteral("--") + flag.replace(QLatin1Char('_'), QLatin1Char('-'))),
+                QVERIFY2(label->toolTip().contains(QStringLiteral("--") + flag.replace(QLatin1Char('_'), QLatin1Char('-')) + QLatin1Char('.')),
                          qPrintable(label->toolTip()));
             }
         }
