@@ -26,6 +26,13 @@
 using namespace plui;
 
 namespace {
+// What a person does in a number field: select what is there, type, and (unless told) press Enter.
+void typeInto(QLineEdit* edit, const QString& text, bool enter = true) {
+    edit->selectAll();
+    QTest::keyClicks(edit, text);
+    if (enter) QTest::keyClick(edit, Qt::Key_Return);
+}
+
 const QString kSwapWins = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json");
 
 } // namespace
@@ -175,9 +182,7 @@ class TestPolicyPanel : public QObject {
         // A count is typed with or without the commas.
         QLineEdit* maxTicks = spin("max_ticks")->findChild<QLineEdit*>();
         for (const auto& [typed, value] : {std::pair{"30000", 30000}, std::pair{"40,000", 40000}}) {
-            maxTicks->selectAll();
-            QTest::keyClicks(maxTicks, QLatin1String(typed));
-            QTest::keyClick(maxTicks, Qt::Key_Return);
+            typeInto(maxTicks, QLatin1String(typed));
             QCOMPARE(doc.workload().config.max_ticks, value);
         }
         QCOMPARE(spin("hybrid_swap_percent")->text(), QStringLiteral("50%"));
@@ -205,30 +210,22 @@ class TestPolicyPanel : public QObject {
         QVERIFY(transfer);
         QLineEdit* edit = transfer->findChild<QLineEdit*>();
         QVERIFY(edit);
-        edit->selectAll();
-        QTest::keyClicks(edit, QStringLiteral("512 KiB"));
-        QTest::keyClick(edit, Qt::Key_Return);
+        typeInto(edit, QStringLiteral("512 KiB"));
         QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 524288);
         QCOMPARE(transfer->text(), QStringLiteral("512 KiB/tick"));
-        edit->selectAll();
-        QTest::keyClicks(edit, QStringLiteral("300001"));
-        QTest::keyClick(edit, Qt::Key_Return);
+        typeInto(edit, QStringLiteral("300001"));
         QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 300001);
         QCOMPARE(transfer->text(), QStringLiteral("300001 B/tick"));
         QCOMPARE(transfer->toolTip(), QStringLiteral("300,001 B"));
-        edit->selectAll();
-        QTest::keyClicks(edit, QStringLiteral("1.5 K"));
-        QTest::keyClick(edit, Qt::Key_Return);
+        typeInto(edit, QStringLiteral("1.5 K"));
         QCOMPARE(doc.workload().config.transfer_bytes_per_tick, 1536);
         QCOMPARE(transfer->text(), QStringLiteral("1536 B/tick"));
         // What cannot be a byte count is not taken: letters are refused as they are typed, at the start or after
         // the unit; the text stays as it was.
         const QString kept = edit->text();
-        edit->selectAll();
-        QTest::keyClicks(edit, QStringLiteral("lots"));
+        typeInto(edit, QStringLiteral("lots"), false);
         QCOMPARE(edit->text(), kept);
-        edit->selectAll();
-        QTest::keyClicks(edit, QStringLiteral("5 KiB/tickx"));
+        typeInto(edit, QStringLiteral("5 KiB/tickx"), false);
         QCOMPARE(edit->text(), QStringLiteral("5 KiB/tick"));
         QString text = QStringLiteral("lots");
         int pos = 0;
