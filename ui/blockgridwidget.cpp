@@ -108,6 +108,7 @@ QFont BlockGridWidget::labelFont(int cell) const {
 
 void BlockGridWidget::setRequestNames(QStringList names) {
     names_ = std::move(names);
+    spelled_.reset();
     sharedPrefix_ = names_.isEmpty() ? 0 : names_.front().size();
     for (const QString& n : names_) {
         qsizetype i = 0;
@@ -137,6 +138,25 @@ QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metri
         for (qsizetype tail = rest.size() - 2; tail >= 2; --tail) {
             const QString id = rest.left(1) + mark + rest.right(tail);
             if (metrics.horizontalAdvance(id) <= room) return id;
+        }
+    }
+    // A tenant's letter and its number ("b05" for batch-05, "c04" for chat-04) where even the mark does not fit:
+    // only a letter followed by a number, and never the spelling of any id (with or without the shared prefix),
+    // so "199" is never made of mc-001299 and "b05" not where some request is called b05.
+    if (rest.front().isLetter()) {
+        for (qsizetype tail = rest.size() - 2; tail >= 2; --tail) {
+            const QString id = rest.left(1) + rest.right(tail);
+            if (!id.at(1).isDigit()) continue;
+            if (metrics.horizontalAdvance(id) > room) continue;
+            if (!spelled_) {
+                spelled_.emplace();
+                spelled_->reserve(names_.size() * 2);
+                for (const QString& n : names_) {
+                    spelled_->insert(n);
+                    spelled_->insert(n.mid(sharedPrefix_));
+                }
+            }
+            if (!spelled_->contains(id)) return id;
         }
     }
     return number; // not even that fits (the tooltip maps the number to the id)
@@ -305,8 +325,14 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 const Qt::BrushStyle style = RequestPalette::pattern(owner);
                 if (style != Qt::SolidPattern) p.fillRect(cell, QBrush(QColor(0, 0, 0, 70), style));
                 if (l.cell >= kNumberLabelCell) {
+                    const QString label = labelFor(owner, l.cell, metrics);
+                    // On a patch of the cell's own colour: the pattern's lines would cross the digits.
+                    if (style != Qt::SolidPattern && !label.isEmpty()) {
+                        p.fillRect(metrics.boundingRect(cell, Qt::AlignCenter, label).adjusted(-1, 0, 1, 0),
+                                   QColor(blockColor(static_cast<std::size_t>(b))));
+                    }
                     p.setPen(QColor(0, 0, 0, 200));
-                    p.drawText(cell, Qt::AlignCenter, labelFor(owner, l.cell, metrics));
+                    p.drawText(cell, Qt::AlignCenter, label);
                 }
             }
             p.setPen(grid);

@@ -11,7 +11,10 @@
 #include <QImage>
 #include <QPainter>
 #include <QStringList>
+#include <QSet>
 #include <QWidget>
+
+#include <optional>
 
 #include <cstdint>
 #include <span>
@@ -93,6 +96,9 @@ class BlockGridWidget : public QWidget {
     std::vector<std::int64_t> prefixIds_;
     QStringList names_;
     qsizetype sharedPrefix_ = 0; // characters every name starts with
+    // Every id and every id less the shared prefix: a label without a mark must be neither (made when first
+    // needed; a large workload drawn at a small zoom never needs it).
+    mutable std::optional<QSet<QString>> spelled_;
     int selected_ = -1;
     int cellSize_ = 0;
     QImage image_;

@@ -34,7 +34,7 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
     auto* lower = new QWidget(split);
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
-    // The explanation scrolls rather than being cut off when the dock is short: at least three lines show, and
+    // The explanation scrolls rather than being cut off when the dock is short: at least four lines show, and
     // the candidates table below gives up height first.
     auto* whyScroll = new QScrollArea(lower);
     whyScroll->setWidgetResizable(true);
@@ -46,7 +46,7 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
     why_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     why_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     whyScroll->setWidget(why_);
-    whyScroll->setMinimumHeight(why_->fontMetrics().lineSpacing() * 3 + 4);
+    whyScroll->setMinimumHeight(why_->fontMetrics().lineSpacing() * 4 + 4);
     candidates_ = new QTableWidget(lower);
     candidates_->setObjectName(QStringLiteral("candidateTable"));
     candidates_->setColumnCount(9);

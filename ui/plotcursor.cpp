@@ -16,7 +16,10 @@ PlotCursor::PlotCursor(QCustomPlot* plot, double width) : plot_(plot) {
     halo_->setLayer(kLayer);
     line_->setLayer(kLayer);
     halo_->setPen(QPen(QColor(255, 255, 255, 200), width + 2.5));
-    line_->setPen(QPen(QColor(0x11, 0x18, 0x27), width, Qt::DashLine));
+    // Long dashes, darker and wider than any dashed series (the queue's grey line): never taken for data.
+    QPen pen(QColor(0x11, 0x18, 0x27), width, Qt::CustomDashLine);
+    pen.setDashPattern({5, 2.5});
+    line_->setPen(pen);
     for (QCPItemStraightLine* l : {halo_, line_}) l->setSelectable(false);
     moveTo(0);
 }

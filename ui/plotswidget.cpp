@@ -120,7 +120,7 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     for (int i = 0; i < 2; ++i) {
         d->plots[i]->yAxis2->setVisible(true);
         legendBelow(d->plots[i]);
-        d->cursors[i] = std::make_unique<PlotCursor>(d->plots[i], 1.0);
+        d->cursors[i] = std::make_unique<PlotCursor>(d->plots[i]);
         d->plots[i]->xAxis->setLabel(tr("tick"));
     }
     d->plots[0]->yAxis->setLabel(tr("blocks"));

@@ -4,9 +4,8 @@
 
 #include "bytestext.h"
 #include "model.h"
-#include "number_text.h"
-#include "workload_io.h"
 #include "qtext.h"
+#include "workload_io.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -94,12 +93,10 @@ class BytesSpinBox : public QDoubleSpinBox {
 
 // The exact count, grouped, for whoever needs the number itself.
 void showExactBytes(QDoubleSpinBox* spin) {
-    spin->setToolTip(QObject::tr("%1 B").arg(
-        groupedNumber(static_cast<std::int64_t>(spin->value()))));
+    spin->setToolTip(QObject::tr("%1 B").arg(groupedNumber(static_cast<std::int64_t>(spin->value()))));
 }
 
 bool isBytesUnit(std::string_view unit) { return unit == "B" || unit == "B/tick"; }
-
 
 // The row label's tooltip: what the key does, its unit, and where else it is spelt (the file, the flag).
 QString keyToolTip(const QString& key, bool config) {

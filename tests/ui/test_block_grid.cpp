@@ -96,6 +96,19 @@ class TestBlockGrid : public QObject {
         g.setPool(owners, {}, {});
         QCOMPARE(g.cellLabel(0), QStringLiteral("760"));
         QCOMPARE(g.cellLabel(1), QStringLiteral("813"));
+        // Where not even the mark fits, a tenant's letter and number ("b05"), unless some request is called that.
+        {
+            std::vector<std::int32_t> two{0, 1};
+            g.setPool(two, {}, {});
+            g.setCellSize(18);
+            g.setRequestNames({QStringLiteral("batch-05"), QStringLiteral("chat-04")});
+            QCOMPARE(g.cellLabel(0), QStringLiteral("b05"));
+            QCOMPARE(g.cellLabel(1), QStringLiteral("c04"));
+            g.setRequestNames({QStringLiteral("batch-05"), QStringLiteral("b05")});
+            QVERIFY2(g.cellLabel(0) != QStringLiteral("b05"), qPrintable(g.cellLabel(0)));
+            QCOMPARE(g.cellLabel(1), QStringLiteral("b05"));
+            g.setPool(owners, {}, {});
+        }
         // A shortened label never reads as another request's id, at any size: 2,000 ids mc-000000 to mc-001999,
         // where a shortening without its mark would make mc-001299, mc-001399 and mc-001999 all "199".
         {
