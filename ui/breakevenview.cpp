@@ -153,10 +153,15 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     outer->setContentsMargins(2, 2, 2, 2);
     auto* controls = new QWidget(this);
     auto* form = new QFormLayout(controls);
+    // In a narrow pane a row's control goes under its name rather than off the edge (the verdict and the
+    // calibration text then wrap inside the pane instead of being cut).
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     preset_ = new QComboBox(controls);
     preset_->setObjectName(QStringLiteral("breakevenPreset"));
     for (const Preset& p : kPresets) preset_->addItem(p.title);
-    preset_->setMinimumContentsLength(24);
+    preset_->setMinimumContentsLength(16); // the list and the tooltip give the full title
+    preset_->setToolTip(preset_->currentText());
+    connect(preset_, &QComboBox::currentTextChanged, preset_, [this](const QString& title) { preset_->setToolTip(title); });
     preset_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     form->addRow(tr("preset"), preset_);
     model_ = new QComboBox(controls);
