@@ -371,6 +371,7 @@ void LabDocument::updateVictims() {
     victimsEvictedAt_.clear();
     victimBlockMask_.clear();
     victimBlockOwners_.clear();
+    victimSharedKept_ = 0;
     if (!session_) return;
     const std::int64_t t = session_->currentTick();
     const auto& events = session_->result().ledger.events;
@@ -378,6 +379,7 @@ void LabDocument::updateVictims() {
                                         [](const pl::Event& e, std::int64_t tick) { return e.tick < tick; });
     for (auto it = first; it != events.end() && it->tick == t; ++it) {
         if (it->kind != pl::EventKind::Evict && it->kind != pl::EventKind::SwapOutDone) continue;
+        if (it->kind == pl::EventKind::Evict) victimSharedKept_ += it->shared_blocks; // the ledger's "shared, kept"
         const auto known = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), it->request);
         const std::uint8_t landed = it->kind == pl::EventKind::SwapOutDone ? 1 : 0;
         if (known == victimsAtCursor_.end()) {

@@ -121,6 +121,9 @@ class LabDocument : public QObject {
     const std::vector<std::uint8_t>& victimBlockMask() const { return victimBlockMask_; }
     // Per block, the victim (request index) a marked block belonged to, else -1: a freed block still names it.
     const std::vector<std::int32_t>& victimBlockOwners() const { return victimBlockOwners_; }
+    // Shared prefix blocks this tick's victims let go that other requests still hold (unmarked in the pool:
+    // nothing was freed; the ledger's "shared, kept").
+    std::int64_t victimSharedKeptAtCursor() const { return victimSharedKept_; }
 
     int selectedRequest() const { return selected_; }
     void selectRequest(int index);
@@ -191,6 +194,7 @@ class LabDocument : public QObject {
     std::vector<std::int64_t> victimsEvictedAt_;
     std::vector<std::uint8_t> victimBlockMask_;
     std::vector<std::int32_t> victimBlockOwners_;
+    std::int64_t victimSharedKept_ = 0;
 };
 
 } // namespace plui

@@ -165,6 +165,9 @@ void PoolView::refresh() {
         const auto reused = std::count(mask.begin(), mask.end(), RequestPalette::kVictimBlockReused);
         text += tr("; victim: %1").arg(ids.join(QStringLiteral(", ")));
         if (reused > 0) text += tr(" (%1 of its blocks already handed on)").arg(reused);
+        if (const auto kept = doc_->victimSharedKeptAtCursor(); kept > 0) {
+            text += tr("; %1 shared prefix blocks it let go stay with their other holders").arg(groupedNumber(kept));
+        }
     }
     figures_->setText(text);
 }

@@ -137,9 +137,17 @@ class TestLabDocument : public QObject {
             for (std::size_t b = 0; b < m.size(); ++b) {
                 if (m[b] == plui::RequestPalette::kVictimBlockReused) QVERIFY(holders[b] < 2);
             }
+            // The kept blocks are counted (the pool's header says so), as the ledger's "shared, kept" does.
+            std::int64_t kept = 0;
+            for (const pl::Event& o : moon.session()->result().ledger.events)
+                if (o.tick == e.tick && o.kind == pl::EventKind::Evict) kept += o.shared_blocks;
+            QCOMPARE(moon.victimSharedKeptAtCursor(), kept);
+            QVERIFY(kept >= e.shared_blocks);
             sharedChecked += e.shared_blocks;
         }
         QVERIFY(sharedChecked > 0);
+        moon.seek(0);
+        QCOMPARE(moon.victimSharedKeptAtCursor(), 0);
         // Some sample has a victim's block handed on in its eviction tick: the case the second mark exists for.
         std::int64_t reusedSeen = 0;
         for (const QString& file : uitest::sampleFiles()) {
