@@ -123,7 +123,7 @@ QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metri
     if (owner < 0 || cell < kNumberLabelCell) return {};
     // The palette number, marked as a number ("#4"): a bare "4" beside ids ending in digits would read as
     // another request's id.
-    const QString number = QLatin1Char('#') + RequestPalette::label(owner);
+    const QString number = paletteNumber(owner);
     if (owner >= names_.size()) return number;
     const QString& name = names_[owner];
     const int room = cell - 4;
@@ -166,10 +166,7 @@ QString BlockGridWidget::cellLabel(int b) const {
     if (b < 0 || b >= blockCount()) return {};
     const Layout l = layout();
     if (l.blocksPerPixel > 1) return {};
-    // A block this tick's victim has already let go is labelled with that victim.
-    const std::size_t bi = static_cast<std::size_t>(b);
-    const int owner = owners_[bi] >= 0 ? owners_[bi] : (victimAt(bi) ? victimOwnerAt(bi) : -1);
-    return labelFor(owner, l.cell, QFontMetrics(labelFont(l.cell)));
+    return labelFor(labelledRequest(static_cast<std::size_t>(b)), l.cell, QFontMetrics(labelFont(l.cell)));
 }
 
 BlockGridWidget::Layout BlockGridWidget::layout() const {
@@ -365,7 +362,7 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 }
                 // The owner's label again, over the marks, on a light patch: readable through the cross. A block
                 // the victim has let go (a swap-out landed) is labelled with the victim it was freed from.
-                const int labelled = owner >= 0 ? owner : victimOwnerAt(bi);
+                const int labelled = labelledRequest(bi);
                 if (labelled >= 0 && l.cell >= kNumberLabelCell) {
                     const QString label = labelFor(labelled, l.cell, metrics);
                     QRect r = metrics.boundingRect(cell, Qt::AlignCenter, label).adjusted(-2, 0, 2, 0);
@@ -419,9 +416,11 @@ void BlockGridWidget::mousePressEvent(QMouseEvent* event) {
     emit requestClicked(b >= 0 ? owners_[static_cast<std::size_t>(b)] : -1);
 }
 
+QString BlockGridWidget::paletteNumber(int request) { return QLatin1Char('#') + RequestPalette::label(request); }
+
 QString BlockGridWidget::nameOf(int request) const {
     if (request < 0) return {};
-    return request < names_.size() ? names_[request] : QLatin1Char('#') + RequestPalette::label(request);
+    return request < names_.size() ? names_[request] : paletteNumber(request);
 }
 
 QString BlockGridWidget::cellToolTip(int b) const {
@@ -436,8 +435,7 @@ QString BlockGridWidget::cellToolTip(int b) const {
                                 : tr("free");
     } else {
         // The palette number too: small cells are labelled with it.
-        text += owner < names_.size() ? tr("%1 (label #%2)").arg(names_[owner], RequestPalette::label(owner))
-                                      : QLatin1Char('#') + RequestPalette::label(owner);
+        text += owner < names_.size() ? tr("%1 (label %2)").arg(names_[owner], paletteNumber(owner)) : paletteNumber(owner);
     }
     if (holdersOf(b) >= 2) text += tr("\nshared prefix block: held by %1 requests").arg(holdersOf(b));
     if (owner >= 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0) text += tr("\nprefix id %1").arg(prefixIds_[bi]);

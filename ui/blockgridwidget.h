@@ -81,6 +81,10 @@ class BlockGridWidget : public QWidget {
     std::uint8_t victimAt(std::size_t b) const { return b < victims_.size() ? victims_[b] : 0; }
     // The victim block b belonged to, -1 when none is known.
     int victimOwnerAt(std::size_t b) const { return b < victimOwners_.size() ? victimOwners_[b] : -1; }
+    // Whose label block b carries: its owner, or for a block this tick's victim has let go, that victim; -1.
+    int labelledRequest(std::size_t b) const { return owners_[b] >= 0 ? owners_[b] : (victimAt(b) ? victimOwnerAt(b) : -1); }
+    // The palette number as labels and tooltips show it, marked as a number: "#4".
+    static QString paletteNumber(int request);
     QString nameOf(int request) const;
     void rebuildImage(const Layout& l);
     void updateMinimumHeight();

@@ -31,8 +31,6 @@ void PlotCursor::moveTo(double x) {
     }
 }
 
-double PlotCursor::position() const { return line_->point1->coords().x(); }
-
 void PlotCursor::replotLayer() { plot_->layer(kLayer)->replot(); }
 
 } // namespace plui

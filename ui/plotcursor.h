@@ -13,7 +13,6 @@ class PlotCursor {
     explicit PlotCursor(QCustomPlot* plot, double width = 1.5);
     // A vertical line at key coordinate x.
     void moveTo(double x);
-    double position() const;
     // Repaints the cursor's layer alone (the data layers stay as drawn).
     void replotLayer();
 

@@ -100,7 +100,6 @@ class LanePlottable : public QCPAbstractPlottable {
     }
 };
 
-
 // Whole-lane ticks labelled with the lane's request id (elided in the middle past 16 characters), for
 // workloads with too many requests to name every lane: the axis then reads like the pool and the ledger.
 class LaneIdTicker : public QCPAxisTicker {

@@ -104,11 +104,10 @@ int cmdBench(int argc, char** argv) {
             return badInput(err->message());
         }
         w = std::get<Workload>(std::move(generated));
+        const auto flags = workloadFlagNames();
         for (const auto& [name, value] : args.options) {
-            if (workloadFlagNames().count(name)) {
-                std::string key = name;
-                std::replace(key.begin(), key.end(), '-', '_');
-                if (auto err = applyOverride(w, key, value)) {
+            if (flags.count(name)) {
+                if (auto err = applyOverride(w, name, value)) { // it takes the flag spelling too
                     return badInput(err->message());
                 }
             }

@@ -3,28 +3,17 @@
 #include "commands.h"
 #include "workload_io.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <variant>
 
 namespace pl::cli {
-namespace {
-
-std::string underscored(std::string_view flag) {
-    std::string s(flag);
-    std::replace(s.begin(), s.end(), '-', '_');
-    return s;
-}
-
-} // namespace
 
 std::set<std::string> workloadFlagNames() {
     std::set<std::string> names;
-    for (auto k : configKeys()) {
-        names.insert(settingFlag(k).substr(2));
-    }
-    for (auto k : policyKeys()) {
-        names.insert(settingFlag(k).substr(2));
+    for (const auto& keys : {configKeys(), policyKeys()}) {
+        for (auto k : keys) {
+            names.insert(settingFlag(k).substr(2)); // without the "--"
+        }
     }
     return names;
 }
@@ -46,7 +35,7 @@ std::optional<Workload> loadWithOverrides(const std::string& file, const Args& a
         if (!flags.count(name)) {
             continue;
         }
-        if (auto err = applyOverride(w, underscored(name), value)) {
+        if (auto err = applyOverride(w, name, value)) { // it takes the flag spelling too
             badInput(err->message());
             return std::nullopt;
         }
