@@ -8,6 +8,7 @@
 
 #include "receipt.h"
 #include "session.h"
+#include "trace/generator.h"
 
 #include <QProcess>
 #include <QSignalSpy>
@@ -166,6 +167,71 @@ class TestLabDocument : public QObject {
         doc.seek(0);
         QVERIFY(std::count_if(doc.victimBlockMask().begin(), doc.victimBlockMask().end(),
                               [](std::uint8_t m) { return m != 0; }) == 0);
+    }
+
+    // Two swap-outs land in one tick and the first resumes at once (admission runs: nothing was evicted): the
+    // blocks it takes that the other victim held are handed on (the second mark, naming the one who let go);
+    // its own blocks, held through the copy and again now, are not marked.
+    void aVictimResumingWhereItLandedTakesAnotherVictimsBlock() {
+        std::int64_t handedOn = 0, ownAgain = 0;
+        // Generated under swap with a fast link, so victims evicted together land together.
+        const std::tuple<std::uint64_t, std::int64_t, std::int64_t> cases[] = {
+            {3, 64, 16 << 20}, {4, 64, 16 << 20}, {10, 128, 16 << 20}, {32, 64, 4 << 20}};
+        for (const auto& [seed, capacity, link] : cases) {
+            pl::trace::GeneratorParams g;
+            g.seed = seed;
+            g.count = 40;
+            g.rate_per_tick = 1.0;
+            g.prompt_median = 64;
+            g.output_median = 200;
+            g.prompt_max = 300;
+            g.output_max = 400;
+            g.config.capacity_blocks = capacity;
+            g.config.transfer_bytes_per_tick = link;
+            g.policy.recovery = pl::Recovery::Swap;
+            g.policy.resume_guard = pl::ResumeGuard::NextBlock;
+            auto w = pl::trace::generateWorkload(g);
+            QVERIFY(std::holds_alternative<pl::Workload>(w));
+            LabDocument doc;
+            doc.setRunMode(LabDocument::RunMode::Synchronous);
+            QString error;
+            QVERIFY2(doc.setWorkload(std::get<pl::Workload>(std::move(w)), QStringLiteral("generated"), &error), qPrintable(error));
+            std::int64_t lastTick = -2;
+            for (const pl::Event& e : doc.session()->result().ledger.events) {
+                if (e.kind != pl::EventKind::SwapOutDone || e.tick == lastTick) continue;
+                lastTick = e.tick;
+                doc.seek(e.tick - 1);
+                const auto b0 = doc.session()->cursor().blockOwners();
+                const std::vector<std::int32_t> before(b0.begin(), b0.end());
+                doc.seek(e.tick);
+                const auto& victims = doc.victimsAtCursor();
+                if (victims.size() < 2) continue;
+                auto isVictim = [&](std::int32_t r) {
+                    return r >= 0 && std::find(victims.begin(), victims.end(), r) != victims.end();
+                };
+                auto landedHere = [&](std::int32_t r) {
+                    const auto at = std::find(victims.begin(), victims.end(), r);
+                    return at != victims.end() && doc.victimsLandedAtCursor()[static_cast<std::size_t>(at - victims.begin())];
+                };
+                const auto now = doc.session()->cursor().blockOwners();
+                for (std::size_t b = 0; b < now.size(); ++b) {
+                    // Held now by a victim whose swap-out landed here (so it resumed), held before by a victim.
+                    if (!landedHere(now[b]) || !isVictim(before[b])) continue;
+                    if (before[b] == now[b]) {
+                        QCOMPARE(doc.victimBlockMask()[b], std::uint8_t{0});
+                        ++ownAgain;
+                    } else {
+                        QCOMPARE(doc.victimBlockMask()[b], plui::RequestPalette::kVictimBlockReused);
+                        QCOMPARE(doc.victimBlockOwners()[b], before[b]);
+                        ++handedOn;
+                    }
+                }
+            }
+        }
+        qInfo("%lld blocks handed from one landed victim to another, %lld held again by their own",
+              static_cast<long long>(handedOn), static_cast<long long>(ownAgain));
+        QVERIFY(handedOn > 0);
+        QVERIFY(ownAgain > 0);
     }
 
     void settingEditsAreUndoableAndKeepTheTick() {
