@@ -272,7 +272,9 @@ void BlockGridWidget::paintSmallVictims(QPainter& p, const Layout& l) const {
         const std::uint8_t v = victims_[static_cast<std::size_t>(b)];
         if (v == 0) continue;
         const QRect cell((b % l.cols) * l.cell, (b / l.cols) * l.cell, l.cell, l.cell);
-        if (v == RequestPalette::kVictimBlock) {
+        if (v == RequestPalette::kVictimBlockKept) {
+            paintKeptCorner(p, cell); // not freed: the holder's cell with the victim's corner
+        } else if (v == RequestPalette::kVictimBlock) {
             p.fillRect(cell, red); // evicted now: solid victim red, a colour no request has
         } else if (v == RequestPalette::kVictimBlockLanded) {
             // A landed swap-out: paler, with the legend's light diagonal (bottom left to top right).
@@ -285,6 +287,18 @@ void BlockGridWidget::paintSmallVictims(QPainter& p, const Layout& l) const {
             p.drawRect(cell.adjusted(0, 0, -1, -1));
         }
     }
+}
+
+// A shared prefix block this tick's victim let go and others keep: a red corner at the top left (the shared
+// mark's dark corner is at the bottom left, the in-flight arrow at the top right).
+void BlockGridWidget::paintKeptCorner(QPainter& p, const QRect& cell) {
+    const int m = std::max(2, cell.width() * 2 / 5);
+    const QPoint corner = cell.topLeft();
+    const QPoint tri[3] = {corner, corner + QPoint(m, 0), corner + QPoint(0, m)};
+    p.setPen(Qt::NoPen);
+    p.setBrush(RequestPalette::victimColor());
+    p.drawPolygon(tri, 3);
+    p.setBrush(Qt::NoBrush);
 }
 
 void BlockGridWidget::paintEvent(QPaintEvent* event) {
@@ -349,6 +363,8 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 // Freed by this tick's victim and already another request's: a red frame, no cross.
                 p.setPen(QPen(RequestPalette::victimColor().darker(130), 2, Qt::DotLine));
                 p.drawRect(cell.adjusted(1, 1, -1, -1));
+            } else if (victimAt(bi) == RequestPalette::kVictimBlockKept) {
+                paintKeptCorner(p, cell);
             } else if (victimAt(bi)) {
                 p.setPen(QPen(RequestPalette::victimColor().darker(130), 2));
                 p.drawRect(cell.adjusted(1, 1, -1, -1));
@@ -444,6 +460,9 @@ QString BlockGridWidget::cellToolTip(int b) const {
     if (victimAt(bi) == RequestPalette::kVictimBlockReused) {
         text += victim.isEmpty() ? tr(" (freed by this tick's victim, handed on in the same tick)")
                                  : tr(" (freed by this tick's victim %1, handed on in the same tick)").arg(victim);
+    } else if (victimAt(bi) == RequestPalette::kVictimBlockKept) {
+        text += victim.isEmpty() ? tr(" (this tick's victim let go of it; its other holders keep it)")
+                                 : tr(" (%1, this tick's victim, let go of it; its other holders keep it)").arg(victim);
     } else if (victimAt(bi) == RequestPalette::kVictimBlockLanded) {
         text += victim.isEmpty() ? tr(" (its victim's swap-out landed this tick: freed; evicted earlier)")
                                  : tr(" (%1's swap-out landed this tick: freed; evicted earlier)").arg(victim);

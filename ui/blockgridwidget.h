@@ -77,6 +77,7 @@ class BlockGridWidget : public QWidget {
     };
     Layout layout() const;
     void paintSmallVictims(QPainter& p, const Layout& l) const;
+    static void paintKeptCorner(QPainter& p, const QRect& cell);
     // Block b's victim mark (RequestPalette::kVictimBlock...), 0 when none or out of range.
     std::uint8_t victimAt(std::size_t b) const { return b < victims_.size() ? victims_[b] : 0; }
     // The victim block b belonged to, -1 when none is known.

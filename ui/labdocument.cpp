@@ -379,7 +379,6 @@ void LabDocument::updateVictims() {
                                         [](const pl::Event& e, std::int64_t tick) { return e.tick < tick; });
     for (auto it = first; it != events.end() && it->tick == t; ++it) {
         if (it->kind != pl::EventKind::Evict && it->kind != pl::EventKind::SwapOutDone) continue;
-        if (it->kind == pl::EventKind::Evict) victimSharedKept_ += it->shared_blocks; // the ledger's "shared, kept"
         const auto known = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), it->request);
         const std::uint8_t landed = it->kind == pl::EventKind::SwapOutDone ? 1 : 0;
         if (known == victimsAtCursor_.end()) {
@@ -408,12 +407,17 @@ void LabDocument::updateVictims() {
     };
     // The blocks the victims held before this tick: step the cursor back one tick, read, and return.
     std::vector<std::int32_t> before, holdersBefore;
+    std::vector<std::vector<std::int32_t>> victimHeldBefore(victimsAtCursor_.size()); // with prefix sharing only
     if (t >= 0) {
         session_->seek(t - 1);
         const auto owners = session_->cursor().blockOwners();
         before.assign(owners.begin(), owners.end());
         const auto holders = session_->cursor().blockRefCount(); // empty without prefix sharing
         holdersBefore.assign(holders.begin(), holders.end());
+        for (std::size_t i = 0; i < victimsAtCursor_.size() && !holders.empty(); ++i) {
+            const auto held = session_->cursor().heldBlocks(victimsAtCursor_[i]);
+            victimHeldBefore[i].assign(held.begin(), held.end());
+        }
         session_->seek(t);
     }
     const auto now = session_->cursor().blockOwners();
@@ -440,6 +444,21 @@ void LabDocument::updateVictims() {
             // go stays with its other holders: kept, not handed on, and left unmarked).
             victimBlockMask_[b] = RequestPalette::kVictimBlockReused;
             victimBlockOwners_[b] = before[b];
+        }
+    }
+    // Shared prefix blocks a victim let go (it held them before and not now) that others still hold: nothing
+    // was freed, but they were part of the victim's context (the ledger's "shared, kept").
+    for (std::size_t i = 0; i < victimsAtCursor_.size(); ++i) {
+        if (victimHeldBefore[i].empty()) continue;
+        const auto heldNow = session_->cursor().heldBlocks(victimsAtCursor_[i]);
+        for (const std::int32_t blk : victimHeldBefore[i]) {
+            const auto b = static_cast<std::size_t>(blk);
+            if (b >= now.size() || victimBlockMask_[b] != 0 || now[b] == pl::kFreeBlock) continue;
+            if (b >= holdersBefore.size() || holdersBefore[b] < 2) continue;
+            if (std::find(heldNow.begin(), heldNow.end(), blk) != heldNow.end()) continue;
+            victimBlockMask_[b] = RequestPalette::kVictimBlockKept;
+            victimBlockOwners_[b] = victimsAtCursor_[i];
+            ++victimSharedKept_;
         }
     }
 }

@@ -110,8 +110,9 @@ class LabDocument : public QObject {
     bool seekPreviousPressure();
     // Request indices (into workload().requests) evicted or whose swap-out landed in the cursor tick, and the
     // device blocks they held just before (the pool view highlights them): per block 0,
-    // RequestPalette::kVictimBlock (evicted now), kVictimBlockLanded (freed by a swap-out landing now) or
-    // kVictimBlockReused (freed and already another request's).
+    // RequestPalette::kVictimBlock (evicted now), kVictimBlockLanded (freed by a swap-out landing now),
+    // kVictimBlockReused (freed and already another request's) or kVictimBlockKept (a shared prefix block the
+    // victim let go that others still hold).
     const std::vector<std::int32_t>& victimsAtCursor() const { return victimsAtCursor_; }
     // Per victim at the cursor: 1 when this tick is where its swap-out landed (it was evicted earlier), 0 when
     // it was evicted in this tick.
@@ -121,8 +122,8 @@ class LabDocument : public QObject {
     const std::vector<std::uint8_t>& victimBlockMask() const { return victimBlockMask_; }
     // Per block, the victim (request index) a marked block belonged to, else -1: a freed block still names it.
     const std::vector<std::int32_t>& victimBlockOwners() const { return victimBlockOwners_; }
-    // Shared prefix blocks this tick's victims let go that other requests still hold (unmarked in the pool:
-    // nothing was freed; the ledger's "shared, kept").
+    // Shared prefix blocks this tick's victims let go that other requests still hold (marked kVictimBlockKept:
+    // nothing was freed; the ledger's "shared, kept"). A swap victim lets go when its swap-out lands.
     std::int64_t victimSharedKeptAtCursor() const { return victimSharedKept_; }
 
     int selectedRequest() const { return selected_; }

@@ -94,7 +94,9 @@ void PoolView::setLegend(bool prefixSharing) {
                          tr("dotted red frame: the victim's block, already handed on"));
     if (prefixSharing) {
         text += entry(QStringLiteral("<span style='color:#e8e0c0'>&#9632;</span>"), tr("free, prefix still cached")) +
-                entry(QStringLiteral("&#9699;"), tr("shared prefix block"));
+                entry(QStringLiteral("&#9699;"), tr("shared prefix block")) +
+                entry(QStringLiteral("<span style='color:#dc2626'>&#9700;</span>"),
+                      tr("red corner: shared, the victim let go, others keep it"));
     }
     legend_->setText(text + entry(QString(), tr("colour + pattern + label: owning request")));
 }
@@ -166,7 +168,7 @@ void PoolView::refresh() {
         text += tr("; victim: %1").arg(ids.join(QStringLiteral(", ")));
         if (reused > 0) text += tr(" (%1 of its blocks already handed on)").arg(reused);
         if (const auto kept = doc_->victimSharedKeptAtCursor(); kept > 0) {
-            text += tr("; %1 shared prefix blocks it let go stay with their other holders").arg(groupedNumber(kept));
+            text += tr("; %1 shared prefix blocks it let go stay with their other holders (red corner)").arg(groupedNumber(kept));
         }
     }
     figures_->setText(text);

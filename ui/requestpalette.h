@@ -30,6 +30,9 @@ struct RequestPalette {
     // A block freed now because its victim's swap-out landed (the eviction was ticks ago): a red frame and a
     // single light diagonal, not the cross of an eviction in this tick.
     static constexpr std::uint8_t kVictimBlockLanded = 3;
+    // A shared prefix block the victim let go that other requests still hold (nothing freed): a red corner at
+    // the top left, the cell otherwise as its holder's.
+    static constexpr std::uint8_t kVictimBlockKept = 4;
 };
 
 } // namespace plui

@@ -152,7 +152,8 @@ class TestBlockGrid : public QObject {
         marks[5] = RequestPalette::kVictimBlockLanded;
         marks[6] = RequestPalette::kVictimBlock;
         marks[0] = RequestPalette::kVictimBlock;
-        victimOwners[5] = victimOwners[6] = 10;
+        marks[1] = RequestPalette::kVictimBlockKept;
+        victimOwners[5] = victimOwners[6] = victimOwners[1] = 10;
         victimOwners[0] = 0;
         g.setPool(owners, {}, marks, victimOwners);
         QCOMPARE(g.cellLabel(5), QStringLiteral("r10"));
@@ -161,6 +162,7 @@ class TestBlockGrid : public QObject {
         QVERIFY2(g.cellToolTip(5).contains(QStringLiteral("free (r10's swap-out landed this tick")), qPrintable(g.cellToolTip(5)));
         QVERIFY2(g.cellToolTip(6).contains(QStringLiteral("taken back from r10")), qPrintable(g.cellToolTip(6)));
         QVERIFY2(g.cellToolTip(0).endsWith(QStringLiteral("r0 (label #0) (victim this tick)")), qPrintable(g.cellToolTip(0)));
+        QVERIFY2(g.cellToolTip(1).endsWith(QStringLiteral("(r10, this tick's victim, let go of it; its other holders keep it)")), qPrintable(g.cellToolTip(1)));
         QCOMPARE(g.cellToolTip(7), QStringLiteral("block 7: free"));
         QCOMPARE(g.cellToolTip(40), QString());
         g.setPool(owners, {}, {});
@@ -184,6 +186,7 @@ class TestBlockGrid : public QObject {
         for (int b = 100; b < 110; ++b) victims[static_cast<std::size_t>(b)] = RequestPalette::kVictimBlock;
         victims[200] = RequestPalette::kVictimBlockReused;
         victims[250] = RequestPalette::kVictimBlockLanded;
+        victims[260] = RequestPalette::kVictimBlockKept;
         g.resize(400, 250); // 4,000 blocks: cells of 4 px
         g.setPool(owners, flight, victims);
         const int c = g.effectiveCellSize();
@@ -206,6 +209,11 @@ class TestBlockGrid : public QObject {
         QVERIFY(at(200, 0, 0) != at(201, 0, 0)); // the handed-on block's frame
         QCOMPARE(at(200, c / 2, c / 2), at(201, c / 2, c / 2)); // inside it: the owner's colour
         for (const int b : {0, 99, 110, 300}) QVERIFY(at(b, c - 1, 0) != red && at(b, c - 1, 0) != pale);
+        // A shared block the victim let go and others keep: the red corner at the top left, the holder's colour
+        // at the opposite corner.
+        QCOMPARE(at(260, 0, 0), red);
+        QCOMPARE(at(260, c - 1, c - 1), at(261, c - 1, c - 1));
+        QVERIFY(at(261, 0, 0) != red);
     }
 
     void selectionDimsOtherRequests() {

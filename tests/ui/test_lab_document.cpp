@@ -18,6 +18,24 @@
 
 using plui::LabDocument;
 
+// Every block marked kept at the cursor was shared before (holders >= 2), was its victim's then and is not
+// now, and someone still holds it.
+static void checkKeptMarks(const LabDocument& doc, const std::vector<std::int32_t>& holdersBefore) {
+    const auto& m = doc.victimBlockMask();
+    const auto& victimOwners = doc.victimBlockOwners();
+    const auto owners = doc.session()->cursor().blockOwners();
+    std::int64_t kept = 0;
+    for (std::size_t b = 0; b < m.size(); ++b) {
+        if (m[b] != plui::RequestPalette::kVictimBlockKept) continue;
+        ++kept;
+        QVERIFY(holdersBefore[b] >= 2);
+        QVERIFY(owners[b] != pl::kFreeBlock);
+        const auto heldNow = doc.session()->cursor().heldBlocks(victimOwners[b]);
+        QVERIFY(std::find(heldNow.begin(), heldNow.end(), static_cast<std::int32_t>(b)) == heldNow.end());
+    }
+    QCOMPARE(doc.victimSharedKeptAtCursor(), kept);
+}
+
 class TestLabDocument : public QObject {
     Q_OBJECT
   private slots:
@@ -138,6 +156,7 @@ class TestLabDocument : public QObject {
             for (std::size_t b = 0; b < m.size(); ++b) {
                 if (m[b] == plui::RequestPalette::kVictimBlockReused) QVERIFY(holders[b] < 2);
             }
+            checkKeptMarks(moon, holders);
             // The kept blocks are counted (the pool's header says so), as the ledger's "shared, kept" does.
             std::int64_t kept = 0;
             for (const pl::Event& o : moon.session()->result().ledger.events)
@@ -232,6 +251,39 @@ class TestLabDocument : public QObject {
               static_cast<long long>(handedOn), static_cast<long long>(ownAgain));
         QVERIFY(handedOn > 0);
         QVERIFY(ownAgain > 0);
+    }
+
+    // Under swap a victim keeps its hold on shared blocks until its swap-out lands: nothing is marked kept at
+    // the eviction, and at the landing its shared blocks are (the swap_out_done's shared_blocks).
+    void aSwapVictimLetsGoOfSharedBlocksWhenItLands() {
+        LabDocument doc;
+        QVERIFY(uitest::openSample(doc, QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/generated-bursty-shared-prefix.workload.json")));
+        QString error;
+        QVERIFY2(doc.setSetting(QStringLiteral("recovery"), QStringLiteral("swap"), &error), qPrintable(error));
+        std::int64_t atLanding = 0, evictions = 0;
+        const auto events = doc.session()->result().ledger.events; // a copy: seeking does not change it, but be safe
+        for (const pl::Event& e : events) {
+            if (e.kind != pl::EventKind::Evict && e.kind != pl::EventKind::SwapOutDone) continue;
+            doc.seek(e.tick - 1);
+            const auto h = doc.session()->cursor().blockRefCount();
+            const std::vector<std::int32_t> holders(h.begin(), h.end());
+            doc.seek(e.tick);
+            checkKeptMarks(doc, holders);
+            const auto& m = doc.victimBlockMask();
+            const auto& owners = doc.victimBlockOwners();
+            std::int64_t kept = 0;
+            for (std::size_t b = 0; b < m.size(); ++b)
+                kept += m[b] == plui::RequestPalette::kVictimBlockKept && owners[b] == e.request ? 1 : 0;
+            if (e.kind == pl::EventKind::Evict) {
+                QCOMPARE(kept, 0); // still held through the copy
+                ++evictions;
+            } else if (doc.victimsAtCursor().size() == 1) {
+                QCOMPARE(kept, e.shared_blocks);
+                atLanding += kept;
+            }
+        }
+        QVERIFY(evictions > 0);
+        QVERIFY(atLanding > 0);
     }
 
     void settingEditsAreUndoableAndKeepTheTick() {
