@@ -94,7 +94,10 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
             y << static_cast<double>(k + 1) / static_cast<double>(v.size());
         }
         auto* g = p->addGraph();
-        g->setName(name(r.entries[i].recovery));
+        // A mode with no request in this distribution draws no curve: its legend entry says why.
+        g->setName(v.empty() ? (completion ? QObject::tr("%1 (none completed)") : QObject::tr("%1 (none queued)"))
+                                   .arg(name(r.entries[i].recovery))
+                             : name(r.entries[i].recovery));
         g->setPen(QPen(kColors[i % 4], 2, kStyles[i % 4]));
         g->setLineStyle(QCPGraph::lsStepLeft);
         g->setData(x, y, true);
@@ -293,8 +296,17 @@ void CompareView::show(const CompareResult& r) {
         std::int64_t (*value)(const pl::RunSummary&);
         bool bytes;
         bool lowerIsBetter;
+        // Percentile rows: how many requests the figure is over, and who they are (nullptr for totals).
+        std::int64_t (*population)(const pl::RunSummary&) = nullptr;
+        QString who = {};
     };
     using S = const pl::RunSummary&;
+    const auto queued = [](S s) { return s.queue_ticks.count; };
+    const auto firstToken = [](S s) { return s.ttft_ticks.count; };
+    const auto completed = [](S s) { return s.completion_ticks.count; };
+    const QString all = tr("every request (censored ones with the wait they had)");
+    const QString gotToken = tr("the requests that produced a first token");
+    const QString done = tr("the completed requests");
     const Row rows[] = {
         {tr("ticks"), [](S s) { return s.totals.ticks; }, false, true},
         {tr("evictions"), [](S s) { return s.totals.evictions; }, false, true},
@@ -306,12 +318,12 @@ void CompareView::show(const CompareResult& r) {
         {tr("queue re-entries"), [](S s) { return s.totals.queue_reentries; }, false, true},
         {tr("completed"), [](S s) { return s.totals.completed; }, false, false},
         {tr("censored"), [](S s) { return s.totals.censored; }, false, true},
-        {tr("queue delay p50 (ticks)"), [](S s) { return s.queue_ticks.p50; }, false, true},
-        {tr("queue delay p99 (ticks)"), [](S s) { return s.queue_ticks.p99; }, false, true},
-        {tr("TTFT p50 (ticks)"), [](S s) { return s.ttft_ticks.p50; }, false, true},
-        {tr("TTFT p99 (ticks)"), [](S s) { return s.ttft_ticks.p99; }, false, true},
-        {tr("completion p50 (ticks)"), [](S s) { return s.completion_ticks.p50; }, false, true},
-        {tr("completion p99 (ticks)"), [](S s) { return s.completion_ticks.p99; }, false, true},
+        {tr("queue delay p50 (ticks)"), [](S s) { return s.queue_ticks.p50; }, false, true, queued, all},
+        {tr("queue delay p99 (ticks)"), [](S s) { return s.queue_ticks.p99; }, false, true, queued, all},
+        {tr("TTFT p50 (ticks)"), [](S s) { return s.ttft_ticks.p50; }, false, true, firstToken, gotToken},
+        {tr("TTFT p99 (ticks)"), [](S s) { return s.ttft_ticks.p99; }, false, true, firstToken, gotToken},
+        {tr("completion p50 (ticks)"), [](S s) { return s.completion_ticks.p50; }, false, true, completed, done},
+        {tr("completion p99 (ticks)"), [](S s) { return s.completion_ticks.p99; }, false, true, completed, done},
         {tr("flagged requests"), [](S s) { return s.flagged_any; }, false, true}};
     const int nRows = static_cast<int>(std::size(rows));
     table_->clear();
@@ -321,23 +333,43 @@ void CompareView::show(const CompareResult& r) {
     for (const auto& e : r.entries) headers << name(e.recovery);
     table_->setHorizontalHeaderLabels(headers);
     QStringList vheaders;
+    bool anyPopulationDiffers = false;
     for (int i = 0; i < nRows; ++i) {
-        vheaders << rows[i].label;
+        // A percentile over no request (a mode that completed nothing) is no figure: a dash, never the best.
+        auto hasValue = [&](int c) {
+            return !rows[i].population || rows[i].population(r.entries[static_cast<std::size_t>(c)].summary) > 0;
+        };
         std::int64_t best = 0;
-        bool allEqual = true;
+        bool allEqual = true, anyValue = false, samePopulation = true;
         for (int c = 0; c < cols; ++c) {
-            const std::int64_t v = rows[i].value(r.entries[static_cast<std::size_t>(c)].summary);
-            if (c > 0 && v != best) allEqual = false;
-            if (c == 0 || (rows[i].lowerIsBetter ? v < best : v > best)) best = v;
+            const auto& summary = r.entries[static_cast<std::size_t>(c)].summary;
+            if (rows[i].population && rows[i].population(summary) != rows[i].population(r.entries.front().summary))
+                samePopulation = false;
+            if (!hasValue(c)) continue;
+            const std::int64_t v = rows[i].value(summary);
+            if (anyValue && v != best) allEqual = false;
+            if (!anyValue || (rows[i].lowerIsBetter ? v < best : v > best)) best = v;
+            anyValue = true;
         }
+        vheaders << (samePopulation ? rows[i].label : rows[i].label + QStringLiteral(" *"));
+        anyPopulationDiffers = anyPopulationDiffers || !samePopulation;
         for (int c = 0; c < cols; ++c) {
-            const std::int64_t v = rows[i].value(r.entries[static_cast<std::size_t>(c)].summary);
+            const auto& summary = r.entries[static_cast<std::size_t>(c)].summary;
+            const std::int64_t v = rows[i].value(summary);
             const QString grouped = groupedNumber(v);
-            auto* item = new QTableWidgetItem(rows[i].bytes ? bytesText(v) : grouped);
+            auto* item = new QTableWidgetItem(!hasValue(c) ? QStringLiteral("\u2013") : rows[i].bytes ? bytesText(v) : grouped);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (rows[i].bytes) item->setToolTip(tr("%1 B").arg(grouped));
+            if (rows[i].population) {
+                const std::int64_t n = rows[i].population(summary);
+                QString tip = n == 0 ? tr("none: no request got there under %1").arg(name(r.entries[static_cast<std::size_t>(c)].recovery))
+                                     : tr("over %1 requests: %2").arg(groupedNumber(n), rows[i].who);
+                // Percentiles over different requests: a mode that censors more drops its slowest requests.
+                if (!samePopulation) tip += tr("\nthe modes' figures are over different numbers of requests");
+                item->setToolTip(tip);
+            }
             // A row where every mode agrees has no best: nothing in it is bold.
-            if (v == best && !allEqual) {
+            if (hasValue(c) && v == best && !allEqual) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
@@ -370,6 +402,9 @@ void CompareView::show(const CompareResult& r) {
         }
     }
     status_->setText(tr("Same workload, four recovery modes; bold = best in the row (none where all agree).") +
+                     (anyPopulationDiffers ? tr(" * The modes' percentiles are over different numbers of requests "
+                                                "(censored ones drop out of TTFT and completion; hover for the count).")
+                                           : QString()) +
                      (same.isEmpty() ? QString()
                                      : tr(" Identical runs (same event hash, their curves coincide): %1.")
                                            .arg(same.join(QStringLiteral(", ")))));

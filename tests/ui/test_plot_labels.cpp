@@ -11,6 +11,7 @@
 #include "session.h"
 #include "summary.h"
 
+#include <QTableWidget>
 #include <QTest>
 
 #include <algorithm>
@@ -219,6 +220,45 @@ class TestPlotLabels : public QObject {
             QVERIFY2(p->axisRect()->height() < 50, qPrintable(QString::number(p->axisRect()->height())));
             QVERIFY(!qobject_cast<QCPItemText*>(p->item(0))->visible());
         }
+    }
+
+    // On livelock-next-block hybrid completes nothing: its completion percentiles are a dash, never the row's
+    // bold best (they read 0 and bold), the rows over different numbers of requests are starred and explained,
+    // and the CDF's legend says why hybrid has no curve.
+    void compareShowsNoFigureWhereNoRequestGotThere() {
+        plui::LabDocument doc;
+        QVERIFY(uitest::openSample(doc, QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/livelock-next-block.workload.json")));
+        plui::CompareView view(&doc);
+        view.runNow();
+        QTableWidget* t = view.totalsTable();
+        QCOMPARE(t->horizontalHeaderItem(3)->text(), QStringLiteral("hybrid"));
+        const plui::CompareResult r = plui::runCompareNow(doc.workload());
+        QCOMPARE(r.entries[3].summary.totals.completed, 0);
+        int starred = 0;
+        for (int i = 0; i < t->rowCount(); ++i) {
+            const QString label = t->verticalHeaderItem(i)->text();
+            if (!label.startsWith(QStringLiteral("completion p"))) continue;
+            ++starred;
+            QVERIFY2(label.endsWith(QStringLiteral(" *")), qPrintable(label));
+            QCOMPARE(t->item(i, 3)->text(), QStringLiteral("\u2013"));
+            QVERIFY(!t->item(i, 3)->font().bold());
+            QVERIFY2(t->item(i, 3)->toolTip().startsWith(QStringLiteral("none: no request got there under hybrid")),
+                     qPrintable(t->item(i, 3)->toolTip()));
+            // Bold goes to the best of the modes that have a figure (swap and adaptive: one run).
+            QVERIFY(t->item(i, 1)->font().bold() && !t->item(i, 0)->font().bold());
+            QVERIFY2(t->item(i, 1)->toolTip().startsWith(QStringLiteral("over 2 requests: the completed requests")),
+                     qPrintable(t->item(i, 1)->toolTip()));
+        }
+        QCOMPARE(starred, 2);
+        QVERIFY(view.statusText().contains(QStringLiteral("over different numbers of requests")));
+        // TTFT: every mode's two requests produced a token; same population, no star.
+        for (int i = 0; i < t->rowCount(); ++i)
+            if (t->verticalHeaderItem(i)->text().startsWith(QStringLiteral("TTFT"))) QVERIFY(!t->verticalHeaderItem(i)->text().endsWith(QLatin1Char('*')));
+        QCOMPARE(view.plot(0)->graph(0)->name(), QStringLiteral("recompute"));
+        bool named = false;
+        for (int g = 0; g < view.plot(0)->graphCount(); ++g)
+            named = named || view.plot(0)->graph(g)->name() == QStringLiteral("hybrid (none completed)");
+        QVERIFY(named);
     }
 
     void histogramBins() {
