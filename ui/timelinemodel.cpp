@@ -25,6 +25,18 @@ struct Walker {
     std::vector<LaneSegment> segs;
     bool firstToken = false;
     bool replayPending = false; // hybrid: the copy back is followed by a replay
+    // Queue time as core counts it (queue_ticks): from arrival or eviction (a swap-out's copy included) to
+    // admission or resume; passAt is the tick where it first passes `threshold`.
+    std::int64_t queuedSince = -1, queued = 0, passAt = -1;
+
+    void enqueue(std::int64_t tick) { queuedSince = tick; }
+    void dequeue(std::int64_t tick, std::int64_t threshold) {
+        if (queuedSince < 0) return;
+        const std::int64_t len = tick - queuedSince;
+        if (passAt < 0 && queued + len > threshold) passAt = queuedSince + (threshold - queued);
+        queued += len;
+        queuedSince = -1;
+    }
 
     void enter(std::int64_t tick, LaneState s) {
         if (!segs.empty() && segs.back().begin == tick) {
@@ -46,12 +58,19 @@ TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunRe
     std::vector<Walker> walkers(n);
     std::vector<std::int64_t> evictions(n, 0);
     const std::int64_t preemptionThreshold = workload.config.preemption_threshold;
+    const std::int64_t waitThreshold = workload.config.wait_threshold_ticks;
     for (const pl::Event& e : run.ledger.events) {
         if (e.request < 0 || static_cast<std::size_t>(e.request) >= n) continue;
         Walker& w = walkers[static_cast<std::size_t>(e.request)];
         switch (e.kind) {
-        case pl::EventKind::Arrive: w.enter(e.tick, LaneState::Waiting); break;
-        case pl::EventKind::Admit: w.enter(e.tick, LaneState::Prefill); break;
+        case pl::EventKind::Arrive:
+            w.enqueue(e.tick);
+            w.enter(e.tick, LaneState::Waiting);
+            break;
+        case pl::EventKind::Admit:
+            w.dequeue(e.tick, waitThreshold);
+            w.enter(e.tick, LaneState::Prefill);
+            break;
         case pl::EventKind::FirstToken:
             w.firstToken = true;
             w.enter(e.tick, LaneState::Decode);
@@ -59,6 +78,7 @@ TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunRe
         case pl::EventKind::Evict: {
             const bool copies = e.swap_out_bytes > 0;
             w.replayPending = e.replay_tokens > 0;
+            w.enqueue(e.tick);
             w.enter(e.tick, copies ? LaneState::Copying : LaneState::Preempted);
             if (++evictions[static_cast<std::size_t>(e.request)] == preemptionThreshold + 1) {
                 m.markers.push_back({e.request, e.tick, MarkerKind::RepeatedPreemption});
@@ -67,6 +87,7 @@ TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunRe
         }
         case pl::EventKind::SwapOutDone: w.enter(e.tick, LaneState::SwappedOut); break;
         case pl::EventKind::Resume:
+            w.dequeue(e.tick, waitThreshold);
             if (e.swap_in_bytes > 0) w.enter(e.tick, LaneState::Copying);
             else if (w.replayPending) w.enter(e.tick, LaneState::Replaying);
             else w.enter(e.tick, w.running());
@@ -79,7 +100,10 @@ TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunRe
             w.enter(e.tick, w.running());
             break;
         case pl::EventKind::Complete: w.enter(e.tick, LaneState::Done); break;
-        case pl::EventKind::Censor: w.enter(e.tick, LaneState::Censored); break;
+        case pl::EventKind::Censor:
+            w.dequeue(e.tick, waitThreshold);
+            w.enter(e.tick, LaneState::Censored);
+            break;
         case pl::EventKind::Pressure: break;
         }
     }
@@ -91,24 +115,10 @@ TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunRe
             const bool terminal = last.state == LaneState::Done || last.state == LaneState::Censored;
             last.end = terminal ? last.begin + 1 : std::max(last.begin + 1, m.endTick);
         }
-        // Excessive wait: where the time spent queued first passes the threshold.
+        // Excessive wait: where the time spent queued first passes the threshold (core's flag).
         const bool flagged = r < run.records.size() && run.records[r].excessive_wait;
-        if (flagged) {
-            std::int64_t queued = 0;
-            std::int64_t at = segs.empty() ? 0 : segs.back().begin;
-            const std::int64_t threshold = workload.config.wait_threshold_ticks;
-            for (const LaneSegment& s : segs) {
-                const bool inQueue = s.state == LaneState::Waiting || s.state == LaneState::Preempted ||
-                                     s.state == LaneState::SwappedOut;
-                if (!inQueue) continue;
-                const std::int64_t len = s.end - s.begin;
-                if (queued + len > threshold) {
-                    at = s.begin + (threshold - queued);
-                    break;
-                }
-                queued += len;
-            }
-            m.markers.push_back({static_cast<std::int32_t>(r), at, MarkerKind::ExcessiveWait});
+        if (flagged && walkers[r].passAt >= 0) {
+            m.markers.push_back({static_cast<std::int32_t>(r), walkers[r].passAt, MarkerKind::ExcessiveWait});
         }
         m.lanes[r] = std::move(segs);
     }
