@@ -100,6 +100,50 @@ class LanePlottable : public QCPAbstractPlottable {
     }
 };
 
+// At an eviction tick the victim's state there (preempted, copying out, swapped out) sits right under the
+// cursor, and the cursor's halo hid its 3 px mark: this draws it again on the cursor's layer, above the line, at
+// least 5 px wide with a light edge, on each victim lane. Being on that layer it moves with the cursor.
+class CursorLaneMarks : public QCPAbstractPlottable {
+  public:
+    CursorLaneMarks(QCPAxis* key, QCPAxis* value) : QCPAbstractPlottable(key, value) {}
+    const TimelineModel* model = nullptr;
+    const std::vector<int>* lanes = nullptr;
+    std::int64_t tick = -1;
+
+    double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+    QCPRange getKeyRange(bool& found, QCP::SignDomain) const override {
+        found = false;
+        return {};
+    }
+    QCPRange getValueRange(bool& found, QCP::SignDomain, const QCPRange&) const override {
+        found = false;
+        return {};
+    }
+    void drawLegendIcon(QCPPainter*, const QRectF&) const override {}
+
+  protected:
+    void draw(QCPPainter* painter) override {
+        if (!model || !lanes || tick < 0) return;
+        QCPAxis* kx = keyAxis();
+        QCPAxis* vy = valueAxis();
+        const double lanePx = std::abs(vy->coordToPixel(1) - vy->coordToPixel(0));
+        const double half = lanePx >= 3 ? 0.38 : 0.5;
+        const double x0 = kx->coordToPixel(static_cast<double>(tick));
+        const double x1 = kx->coordToPixel(static_cast<double>(tick + 1));
+        const double w = std::max(5.0, x1 - x0);
+        for (const int lane : *lanes) {
+            const LaneSegment* seg = model->segmentAt(lane, tick);
+            if (!seg) continue;
+            const double y0 = vy->coordToPixel(lane - half);
+            const double y1 = vy->coordToPixel(lane + half);
+            const QRectF r((x0 + x1) / 2 - w / 2, std::min(y0, y1), w, std::max(1.0, std::abs(y1 - y0)));
+            painter->setPen(QPen(QColor(255, 255, 255, 230), 1));
+            painter->setBrush(stateColor(seg->state));
+            painter->drawRect(r);
+        }
+    }
+};
+
 // Whole-lane ticks labelled with the lane's request id (elided in the middle past 16 characters), for
 // workloads with too many requests to name every lane: the axis then reads like the pool and the ledger.
 class LaneIdTicker : public QCPAxisTicker {
@@ -150,6 +194,7 @@ struct TimelineWidget::Impl {
     QCPGraph* waitMarkers = nullptr;
     QCPGraph* preemptMarkers = nullptr;
     std::unique_ptr<PlotCursor> cursor;
+    CursorLaneMarks* cursorMarks = nullptr; // on the cursor's layer, above its line
     TimelineModel model;
 };
 
@@ -177,6 +222,11 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     d->preemptMarkers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(Qt::black, 2.5), Qt::NoBrush, 9));
     // The cursor lives on its own buffered layer: moving it repaints that layer only, not the lanes.
     d->cursor = std::make_unique<PlotCursor>(d->plot);
+    d->cursorMarks = new CursorLaneMarks(d->plot->xAxis, d->plot->yAxis);
+    d->cursorMarks->setLayer(QStringLiteral("cursor"));
+    d->cursorMarks->removeFromLegend();
+    d->cursorMarks->model = &d->model;
+    d->cursorMarks->lanes = &d->lanes->victimLanes;
     d->plot->xAxis->setLabel(tr("tick"));
     useCompactTicks(d->plot, false); // the value axis names requests
     d->plot->yAxis->setRangeReversed(true);
@@ -305,6 +355,7 @@ bool TimelineWidget::updateCursor() {
     const std::int64_t tick = d->doc->currentTick();
     const double t = static_cast<double>(tick) + 0.5;
     d->cursor->moveTo(t);
+    d->cursorMarks->tick = tick;
     const QCPRange before = d->plot->yAxis->range();
     followCursor(tick);
     const auto& victims = d->doc->victimsAtCursor();

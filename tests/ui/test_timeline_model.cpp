@@ -1,6 +1,7 @@
 // TimelineModel: lanes derived from the ledger agree with the per-request records of every sample. The
 // widget over it: request ids on the value axis, this tick's victims tinted, the lanes redrawn when they move.
 #include "labdocument.h"
+#include "statecolors.h"
 #include "timelinemodel.h"
 #include "timelinewidget.h"
 #include "uitestutil.h"
@@ -123,6 +124,15 @@ class TestTimelineModel : public QObject {
                     const QString pointed = QStringLiteral("\u25b6 ") +
                                             QString::fromStdString(w.requests[static_cast<std::size_t>(victims.front())].id);
                     QVERIFY2(named.contains(pointed), qPrintable(pointed));
+                    // The victim's state at the eviction is drawn over the cursor, not hidden under its halo:
+                    // at the cursor's x, in the middle of the victim's lane, the pixel is that state's colour.
+                    tl.plot()->replot();
+                    const QImage img = tl.plot()->toPixmap().toImage();
+                    const int x = static_cast<int>(std::lround(tl.plot()->xAxis->coordToPixel(static_cast<double>(t) + 0.5)));
+                    const int y = static_cast<int>(std::lround(tl.plot()->yAxis->coordToPixel(victims.front())));
+                    const plui::LaneSegment* seg = tl.model().segmentAt(victims.front(), t);
+                    QVERIFY(seg != nullptr);
+                    QCOMPARE(QColor(img.pixel(x, y)).rgb(), plui::stateColor(seg->state).rgb());
                 }
             } else {
                 QTest::qWait(20);
