@@ -83,7 +83,9 @@ QString PoolView::legendText() const { return legend_->text(); }
 // Each entry is one unbreakable run (its symbol never wraps away from its words); lines break between entries.
 void PoolView::setLegend(bool prefixSharing) {
     const auto entry = [](const QString& symbol, const QString& words) {
-        return symbol + QStringLiteral("&nbsp;") + QString(words).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")) +
+        // Non-breaking spaces and hyphens: "swap-out" wrapped after its hyphen.
+        return symbol + QStringLiteral("&nbsp;") +
+               QString(words).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")).replace(QLatin1Char('-'), QChar(0x2011)) +
                QStringLiteral("&nbsp;&nbsp; ");
     };
     QString text = entry(QStringLiteral("<span style='color:#9ca3af'>&#9633;</span>"), tr("free")) +

@@ -150,7 +150,9 @@ class LaneIdTicker : public QCPAxisTicker {
   public:
     // `marked`: lanes that always get a tick, labelled with a pointer (this tick's victims, the lane
     // plottable's own list); the regular ticks near one make way for it.
-    LaneIdTicker(std::vector<QString> ids, const std::vector<int>* marked) : ids_(std::move(ids)), marked_(marked) {}
+    // `axis`: the lane axis, whose height sets how many names fit.
+    LaneIdTicker(std::vector<QString> ids, const std::vector<int>* marked, const QCPAxis* axis)
+        : ids_(std::move(ids)), marked_(marked), axis_(axis) {}
 
   protected:
     QVector<double> createTickVector(double tickStep, const QCPRange& range) override {
@@ -168,8 +170,13 @@ class LaneIdTicker : public QCPAxisTicker {
         std::sort(out.begin(), out.end());
         return out;
     }
+    // Whole lanes, and no more names than fit one above the other with a little air (the tick count that
+    // the plots' fitting sets is not used: it would cap a tall timeline at six names).
     double getTickStep(const QCPRange& range) override {
-        return std::max(1.0, std::ceil(QCPAxisTicker::getTickStep(range)));
+        const int line = QFontMetrics(axis_->tickLabelFont()).height() + 3;
+        const double fit = std::max(1, axis_->axisRect()->height() / line);
+        if (range.size() <= fit) return 1;
+        return std::max(1.0, std::ceil(cleanMantissa(range.size() / fit)));
     }
     QString getTickLabel(double tick, const QLocale&, QChar, int) override {
         const long i = std::lround(tick);
@@ -183,6 +190,7 @@ class LaneIdTicker : public QCPAxisTicker {
   private:
     std::vector<QString> ids_;
     const std::vector<int>* marked_;
+    const QCPAxis* axis_;
 };
 
 } // namespace
@@ -327,22 +335,15 @@ void TimelineWidget::rebuild() {
     d->waitMarkers->setData(wx, wy);
     d->preemptMarkers->setData(px, py);
     const int n = static_cast<int>(d->model.lanes.size());
-    if (s && n <= 64) {
-        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-        for (int i = 0; i < n; ++i) {
-            ticker->addTick(i, QString::fromStdString(s->workload().requests[static_cast<std::size_t>(i)].id));
-        }
-        d->plot->yAxis->setTicker(ticker);
-        d->plot->yAxis->setLabel(QString());
-    } else {
-        std::vector<QString> ids;
-        if (s) {
-            ids.reserve(static_cast<std::size_t>(n));
-            for (const auto& r : s->workload().requests) ids.push_back(QString::fromStdString(r.id));
-        }
-        d->plot->yAxis->setTicker(QSharedPointer<LaneIdTicker>::create(std::move(ids), &d->lanes->victimLanes));
-        d->plot->yAxis->setLabel(tr("request (of %1; drag, zoom)").arg(n));
+    // Every lane named where the names fit one above the other; else every second, fifth... (the tick count
+    // is fitted to the axis' height before each replot), and this tick's victims always.
+    std::vector<QString> ids;
+    if (s) {
+        ids.reserve(static_cast<std::size_t>(n));
+        for (const auto& r : s->workload().requests) ids.push_back(QString::fromStdString(r.id));
     }
+    d->plot->yAxis->setTicker(QSharedPointer<LaneIdTicker>::create(std::move(ids), &d->lanes->victimLanes, d->plot->yAxis));
+    d->plot->yAxis->setLabel(n <= 64 ? QString() : tr("request (of %1; drag, zoom)").arg(n));
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.endTick)));
     // Many requests: show the first 60 lanes; zoom or drag to see the rest.
     d->plot->yAxis->setRange(-0.5, std::min(n, 60) - 0.5);

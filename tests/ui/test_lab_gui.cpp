@@ -112,6 +112,8 @@ class TestLabGui : public QObject {
         // Lines break between entries only: no symbol is left at the end of a line without its words.
         QVERIFY(!w->poolView()->legendText().contains(QStringLiteral("</span> ")));
         QVERIFY(!w->poolView()->legendText().contains(QStringLiteral("victim this")));
+        QVERIFY(!w->poolView()->legendText().contains(QStringLiteral("swap-out"))); // nor after a hyphen
+        QVERIFY(w->poolView()->legendText().contains(QStringLiteral("swap\u2011out")));
         // The bundled samples are in the menu, each with its notes.
         const auto samples = FileActions::bundledSamples();
         QCOMPARE(samples.size(), uitest::sampleFiles().size());

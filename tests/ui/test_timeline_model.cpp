@@ -143,6 +143,32 @@ class TestTimelineModel : public QObject {
         QVERIFY(fullReplots > 0 && cursorOnly > 0);
     }
 
+    // 31 lanes: all named where the names fit one above the other, every second (or fifth) lane where they
+    // do not; never two names on top of each other (at 1024x700 they were).
+    void laneNamesNeverOverlap() {
+        plui::LabDocument doc;
+        QVERIFY(uitest::openSample(doc, QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json")));
+        const int n = static_cast<int>(doc.workload().requests.size());
+        QCOMPARE(n, 31);
+        plui::TimelineWidget tl(&doc);
+        tl.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tl));
+        for (const int height : {900, 300, 120}) {
+            tl.resize(700, height);
+            tl.plot()->replot();
+            QCPAxis* y = tl.plot()->yAxis;
+            const QVector<double> ticks = y->tickVector();
+            QVERIFY(ticks.size() >= 2);
+            const double line = QFontMetrics(y->tickLabelFont()).height();
+            for (qsizetype i = 1; i < ticks.size(); ++i) {
+                const double gap = std::abs(y->coordToPixel(ticks[i]) - y->coordToPixel(ticks[i - 1]));
+                QVERIFY2(gap >= line, qPrintable(QStringLiteral("%1 px tall: %2 px between names").arg(height).arg(gap)));
+            }
+            if (height == 900) QCOMPARE(ticks.size(), n); // room for every name
+            if (height == 300) QVERIFY(ticks.size() < n);
+        }
+    }
+
     void excessiveWaitMarkerSitsWhereTheThresholdIsCrossed() {
         // The starvation sample flags some requests; each triangle sits inside a queued segment.
         const QString file = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json");
