@@ -150,6 +150,10 @@ QVariant LedgerModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole && col == SharedKept) {
         return tr("blocks the victim let go that other requests still hold (shared prefix): not freed");
     }
+    // Counts grouped by thousands on screen, as in every view (the CSV keeps them plain).
+    if (role == Qt::DisplayRole && col != Victim && col != Mode && col != MeasuredUs && col != ModelledUs) {
+        return groupedNumber(cellText(row, col).toLongLong());
+    }
     if (role == Qt::DisplayRole) return cellText(row, col);
     if (role == Qt::ToolTipRole && (col == MeasuredUs || col == ModelledUs)) {
         if (live_.empty()) return tr("Not a live run: switch on Run > Live Mode on a machine with a CUDA device");

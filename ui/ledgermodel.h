@@ -46,9 +46,10 @@ class LedgerModel : public QAbstractTableModel {
     // modelled_us empty without a calibration).
     std::string csv() const;
     bool hasLive() const { return !live_.empty(); }
+    // A cell as the CSV writes it: counts plain, bytes exact (the table groups and scales them).
+    QString cellText(int row, int column) const;
 
   private:
-    QString cellText(int row, int column) const;
     void fillLive(const pl::RunResult& live, const std::vector<pl::Event>& events);
     QString liveText(int row, bool measured) const;
     const pl::Session* session_ = nullptr;

@@ -1,5 +1,6 @@
 #include "ledgerview.h"
 
+#include "bytestext.h"
 #include "labdocument.h"
 #include "ledgermodel.h"
 #include "rowtable.h"
@@ -20,7 +21,7 @@ namespace plui {
 
 namespace {
 
-QString ticksText(std::int64_t n) { return n == 1 ? LedgerView::tr("1 tick") : LedgerView::tr("%1 ticks").arg(n); }
+QString ticksText(std::int64_t n) { return n == 1 ? LedgerView::tr("1 tick") : LedgerView::tr("%1 ticks").arg(groupedNumber(n)); }
 
 } // namespace
 
@@ -31,6 +32,7 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
     model_ = new LedgerModel(this);
     table_ = makeRowTable(split, model_, QStringLiteral("ledgerTable"));
     table_->setAlternatingRowColors(true);
+    table_->horizontalHeader()->setStretchLastSection(false);
     auto* lower = new QWidget(split);
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
@@ -55,7 +57,9 @@ LedgerView::LedgerView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc
                                             tr("admit seq")});
     candidates_->verticalHeader()->setVisible(false);
     candidates_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    candidates_->horizontalHeader()->setStretchLastSection(true);
+    // Columns as wide as their contents, the rest of the row left empty: a stretched last column put its
+    // right-aligned numbers a screen away from the rest of the row.
+    candidates_->horizontalHeader()->setStretchLastSection(false);
     lowerLayout->addWidget(whyScroll, 1);
     lowerLayout->addWidget(candidates_, 2);
     split->addWidget(table_);
@@ -139,23 +143,25 @@ void LedgerView::showCandidates(int row) {
                       .arg(victim.toHtmlEscaped(),
                            QString::fromUtf8(pl::toString(s->workload().policy.victim_rule).data()),
                            victimKeyDescription(*s))
-                      .arg(e.occupied_blocks).arg(e.capacity_blocks).arg(ranked.size())
+                      .arg(groupedNumber(e.occupied_blocks), groupedNumber(e.capacity_blocks),
+                           groupedNumber(static_cast<std::int64_t>(ranked.size())))
                       .arg(ticksText(e.est_recompute_ticks), ticksText(e.est_swap_ticks))
                       .arg(QString::fromUtf8(pl::toString(e.mode).data())));
     candidates_->setRowCount(static_cast<int>(ranked.size()));
     for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {
         const pl::Candidate& c = ledger.candidates[static_cast<std::size_t>(ranked[static_cast<std::size_t>(i)].candidate)];
-        const QStringList cells{QString::number(i + 1),
+        const QStringList cells{groupedNumber(i + 1),
                                 QString::fromStdString(reqs[static_cast<std::size_t>(c.request)].id),
                                 ranked[static_cast<std::size_t>(i)].key,
-                                QString::number(c.priority),
-                                QString::number(c.arrival_tick),
-                                QString::number(c.context_tokens),
-                                QString::number(c.generated_tokens),
-                                QString::number(c.blocks),
-                                QString::number(c.admit_seq)};
+                                groupedNumber(c.priority),
+                                groupedNumber(c.arrival_tick),
+                                groupedNumber(c.context_tokens),
+                                groupedNumber(c.generated_tokens),
+                                groupedNumber(c.blocks),
+                                groupedNumber(c.admit_seq)};
         for (int col = 0; col < cells.size(); ++col) {
             auto* item = new QTableWidgetItem(cells[col]);
+            if (col != 1 && col != 2) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter); // counts
             if (c.request == e.request) {
                 QFont f = item->font();
                 f.setBold(true);

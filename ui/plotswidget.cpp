@@ -125,7 +125,7 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     }
     d->plots[0]->yAxis->setLabel(tr("blocks"));
     d->plots[0]->yAxis2->setLabel(tr("waiting")); // short: the plot can be under 60 px tall
-    d->plots[1]->yAxis->setLabel(tr("replay tokens"));
+    d->plots[1]->yAxis->setLabel(tr("tokens"));
     d->plots[1]->yAxis2->setLabel(tr("swapped"));
     d->plots[1]->yAxis2->setTicker(QSharedPointer<BytesTicker>::create()); // KiB/MiB, as the ledger prints
     connect(doc, &LabDocument::changed, this, [this](LabChange what) {
@@ -148,7 +148,12 @@ void PlotsWidget::rebuild() {
     }
     const auto& series = s->series();
     const auto n = static_cast<qsizetype>(series.size());
-    QVector<double> t(n), occ(n), fly(n), wait(n), replay(n), out(n), in(n);
+    QVector<double> t(n), occ(n), fly(n), wait(n), replay(n), replayed(n), out(n), in(n);
+    // Tokens re-prefilled, counted when each replay finishes (replay_done carries its resume's replay_tokens:
+    // what was left after the prefix cache gave its part back); the dropped tokens step up at the evictions.
+    const auto& events = s->result().ledger.events;
+    auto ev = events.begin();
+    std::int64_t replayedSoFar = 0;
     for (qsizetype i = 0; i < n; ++i) {
         const pl::TickStats& st = series[static_cast<std::size_t>(i)];
         t[i] = static_cast<double>(st.tick);
@@ -156,6 +161,10 @@ void PlotsWidget::rebuild() {
         fly[i] = static_cast<double>(st.in_flight_blocks);
         wait[i] = static_cast<double>(st.waiting);
         replay[i] = static_cast<double>(st.replay_tokens_total);
+        for (; ev != events.end() && ev->tick <= st.tick; ++ev) {
+            if (ev->kind == pl::EventKind::ReplayDone) replayedSoFar += ev->replay_tokens;
+        }
+        replayed[i] = static_cast<double>(replayedSoFar);
         out[i] = static_cast<double>(st.swap_out_bytes_total);
         in[i] = static_cast<double>(st.swap_in_bytes_total);
     }
@@ -183,16 +192,18 @@ void PlotsWidget::rebuild() {
     p0->yAxis->setRange(0, capacity * 1.05);
     p0->yAxis2->setRangeLower(0);
     QCustomPlot* p1 = d->plots[1];
-    QCPGraph* replayLine = addLine(p1, p1->yAxis, tr("replayed"), QColor(0xf9, 0x73, 0x16), Qt::SolidLine);
+    QCPGraph* replayLine = addLine(p1, p1->yAxis, tr("dropped for replay"), QColor(0xf9, 0x73, 0x16), Qt::SolidLine);
+    QCPGraph* replayedLine = addLine(p1, p1->yAxis, tr("re-prefilled"), QColor(0xc2, 0x41, 0x0c), Qt::DashDotLine);
     QCPGraph* outLine = addLine(p1, p1->yAxis2, tr("swapped out (right)"), QColor(0x93, 0x33, 0xea), Qt::DashLine);
     QCPGraph* inLine = addLine(p1, p1->yAxis2, tr("swapped in (right)"), QColor(0x05, 0x96, 0x69), Qt::DotLine);
     replayLine->setData(t, replay, true);
+    replayedLine->setData(t, replayed, true);
     outLine->setData(t, out, true);
     inLine->setData(t, in, true);
     p1->rescaleAxes();
     // The totals are cumulative: the last point is each series' largest.
     const auto& last = series.empty() ? pl::TickStats{} : series.back();
-    fitValueAxis(p1->yAxis, {replayLine}, static_cast<double>(last.replay_tokens_total), tr("replay tokens"),
+    fitValueAxis(p1->yAxis, {replayLine, replayedLine}, static_cast<double>(last.replay_tokens_total), tr("tokens"),
                  tr("no replay"));
     fitValueAxis(p1->yAxis2, {outLine, inLine},
                  static_cast<double>(std::max(last.swap_out_bytes_total, last.swap_in_bytes_total)), tr("swapped"),

@@ -4,6 +4,7 @@
 // per eviction, summed over the eviction's device calls.
 #include "breakevenview.h"
 #include "calibrationactions.h"
+#include "bytestext.h"
 #include "labdocument.h"
 #include "labrun.h"
 #include "ledgermodel.h"
@@ -122,11 +123,17 @@ class TestLiveMode : public QObject {
         QCOMPARE(column(*m, "est. recompute"), column(*m, "mode") + 1);
         QVERIFY(w.openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/mooncake-conv-slice.workload.json")));
         QVERIFY(!w.ledger()->table()->isColumnHidden(LedgerModel::SharedKept));
-        std::int64_t shared = 0;
+        std::int64_t shared = 0, grouped = 0;
         for (int row = 0; row < m->rowCount(); ++row) {
-            shared += m->data(m->index(row, LedgerModel::SharedKept), Qt::DisplayRole).toLongLong();
+            shared += m->cellText(row, LedgerModel::SharedKept).toLongLong();
+            // On screen counts are grouped by thousands (8,605 replay tokens); the CSV's cells stay plain.
+            const QString raw = m->cellText(row, LedgerModel::Replay);
+            QCOMPARE(m->data(m->index(row, LedgerModel::Replay), Qt::DisplayRole).toString(), groupedNumber(raw.toLongLong()));
+            QVERIFY(!raw.contains(QLatin1Char(',')));
+            grouped += raw.toLongLong() >= 1000 ? 1 : 0;
         }
         QVERIFY(shared > 0); // the slice's victims let go of blocks others still hold
+        QVERIFY(grouped > 0);
     }
 
     // The lower estimate is bold and the dearer grey, whichever way the victim came back: a recompute policy
@@ -143,8 +150,8 @@ class TestLiveMode : public QObject {
         int dearerRecompute = 0;
         for (int row = 0; row < m.rowCount(); ++row) {
             QCOMPARE(m.data(m.index(row, LedgerModel::Mode), Qt::DisplayRole).toString(), QStringLiteral("recompute"));
-            const std::int64_t rec = m.data(m.index(row, LedgerModel::EstRecompute), Qt::DisplayRole).toLongLong();
-            const std::int64_t swp = m.data(m.index(row, LedgerModel::EstSwap), Qt::DisplayRole).toLongLong();
+            const std::int64_t rec = m.cellText(row, LedgerModel::EstRecompute).toLongLong();
+            const std::int64_t swp = m.cellText(row, LedgerModel::EstSwap).toLongLong();
             if (rec <= swp) continue;
             ++dearerRecompute;
             const QFont recFont = m.data(m.index(row, LedgerModel::EstRecompute), Qt::FontRole).value<QFont>();

@@ -321,6 +321,43 @@ class TestPlotLabels : public QObject {
         }
     }
 
+    // Cumulative recovery cost: the tokens dropped step up at the evictions (the receipt's replay_tokens), the
+    // tokens re-prefilled when each replay finishes; with prefix sharing the cache gives part of the dropped
+    // context back, so less is re-prefilled than dropped (the line was once called "replayed" and showed the
+    // dropped count).
+    void replayLinesTellDroppedFromRePrefilled() {
+        struct Case {
+            const char* sample;
+            bool cacheGivesBack;
+        };
+        for (const Case& c : {Case{"recompute-wins", false}, Case{"mooncake-conv-slice", true}}) {
+            plui::LabDocument doc;
+            QVERIFY(uitest::openSample(doc, QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/%1.workload.json").arg(QLatin1String(c.sample))));
+            plui::PlotsWidget plots(&doc);
+            QCustomPlot* cost = plots.plot(1);
+            QCPGraph* dropped = cost->graph(0);
+            QCPGraph* rePrefilled = cost->graph(1);
+            QCOMPARE(dropped->name(), QStringLiteral("dropped for replay"));
+            QCOMPARE(rePrefilled->name(), QStringLiteral("re-prefilled"));
+            const auto& result = doc.session()->result();
+            std::int64_t atResume = 0;
+            for (const pl::Event& e : result.ledger.events)
+                if (e.kind == pl::EventKind::Resume) atResume += e.replay_tokens;
+            const double lastDropped = (dropped->data()->end() - 1)->value;
+            const double lastRe = (rePrefilled->data()->end() - 1)->value;
+            QCOMPARE(lastDropped, static_cast<double>(result.totals.replay_tokens));
+            QCOMPARE(lastRe, static_cast<double>(atResume)); // every replay finished
+            QVERIFY(c.cacheGivesBack ? lastRe < lastDropped : lastRe == lastDropped);
+            // Never more re-prefilled than dropped so far, and it lags: the replay follows the eviction.
+            bool lagged = false;
+            for (auto d = dropped->data()->begin(), r = rePrefilled->data()->begin(); d != dropped->data()->end(); ++d, ++r) {
+                QVERIFY(r->value <= d->value);
+                lagged = lagged || r->value < d->value;
+            }
+            QVERIFY(lagged);
+        }
+    }
+
     // The plots print core's percentiles (nearest rank): the numbers `preemptlab-cli compare` prints, not an
     // interpolation between them. An axis with only zero series shows 0..1 and keeps them out of the legend.
     void plotsShowCoresPercentilesAndNoInventedAxes() {
@@ -345,7 +382,7 @@ class TestPlotLabels : public QObject {
             QVERIFY2(tpot.contains(QString::number(static_cast<double>(sum.tpot_ticks_x100.p50) / 100.0, 'f', 2)), qPrintable(tpot));
             QCustomPlot* cost = plots.plot(1);
             const bool swap = std::string(mode) == "swap";
-            QCOMPARE(legendEntries(cost->legend), swap ? 2 : 1); // the swap lines, or the replay line
+            QCOMPARE(legendEntries(cost->legend), 2); // the swap lines, or the replay lines
             QCOMPARE((swap ? cost->yAxis : cost->yAxis2)->range().upper, 1.0);
             // No invented scale on it ("0 B" to "1 B"): no tick labels, and the label says so.
             QVERIFY(!(swap ? cost->yAxis : cost->yAxis2)->tickLabels());
