@@ -184,8 +184,11 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     auto* row = new QHBoxLayout;
     // The table as wide as its columns (every mode readable), the plots the rest.
     table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-    table_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Expanding);
-    row->addWidget(table_, 0);
+    table_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
+    // Under the table, in its column (which had a screen of empty grey below the rows): who was flagged.
+    auto* left = new QVBoxLayout;
+    left->addWidget(table_, 0);
+    row->addLayout(left, 0);
     auto* plots = new QVBoxLayout;
     const QString titles[] = {tr("completion (ticks after arrival), CDF"), tr("queue delay (ticks), CDF")};
     for (int i = 0; i < 2; ++i) {
@@ -207,17 +210,18 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     }
     row->addLayout(plots, 1);
     layout->addLayout(row, 1);
-    // Who was flagged can be a long list: it scrolls instead of squeezing the plots.
+    // Who was flagged can be a long list: it takes the column's height left under the table and scrolls.
     auto* flaggedScroll = new QScrollArea(this);
     flaggedScroll->setWidgetResizable(true);
-    flaggedScroll->setMaximumHeight(90);
+    flaggedScroll->setMinimumHeight(fontMetrics().lineSpacing() * 3 + 6);
+    flaggedScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     flaggedScroll->setFrameShape(QFrame::StyledPanel);
     flagged_ = new QLabel(flaggedScroll);
     flagged_->setWordWrap(true);
     flagged_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     flagged_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     flaggedScroll->setWidget(flagged_);
-    layout->addWidget(flaggedScroll);
+    left->addWidget(flaggedScroll, 1);
 
     connect(run_, &QPushButton::clicked, this, &CompareView::start);
     connect(cancel_, &QPushButton::clicked, this, &CompareView::cancel);
