@@ -87,7 +87,7 @@ void BlockGridWidget::setSelectedRequest(int request) {
 }
 
 void BlockGridWidget::setCellSize(int px) {
-    px = std::clamp(px, 0, 64);
+    px = std::clamp(px, 0, kMaxCell);
     if (px == cellSize_) return;
     cellSize_ = px;
     imageDirty_ = true;
@@ -101,8 +101,8 @@ int BlockGridWidget::effectiveCellSize() const { return layout().cell; }
 QFont BlockGridWidget::labelFont(int cell) const {
     QFont f = font();
     // A third of a medium cell (an id of three or four characters fits: "024", "b·05"); large cells keep to
-    // 8-13 px, so longer ids fit whole.
-    f.setPixelSize(cell >= kIdLabelCell ? std::clamp(cell / 5, 8, 13) : std::max(7, cell / 3));
+    // 8-13 px, so longer ids fit whole, and cells of 96 px and more (a small pool filling a window) to 20 px.
+    f.setPixelSize(cell >= kIdLabelCell ? std::clamp(cell / 5, 8, cell >= 96 ? 20 : 13) : std::max(7, cell / 3));
     return f;
 }
 
@@ -181,7 +181,7 @@ BlockGridWidget::Layout BlockGridWidget::layout() const {
         return l;
     }
     // Fit: the largest cell such that ceil(n / floor(w / c)) * c <= h.
-    for (int c = 64; c >= 1; --c) {
+    for (int c = kMaxCell; c >= 1; --c) {
         const int cols = std::max(1, w / c);
         const int rows = (n + cols - 1) / cols;
         if (static_cast<long long>(rows) * c <= h) {

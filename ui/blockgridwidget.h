@@ -78,6 +78,9 @@ class BlockGridWidget : public QWidget {
     Layout layout() const;
     void paintSmallVictims(QPainter& p, const Layout& l) const;
     static void paintKeptCorner(QPainter& p, const QRect& cell);
+    // Fit grows cells up to this: a pool of a few dozen blocks fills a large window (at 64 px it took a tenth
+    // of a 1920x1200 one).
+    static constexpr int kMaxCell = 256;
     // Block b's victim mark (RequestPalette::kVictimBlock...), 0 when none or out of range.
     std::uint8_t victimAt(std::size_t b) const { return b < victims_.size() ? victims_[b] : 0; }
     // The victim block b belonged to, -1 when none is known.
