@@ -216,6 +216,18 @@ class TestBlockGrid : public QObject {
         QVERIFY(at(261, 0, 0) != red);
     }
 
+    // Fit fills the widget: 40 blocks in 1800x1150 get cells of about 200 px (the 64 px cap left nine tenths
+    // of a large window empty), and the rows drawn still fit the height.
+    void fitFillsALargeWidgetWithASmallPool() {
+        BlockGridWidget g;
+        g.resize(1800, 1150);
+        g.setPool(std::vector<std::int32_t>(40, 0), {}, {});
+        const int c = g.effectiveCellSize();
+        QVERIFY2(c > 150, qPrintable(QString::number(c)));
+        const int cols = 1800 / c;
+        QVERIFY((40 + cols - 1) / cols * c <= 1150);
+    }
+
     void selectionDimsOtherRequests() {
         BlockGridWidget g;
         g.resize(200, 100);
