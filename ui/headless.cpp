@@ -48,7 +48,15 @@ int runHeadless(const LabOptions& options) {
         for (const auto& [key, value] : options.overrides) {
             if (!window.document()->setSetting(key, value, &error)) return fail(error);
         }
-        if (options.tick) window.document()->seek(*options.tick);
+        if (options.tick) {
+            window.document()->seek(*options.tick);
+            // A tick past the run's end is drawn at its last tick: say so, as for a size the window cannot take.
+            if (*options.tick > window.document()->currentTick()) {
+                std::fprintf(stderr, "preemptlab: note: --tick %lld is past the run's last tick; drawn at tick %lld\n",
+                             static_cast<long long>(*options.tick),
+                             static_cast<long long>(window.document()->currentTick()));
+            }
+        }
     }
     window.show();
     // The first layout gives the docks their preferred widths and the window grows to hold them (at least

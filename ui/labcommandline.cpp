@@ -29,7 +29,7 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
                                  QStringLiteral("[WORKLOAD]"));
     const QCommandLineOption workload(QStringLiteral("workload"), QStringLiteral("Workload file to open."),
                                       QStringLiteral("FILE"));
-    const QCommandLineOption tick(QStringLiteral("tick"), QStringLiteral("Move the cursor to tick N."), QStringLiteral("N"));
+    const QCommandLineOption tick(QStringLiteral("tick"), QStringLiteral("Move the cursor to tick N (-1: before the first tick; past the last: the last)."), QStringLiteral("N"));
     const QCommandLineOption view(QStringLiteral("view"),
                                   QStringLiteral("View to render with --screenshot: %1.").arg(labViewNames().join(QStringLiteral(", "))),
                                   QStringLiteral("NAME"), QStringLiteral("window"));

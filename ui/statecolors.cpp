@@ -38,7 +38,9 @@ QString stateLegendHtml() {
                                                                  static_cast<qsizetype>(toString(s).size())));
     }
     // Symbol and words unbreakable, so a narrow legend never leaves a triangle at the end of a line.
-    html += QStringLiteral("&#9650;&nbsp;excessive&nbsp;wait&nbsp;&nbsp; &#10006;&nbsp;repeated&nbsp;preemption");
+    // The triangle in the markers' amber (black-edged on the plot), the cross in their black.
+    html += QStringLiteral("<span style='color:#f59e0b'>&#9650;</span>&nbsp;excessive&nbsp;wait&nbsp;&nbsp; "
+                           "&#10006;&nbsp;repeated&nbsp;preemption");
     return html;
 }
 

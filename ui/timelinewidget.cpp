@@ -81,8 +81,9 @@ class LanePlottable : public QCPAbstractPlottable {
                 if (pat != Qt::SolidPattern && lanePx >= 4) {
                     painter->fillRect(r, QBrush(QColor(255, 255, 255, 150), pat));
                 }
+                // Censored too: the tick at max_ticks where an unfinished request was cut off.
                 const bool event = it->state == LaneState::Preempted || it->state == LaneState::Copying ||
-                                   it->state == LaneState::Replaying;
+                                   it->state == LaneState::Replaying || it->state == LaneState::Censored;
                 if (event && x1 - x0 < 3) {
                     brief.push_back({QRectF((x0 + x1) / 2 - 1.5, band.top(), 3, band.height()), c});
                 }

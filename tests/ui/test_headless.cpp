@@ -48,18 +48,13 @@ class TestHeadless : public QObject {
         if (!QFileInfo::exists(exe)) QSKIP("preemptlab not built");
         QTemporaryDir dir;
         const QString out = dir.filePath(view + QStringLiteral(".png"));
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
-        p.setProcessEnvironment(env);
         const QString sizeArg = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
-        p.start(exe, {QStringLiteral("--workload"), kSeed, QStringLiteral("--tick"), QStringLiteral("9"),
-                      QStringLiteral("--view"), view, QStringLiteral("--size"), sizeArg,
-                      QStringLiteral("--screenshot"), out});
-        QVERIFY(p.waitForFinished(60'000));
-        const QString err = QString::fromUtf8(p.readAllStandardError());
-        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(err));
+        QString err;
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), kSeed, QStringLiteral("--tick"), QStringLiteral("9"),
+                              QStringLiteral("--view"), view, QStringLiteral("--size"), sizeArg,
+                              QStringLiteral("--screenshot"), out},
+                        &err),
+                 0);
         const QImage img(out);
         QVERIFY2(!img.isNull(), qPrintable(err));
         const QString note = QStringLiteral("cannot be drawn at --size %1 (its layout needs more room); it was drawn at %2x%3")
@@ -73,6 +68,34 @@ class TestHeadless : public QObject {
             QVERIFY2(err.contains(note), qPrintable(err));
         }
         QVERIFY2(uitest::distinctColours(img) > 8, qPrintable(view)); // drawn, not a blank frame
+    }
+
+    // A tick past the run's end is drawn at the last tick, and stderr says so (it was clamped silently).
+    void aTickPastTheEndIsDrawnAtTheLastAndSaidSo() {
+        if (!QFileInfo::exists(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab"))) QSKIP("preemptlab not built");
+        QTemporaryDir dir;
+        QString err;
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), kSeed, QStringLiteral("--tick"), QStringLiteral("99999"),
+                              QStringLiteral("--view"), QStringLiteral("pool"), QStringLiteral("--size"),
+                              QStringLiteral("600x400"), QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("p.png"))},
+                        &err),
+                 0);
+        QVERIFY2(err.contains(QStringLiteral("note: --tick 99999 is past the run's last tick; drawn at tick 62")), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("(pool view, tick 62, 600x400)")), qPrintable(err));
+    }
+
+  private:
+    // Runs the lab headless with a settings folder of its own; its exit code, stderr in `err`.
+    static int runLab(const QTemporaryDir& dir, const QStringList& args, QString* err) {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab"), args);
+        if (!p.waitForFinished(60'000)) return -1;
+        *err = QString::fromUtf8(p.readAllStandardError());
+        return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
     }
 };
 
