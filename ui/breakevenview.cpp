@@ -5,6 +5,7 @@
 #include "calibration.h"
 #include "cost/cost_model.h"
 #include "cost/cost_report.h"
+#include "model.h"
 #include "compactticker.h"
 #include "number_text.h"
 #include "qtext.h"
@@ -206,6 +207,11 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     measured_->setObjectName(QStringLiteral("breakevenMeasured"));
     measured_->setWordWrap(true);
     form->addRow(measured_);
+    workload_ = new QLabel(controls);
+    workload_->setObjectName(QStringLiteral("breakevenWorkload"));
+    workload_->setWordWrap(true);
+    workload_->setVisible(false);
+    form->addRow(workload_);
     report_ = new QLabel(controls);
     // The CLI's report, in columns: kept whole (no wrap in mid-line; the pane scrolls) and under the
     // controls, not centred in the space left below them.
@@ -327,6 +333,39 @@ QSlider* BreakevenView::slider(const QString& name) const {
 }
 
 QString BreakevenView::verdictText() const { return verdict_->text(); }
+
+QString BreakevenView::workloadText() const { return workload_->text(); }
+
+void BreakevenView::setWorkloadConfig(const pl::Config* config) {
+    workload_->setText(config ? workloadVerdict(*config) : QString());
+    workload_->setVisible(config != nullptr);
+}
+
+QString BreakevenView::workloadVerdict(const pl::Config& c) {
+    // Per token: recompute re-prefills it from the tick's prefill budget; swap copies its KV out and back
+    // over the link. Both grow linearly with the context in the tick model (no per-copy cost), so the cheaper
+    // one is cheaper at every length (whole ticks aside).
+    const double recompute = static_cast<double>(c.prefill_tokens_per_tick);
+    const double swap = static_cast<double>(c.transfer_bytes_per_tick) / (2.0 * static_cast<double>(c.kv_bytes_per_token));
+    const auto times = [](double r) {
+        return r >= 10 ? groupedNumber(std::llround(r)) : QString::number(r, 'f', 1);
+    };
+    QString which;
+    if (swap > recompute) {
+        which = tr("swap is %1\u00d7 cheaper per token at every length").arg(times(swap / recompute));
+    } else if (recompute > swap) {
+        which = tr("recompute is %1\u00d7 cheaper per token at every length").arg(times(recompute / swap));
+    } else {
+        which = tr("they cost the same per token");
+    }
+    return tr("<b>The open workload's machine</b> (its config, in ticks): recompute re-prefills %1 tokens a tick; "
+              "swap moves %2 tokens a tick out and back (%3 a tick over 2 \u00d7 %4 a token): %5 (the tick model "
+              "has no per-copy cost, so no crossover). <code>preemptlab-cli rates</code> turns a model and GPU "
+              "into these rates.")
+        .arg(groupedNumber(c.prefill_tokens_per_tick),
+             swap >= 10 ? groupedNumber(std::llround(swap)) : QString::number(swap, 'f', 2),
+             exactBytesText(c.transfer_bytes_per_tick), exactBytesText(c.kv_bytes_per_token), which);
+}
 
 QCustomPlot* BreakevenView::swapPlot() const { return d->swapPlot; }
 

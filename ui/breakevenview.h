@@ -18,6 +18,9 @@ class QSlider;
 namespace pl::gpu {
 struct Calibration;
 }
+namespace pl {
+struct Config;
+}
 
 namespace plui {
 
@@ -39,6 +42,12 @@ class BreakevenView : public QWidget {
     // The measured break-even line's context (tokens), or -1 when none is drawn; and the text beside it.
     double measuredBreakeven() const;
     QString measuredText() const;
+    // The open workload's machine (its config), or nullptr: a line under the verdict says which recovery is
+    // cheaper per token there, in the tick model's own terms.
+    void setWorkloadConfig(const pl::Config* config);
+    QString workloadText() const;
+    // That line for `config`: recompute's and swap's tokens a tick and which is cheaper (tests).
+    static QString workloadVerdict(const pl::Config& config);
 
   private:
     void recompute();
@@ -52,6 +61,7 @@ class BreakevenView : public QWidget {
     QLabel* verdict_;
     QLabel* report_;
     QLabel* measured_;
+    QLabel* workload_;
 };
 
 } // namespace plui

@@ -120,6 +120,8 @@ MainWindow::MainWindow(QWidget* parent)
     // Load/Apply Calibration go above File's closing separator and Quit.
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & LabChangeKind::Calibration) breakeven_->setCalibration(doc_->calibration());
+        if (what & (LabChangeKind::Session | LabChangeKind::Workload))
+            breakeven_->setWorkloadConfig(doc_->hasWorkload() ? &doc_->workload().config : nullptr);
     });
     calibration_ = new CalibrationActions(this);
     const auto fileActions = fileMenu->actions();

@@ -365,6 +365,31 @@ class TestLiveMode : public QObject {
         QCOMPARE(restarted.calibrationActions()->rememberedTickMs(), 10.0);
     }
 
+    // The explorer says which recovery is cheaper on the open workload's own machine (it showed the same
+    // picture whatever was open): swap-wins moves 512 tokens a tick out and back (262,144 B over 2 x 256 B)
+    // against 16 re-prefilled, recompute-wins 2 against 1,024; an edit of the rates changes the line.
+    void explorerSaysWhichIsCheaperOnTheOpenWorkloadsMachine() {
+        MainWindow w;
+        w.document()->setRunMode(LabDocument::RunMode::Synchronous);
+        QCOMPARE(w.breakeven()->workloadText(), QString());
+        QVERIFY(w.openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json")));
+        QVERIFY2(w.breakeven()->workloadText().contains(QStringLiteral("recompute re-prefills 16 tokens a tick; swap moves 512 tokens a tick")),
+                 qPrintable(w.breakeven()->workloadText()));
+        QVERIFY(w.breakeven()->workloadText().contains(QStringLiteral("swap is 32\u00d7 cheaper per token")));
+        QVERIFY(w.openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/recompute-wins.workload.json")));
+        QVERIFY2(w.breakeven()->workloadText().contains(QStringLiteral("recompute is 512\u00d7 cheaper per token")),
+                 qPrintable(w.breakeven()->workloadText()));
+        QString error;
+        QVERIFY2(w.document()->setSetting(QStringLiteral("prefill_tokens_per_tick"), QStringLiteral("1"), &error), qPrintable(error));
+        QVERIFY2(w.breakeven()->workloadText().contains(QStringLiteral("swap is 2.0\u00d7 cheaper per token")),
+                 qPrintable(w.breakeven()->workloadText()));
+        pl::Config even;
+        even.prefill_tokens_per_tick = 8;
+        even.kv_bytes_per_token = 1024;
+        even.transfer_bytes_per_tick = 16384;
+        QVERIFY(BreakevenView::workloadVerdict(even).contains(QStringLiteral("they cost the same per token")));
+    }
+
     void explorerMarksTheMeasuredBreakeven() {
         // Gather out 4 us + bytes / 50 GB/s, in 6.5 us + bytes / 25 GB/s, 20,000 B per token, prefill
         // 130 + 0.5 T + 1e-4 T^2 us: the per-token curves meet at 175.09 and 6,824.9 tokens (by hand in
