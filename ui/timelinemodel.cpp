@@ -38,7 +38,23 @@ struct Walker {
         queuedSince = -1;
     }
 
+    // The tick a replay finishes in is the replay's (its last chunk ran there), and what follows starts a tick
+    // later: a replay that began and finished in one tick was otherwise overwritten and never seen.
+    bool deferred = false;
+
     void enter(std::int64_t tick, LaneState s) {
+        if (deferred && !segs.empty() && segs.back().begin == tick + 1) {
+            segs.pop_back(); // another event in that tick after all (an eviction, the end): it tells the state
+            segs.back().end = tick;
+        }
+        deferred = false;
+        if (!segs.empty() && segs.back().state == LaneState::Replaying &&
+            (s == LaneState::Decode || s == LaneState::Prefill)) {
+            segs.back().end = tick + 1;
+            segs.push_back({tick + 1, tick + 1, s});
+            deferred = true;
+            return;
+        }
         if (!segs.empty() && segs.back().begin == tick) {
             segs.back().state = s; // several events in one tick: the last one tells the state
             return;

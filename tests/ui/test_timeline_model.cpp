@@ -169,6 +169,41 @@ class TestTimelineModel : public QObject {
         }
     }
 
+    // Every replay shows: at the tick its replay_done lands the lane is replaying, also when the resume was in
+    // that same tick (recompute-wins: every replay is one tick, and none was drawn), unless the request was
+    // evicted or finished in that tick too; what follows starts a tick later.
+    void everyReplayIsDrawn() {
+        int sameTick = 0;
+        for (const QString& file : uitest::sampleFiles()) {
+            for (const pl::Recovery mode : {pl::Recovery::Recompute, pl::Recovery::Hybrid}) {
+                pl::Workload w = uitest::loadSample(file);
+                w.policy.recovery = mode;
+                const pl::RunResult run = pl::runWorkload(w);
+                const plui::TimelineModel m = plui::TimelineModel::build(w, run);
+                const auto& ev = run.ledger.events;
+                for (std::size_t i = 0; i < ev.size(); ++i) {
+                    if (ev[i].kind != pl::EventKind::ReplayDone) continue;
+                    const bool endsThere = std::any_of(ev.begin() + static_cast<std::ptrdiff_t>(i) + 1, ev.end(), [&](const pl::Event& o) {
+                        return o.tick == ev[i].tick && o.request == ev[i].request;
+                    });
+                    if (endsThere) continue;
+                    const auto* seg = m.segmentAt(ev[i].request, ev[i].tick);
+                    QVERIFY(seg != nullptr);
+                    QCOMPARE(static_cast<int>(seg->state), static_cast<int>(plui::LaneState::Replaying));
+                    const bool resumedThere = std::any_of(ev.begin(), ev.begin() + static_cast<std::ptrdiff_t>(i), [&](const pl::Event& o) {
+                        return o.tick == ev[i].tick && o.request == ev[i].request && o.kind == pl::EventKind::Resume;
+                    });
+                    if (resumedThere) {
+                        ++sameTick;
+                        QCOMPARE(seg->begin, ev[i].tick);
+                        QCOMPARE(seg->end, ev[i].tick + 1);
+                    }
+                }
+            }
+        }
+        QVERIFY(sameTick > 0);
+    }
+
     void excessiveWaitMarkerSitsWhereTheThresholdIsCrossed() {
         // The starvation sample flags some requests; each triangle sits inside a queued segment.
         const QString file = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json");
