@@ -36,7 +36,10 @@ Histogram histogram(const std::vector<double>& values, double minWidth, int maxB
     double width = std::max(span / maxBins, whole ? std::max(minWidth, 1.0) : minWidth);
     if (width >= 1.0) width = std::ceil(width);
     if (width <= 0) width = 1;
-    const double start = std::floor(*lo / width) * width;
+    // Whole numbers: bins on multiples of the width. Fractions (ticks per token): bins from the smallest value,
+    // so the bar holding 1.0 starts at 1.0 (on multiples of 0.015 it stood on 0.99 to 1.005 and read as values
+    // under 1).
+    const double start = whole ? std::floor(*lo / width) * width : *lo;
     const int bins = std::max(1, static_cast<int>(std::floor((*hi - start) / width)) + 1);
     // Bin i holds [start + i * width, start + (i + 1) * width). For whole numbers that is the numbers from
     // start + i * width to one less than the next bin's first, and the bar covers their unit cells, half a unit

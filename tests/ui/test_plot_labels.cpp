@@ -262,6 +262,13 @@ class TestPlotLabels : public QObject {
     }
 
     void histogramBins() {
+        // Fractions: the first bar starts at the smallest value, never left of it (ticks per token of 1.0 drew a
+        // bar from 0.99, reading as values under 1).
+        const plui::Histogram frac = plui::histogram({1.0, 1.2, 1.6}, 0.01);
+        QCOMPARE(frac.width, 0.015);
+        QCOMPARE(frac.centers.front() - frac.width / 2, 1.0);
+        QCOMPARE(frac.counts.front(), 1.0);
+        QCOMPARE(std::accumulate(frac.counts.begin(), frac.counts.end(), 0.0), 3.0);
         // Ticks per token that differ in the third decimal share one bar (a bar 0.0001 wide is invisible).
         const plui::Histogram tpot = plui::histogram({1.0, 1.001, 1.002, 1.003}, 0.01);
         QCOMPARE(tpot.width, 0.01);
