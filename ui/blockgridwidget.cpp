@@ -134,9 +134,13 @@ QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metri
     // batch-07 and chat-07 never read alike, and the mark (no id can hold it) says it is shortened.
     const QString rest = name.mid(sharedPrefix_);
     if (metrics.horizontalAdvance(rest) <= room) return rest;
+    // At least two characters go where the mark is (a mark for one character, "2·91" for 2891, saved nothing
+    // and told 2891 from 2991 no better), and the middle dot never sits between two digits, where it reads
+    // as a decimal point.
     for (const QChar mark : {QChar(0x2026), QChar(0x00b7)}) {
-        for (qsizetype tail = rest.size() - 2; tail >= 2; --tail) {
+        for (qsizetype tail = rest.size() - 3; tail >= 2; --tail) {
             const QString id = rest.left(1) + mark + rest.right(tail);
+            if (mark == QChar(0x00b7) && rest.front().isDigit() && id.at(2).isDigit()) continue;
             if (metrics.horizontalAdvance(id) <= room) return id;
         }
     }

@@ -132,6 +132,21 @@ class TestBlockGrid : public QObject {
             }
             g.setPool(owners, {}, {});
         }
+        // A mark stands for two characters or more, and the middle dot never sits between digits: 2891 and 2991
+        // (az-00 shared) were both "2·91", which read as the decimal 2.91.
+        QStringList azure; // az-002800 to az-003000: "az-00" is what they share
+        for (int i = 2891; i <= 3000; ++i) azure << QStringLiteral("az-%1").arg(i, 6, 10, QLatin1Char('0'));
+        azure.swapItemsAt(1, 100); // az-002891, az-002991 first
+        g.setRequestNames(azure);
+        for (int cell = 18; cell <= 64; ++cell) {
+            g.setCellSize(cell);
+            for (const int b : {0, 1}) {
+                const QString label = g.cellLabel(b);
+                QVERIFY2(!label.contains(QChar(0x00b7)) && !label.contains(QChar(0x2026)),
+                         qPrintable(QStringLiteral("%1 px: %2").arg(cell).arg(label)));
+            }
+            QVERIFY(g.cellLabel(0) != g.cellLabel(1));
+        }
         // An id that is itself the shared prefix keeps a character of it: "1" and "11", never "1" and "1".
         g.setRequestNames({QStringLiteral("req-0001"), QStringLiteral("req-00011")});
         QVERIFY2(g.cellLabel(0) != g.cellLabel(1), qPrintable(g.cellLabel(0) + QLatin1Char(' ') + g.cellLabel(1)));
