@@ -151,6 +151,7 @@ std::int64_t measuredBlockSize(const pl::gpu::Calibration& c, std::int64_t wante
 
 BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()) {
     auto* outer = new QHBoxLayout(this);
+    outer_ = outer;
     outer->setContentsMargins(2, 2, 2, 2);
     auto* controls = new QWidget(this);
     auto* form = new QFormLayout(controls);
@@ -333,6 +334,17 @@ QSlider* BreakevenView::slider(const QString& name) const {
 }
 
 QString BreakevenView::verdictText() const { return verdict_->text(); }
+
+// The controls' column takes two fifths; where the pane has room, as much as the report's lines need (up to
+// half), so a wide window shows the report whole instead of scrolling it sideways beside empty space.
+void BreakevenView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    const int w = std::max(1, width());
+    const int wanted = report_->sizeHint().width() + 32; // the margins and a scroll bar
+    const int left = std::clamp(wanted, w * 2 / 5, w / 2);
+    outer_->setStretch(0, left);
+    outer_->setStretch(1, w - left);
+}
 
 QString BreakevenView::workloadText() const { return workload_->text(); }
 

@@ -11,6 +11,7 @@
 #include <memory>
 
 class QComboBox;
+class QHBoxLayout;
 class QCustomPlot;
 class QLabel;
 class QSlider;
@@ -49,6 +50,9 @@ class BreakevenView : public QWidget {
     // That line for `config`: recompute's and swap's tokens a tick and which is cheaper (tests).
     static QString workloadVerdict(const pl::Config& config);
 
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   private:
     void recompute();
     void drawMeasured(double ymax);
@@ -62,6 +66,7 @@ class BreakevenView : public QWidget {
     QLabel* report_;
     QLabel* measured_;
     QLabel* workload_;
+    QHBoxLayout* outer_ = nullptr;
 };
 
 } // namespace plui
