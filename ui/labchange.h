@@ -12,7 +12,7 @@ enum class LabChangeKind {
     Cursor = 0x04,    // the cursor moved to another tick
     Selection = 0x08, // the selected request changed
     Busy = 0x10,      // a background run started or finished
-    Calibration = 0x20, // a calibration.json was loaded or dropped (break-even curves, live modelled us)
+    Calibration = 0x20, // a calibration.json was loaded or dropped (break-even curves, live modelled µs)
 };
 Q_DECLARE_FLAGS(LabChange, LabChangeKind)
 Q_DECLARE_OPERATORS_FOR_FLAGS(LabChange)

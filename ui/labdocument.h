@@ -77,7 +77,7 @@ class LabDocument : public QObject {
     bool liveMode() const { return live_; }
     const pl::RunResult* liveRun() const { return liveRun_.get(); }
     // Calibration (File > Load Calibration...): the calibration.json in use, or none. The live backend gets it
-    // (the ledger's "modelled us"), the break-even explorer draws its curves. Setting it announces
+    // (the ledger's "modelled µs"), the break-even explorer draws its curves. Setting it announces
     // LabChangeKind::Calibration and, in live mode, re-runs.
     void setCalibration(std::optional<pl::gpu::Calibration> calibration, const QString& path);
     const pl::gpu::Calibration* calibration() const { return calibration_ ? &*calibration_ : nullptr; }

@@ -73,7 +73,7 @@ void LedgerModel::fillLive(const pl::RunResult& live, const std::vector<pl::Even
         c.tokens_computed += a.tokens_computed;
         if (!a.ok) c.errors += (c.errors.isEmpty() ? QString() : QStringLiteral("; ")) + QString::fromStdString(a.error);
         if (!c.detail.isEmpty()) c.detail += QLatin1Char('\n');
-        c.detail += tr("%1, %2 tokens: %3 us measured, %4 us modelled%5")
+        c.detail += tr("%1, %2 tokens: %3 \u00b5s measured, %4 \u00b5s modelled%5")
                         .arg(QString::fromStdString(a.kind)).arg(a.tokens).arg(a.measured_us, 0, 'f', 1)
                         .arg(a.modelled_us, 0, 'f', 1)
                         .arg(a.ok ? QString() : tr(" (failed: %1)").arg(QString::fromStdString(a.error)));
@@ -202,7 +202,7 @@ QVariant LedgerModel::headerData(int section, Qt::Orientation o, int role) const
     // made its column of one-digit figures 90 px wide); the tooltip has the rest.
     static const char* names[] = {"tick", "victim", "mode", "est.\nrecompute", "est.\nswap",
                                   "freed\nblocks", "shared,\nkept", "replay\ntokens", "bytes\nout", "bytes\nback",
-                                  "queue\npos.", "measured\nus", "modelled\nus"};
+                                  "queue\npos.", "measured\n\u00b5s", "modelled\n\u00b5s"};
     static_assert(std::size(names) == Count);
     return section >= 0 && section < Count ? tr(names[section]) : QVariant();
 }

@@ -1,5 +1,5 @@
 // Run > Live Mode: the switch exists; without a CUDA device (always on the build machines) it is disabled and
-// says why, in gpu/'s words. The victim ledger's "measured us" and "modelled us" columns show "-" outside
+// says why, in gpu/'s words. The victim ledger's "measured µs" and "modelled µs" columns show "-" outside
 // live runs, and the figures of a live run (here from a scripted backend, as in tests/core/test_live_run)
 // per eviction, summed over the eviction's device calls.
 #include "breakevenview.h"
@@ -74,7 +74,7 @@ int column(const LedgerModel& m, const char* header) {
     for (int c = 0; c < m.columnCount(); ++c) {
         // Headers wrap onto two lines; a test names them on one.
         if (m.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString().replace(QLatin1Char('\n'), QLatin1Char(' ')) ==
-            QLatin1String(header))
+            QString::fromUtf8(header))
             return c;
     }
     return -1;
@@ -111,8 +111,8 @@ class TestLiveMode : public QObject {
         w.document()->setRunMode(LabDocument::RunMode::Synchronous);
         QVERIFY(w.openPath(kSwapWins));
         const LedgerModel* m = w.ledger()->model();
-        const int measured = column(*m, "measured us");
-        const int modelled = column(*m, "modelled us");
+        const int measured = column(*m, "measured µs");
+        const int modelled = column(*m, "modelled µs");
         QVERIFY(measured >= 0 && modelled >= 0);
         QVERIFY(m->rowCount() > 0);
         for (int row = 0; row < m->rowCount(); ++row) {
@@ -199,8 +199,8 @@ class TestLiveMode : public QObject {
             const pl::Session session(w);
             LedgerModel m;
             m.setSession(&session, &live);
-            const int measured = column(m, "measured us");
-            const int modelled = column(m, "modelled us");
+            const int measured = column(m, "measured µs");
+            const int modelled = column(m, "modelled µs");
             // Expected per evict seq: the sum over its calls (swap_out and/or replay, never the resume's swap_in).
             std::map<std::int64_t, std::pair<double, double>> bySeq;
             for (const auto& a : live.live) {
@@ -244,7 +244,7 @@ class TestLiveMode : public QObject {
         const pl::RunResult live = pl::runWorkload(w, &backend);
         LedgerModel m;
         m.setSession(&session, &live);
-        const int measured = column(m, "measured us");
+        const int measured = column(m, "measured µs");
         QCOMPARE(m.data(m.index(0, measured), Qt::DisplayRole).toString(), QStringLiteral("failed"));
         QVERIFY(m.data(m.index(0, measured), Qt::ToolTipRole).toString().contains(QStringLiteral("cudaErrorLaunchFailure")));
     }
