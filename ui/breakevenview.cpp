@@ -339,6 +339,11 @@ QString BreakevenView::verdictText() const { return verdict_->text(); }
 // half), so a wide window shows the report whole instead of scrolling it sideways beside empty space.
 void BreakevenView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    fitColumns();
+}
+
+void BreakevenView::fitColumns() {
+    if (!outer_) return;
     const int w = std::max(1, width());
     const int wanted = report_->sizeHint().width() + 32; // the margins and a scroll bar
     const int left = std::clamp(wanted, w * 2 / 5, w / 2);
@@ -359,14 +364,16 @@ QString BreakevenView::workloadVerdict(const pl::Config& c) {
     // one is cheaper at every length (whole ticks aside).
     const double recompute = static_cast<double>(c.prefill_tokens_per_tick);
     const double swap = static_cast<double>(c.transfer_bytes_per_tick) / (2.0 * static_cast<double>(c.kv_bytes_per_token));
-    const auto times = [](double r) {
-        return r >= 10 ? groupedNumber(std::llround(r)) : QString::number(r, 'f', 1);
+    // "512", "1.04", "0.002": whole figures grouped where they are large (and fit an integer), else three
+    // significant digits.
+    const auto figure = [](double v) {
+        return v >= 10 && v < 1e15 ? groupedNumber(std::llround(v)) : QString::number(v, 'g', 3);
     };
     QString which;
     if (swap > recompute) {
-        which = tr("swap is %1\u00d7 cheaper per token at every length").arg(times(swap / recompute));
+        which = tr("swap is %1\u00d7 cheaper per token at every length").arg(figure(swap / recompute));
     } else if (recompute > swap) {
-        which = tr("recompute is %1\u00d7 cheaper per token at every length").arg(times(recompute / swap));
+        which = tr("recompute is %1\u00d7 cheaper per token at every length").arg(figure(recompute / swap));
     } else {
         which = tr("they cost the same per token");
     }
@@ -375,7 +382,7 @@ QString BreakevenView::workloadVerdict(const pl::Config& c) {
               "has no per-copy cost, so no crossover). <code>preemptlab-cli rates</code> turns a model and GPU "
               "into these rates.")
         .arg(groupedNumber(c.prefill_tokens_per_tick),
-             swap >= 10 ? groupedNumber(std::llround(swap)) : QString::number(swap, 'f', 2),
+             figure(swap),
              exactBytesText(c.transfer_bytes_per_tick), exactBytesText(c.kv_bytes_per_token), which);
 }
 
@@ -479,6 +486,7 @@ void BreakevenView::recompute() {
                           .arg(out.recompute_us_per_token, 0, 'f', 2)
                           .arg(out.effective_link_gbps, 0, 'f', 1));
     report_->setText(qs(pl::cost::costReportText(in, out)));
+    fitColumns(); // another model or preset writes lines of another length
 }
 
 void BreakevenView::drawMeasured(double ymax) {

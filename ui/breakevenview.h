@@ -55,6 +55,7 @@ class BreakevenView : public QWidget {
 
   private:
     void recompute();
+    void fitColumns();
     void drawMeasured(double ymax);
     struct Impl;
     std::unique_ptr<Impl> d;

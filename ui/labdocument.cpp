@@ -450,12 +450,14 @@ void LabDocument::updateVictims() {
     // was freed, but they were part of the victim's context (the ledger's "shared, kept").
     for (std::size_t i = 0; i < victimsAtCursor_.size(); ++i) {
         if (victimHeldBefore[i].empty()) continue;
-        const auto heldNow = session_->cursor().heldBlocks(victimsAtCursor_[i]);
+        const auto held = session_->cursor().heldBlocks(victimsAtCursor_[i]);
+        std::vector<std::int32_t> heldNow(held.begin(), held.end()); // sorted: a victim can hold many thousands
+        std::sort(heldNow.begin(), heldNow.end());
         for (const std::int32_t blk : victimHeldBefore[i]) {
             const auto b = static_cast<std::size_t>(blk);
             if (b >= now.size() || victimBlockMask_[b] != 0 || now[b] == pl::kFreeBlock) continue;
             if (b >= holdersBefore.size() || holdersBefore[b] < 2) continue;
-            if (std::find(heldNow.begin(), heldNow.end(), blk) != heldNow.end()) continue;
+            if (std::binary_search(heldNow.begin(), heldNow.end(), blk)) continue;
             victimBlockMask_[b] = RequestPalette::kVictimBlockKept;
             victimBlockOwners_[b] = victimsAtCursor_[i];
             ++victimSharedKept_;

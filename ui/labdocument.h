@@ -122,8 +122,10 @@ class LabDocument : public QObject {
     const std::vector<std::uint8_t>& victimBlockMask() const { return victimBlockMask_; }
     // Per block, the victim (request index) a marked block belonged to, else -1: a freed block still names it.
     const std::vector<std::int32_t>& victimBlockOwners() const { return victimBlockOwners_; }
-    // Shared prefix blocks this tick's victims let go that other requests still hold (marked kVictimBlockKept:
-    // nothing was freed; the ledger's "shared, kept"). A swap victim lets go when its swap-out lands.
+    // Shared prefix blocks this tick's victims let go in this tick that other requests still hold (marked
+    // kVictimBlockKept: nothing was freed). A swap victim lets go when its swap-out lands, a hybrid one of its
+    // dropped tail at the eviction and of its swapped prefix at the landing; the ledger's "shared, kept" counts
+    // them all at the eviction, so the two can differ.
     std::int64_t victimSharedKeptAtCursor() const { return victimSharedKept_; }
 
     int selectedRequest() const { return selected_; }

@@ -148,7 +148,8 @@ QVariant LedgerModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::ToolTipRole && (col == BytesOut || col == BytesBack)) return tr("%1 B").arg(cellText(row, col));
     if (role == Qt::ToolTipRole && col == SharedKept) {
-        return tr("blocks the victim let go that other requests still hold (shared prefix): not freed");
+        return tr("blocks of the victim's context that other requests also hold (shared prefix): not freed when it "
+                  "lets go of them (at the eviction; a swapped part when its copy lands)");
     }
     // Counts grouped by thousands on screen, as in every view (the CSV keeps them plain).
     if (role == Qt::DisplayRole && col != Victim && col != Mode && col != MeasuredUs && col != ModelledUs) {

@@ -149,8 +149,9 @@ void PlotsWidget::rebuild() {
     const auto& series = s->series();
     const auto n = static_cast<qsizetype>(series.size());
     QVector<double> t(n), occ(n), fly(n), wait(n), replay(n), replayed(n), out(n), in(n);
-    // Tokens re-prefilled, counted when each replay finishes (replay_done carries its resume's replay_tokens:
-    // what was left after the prefix cache gave its part back); the dropped tokens step up at the evictions.
+    // Tokens of finished replays, counted when each finishes (replay_done carries its resume's replay_tokens:
+    // what was left after the prefix cache gave its part back); the dropped tokens step up at the evictions. A
+    // replay cut short by another eviction never finishes: under thrashing the gap is lost work too.
     const auto& events = s->result().ledger.events;
     auto ev = events.begin();
     std::int64_t replayedSoFar = 0;
@@ -193,7 +194,7 @@ void PlotsWidget::rebuild() {
     p0->yAxis2->setRangeLower(0);
     QCustomPlot* p1 = d->plots[1];
     QCPGraph* replayLine = addLine(p1, p1->yAxis, tr("dropped for replay"), QColor(0xf9, 0x73, 0x16), Qt::SolidLine);
-    QCPGraph* replayedLine = addLine(p1, p1->yAxis, tr("re-prefilled"), QColor(0xc2, 0x41, 0x0c), Qt::DashDotLine);
+    QCPGraph* replayedLine = addLine(p1, p1->yAxis, tr("replays finished"), QColor(0xc2, 0x41, 0x0c), Qt::DashDotLine);
     QCPGraph* outLine = addLine(p1, p1->yAxis2, tr("swapped out (right)"), QColor(0x93, 0x33, 0xea), Qt::DashLine);
     QCPGraph* inLine = addLine(p1, p1->yAxis2, tr("swapped in (right)"), QColor(0x05, 0x96, 0x69), Qt::DotLine);
     replayLine->setData(t, replay, true);

@@ -70,6 +70,7 @@ struct Walker {
 TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunResult& run) {
     TimelineModel m;
     m.endTick = run.totals.ticks;
+    m.keyEnd = m.endTick;
     const std::size_t n = workload.requests.size();
     std::vector<Walker> walkers(n);
     std::vector<std::int64_t> evictions(n, 0);
@@ -104,6 +105,9 @@ TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunRe
         case pl::EventKind::SwapOutDone: w.enter(e.tick, LaneState::SwappedOut); break;
         case pl::EventKind::Resume:
             w.dequeue(e.tick, waitThreshold);
+            // What is left to re-prefill is the resume's: the prefix cache can give the whole dropped context
+            // back, and then no replay (and no replay_done) follows.
+            w.replayPending = e.replay_tokens > 0;
             if (e.swap_in_bytes > 0) w.enter(e.tick, LaneState::Copying);
             else if (w.replayPending) w.enter(e.tick, LaneState::Replaying);
             else w.enter(e.tick, w.running());
@@ -130,6 +134,7 @@ TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunRe
             LaneSegment& last = segs.back();
             const bool terminal = last.state == LaneState::Done || last.state == LaneState::Censored;
             last.end = terminal ? last.begin + 1 : std::max(last.begin + 1, m.endTick);
+            m.keyEnd = std::max(m.keyEnd, last.end);
         }
         // Excessive wait: where the time spent queued first passes the threshold (core's flag).
         const bool flagged = r < run.records.size() && run.records[r].excessive_wait;

@@ -36,6 +36,8 @@ struct TimelineModel {
     std::vector<std::vector<LaneSegment>> lanes; // per request (workload order)
     std::vector<LaneMarker> markers;
     std::int64_t endTick = 0;                    // ticks of the run
+    std::int64_t keyEnd = 0; // where the last segment ends: past endTick by one where a request was censored
+                             // at max_ticks (that tick is drawn)
 
     static TimelineModel build(const pl::Workload& workload, const pl::RunResult& run);
     // The state of `request` at `tick`, or nullptr before its arrival.

@@ -384,13 +384,24 @@ class TestLiveMode : public QObject {
                  qPrintable(w.breakeven()->workloadText()));
         QString error;
         QVERIFY2(w.document()->setSetting(QStringLiteral("prefill_tokens_per_tick"), QStringLiteral("1"), &error), qPrintable(error));
-        QVERIFY2(w.breakeven()->workloadText().contains(QStringLiteral("swap is 2.0\u00d7 cheaper per token")),
+        QVERIFY2(w.breakeven()->workloadText().contains(QStringLiteral("swap is 2\u00d7 cheaper per token")),
                  qPrintable(w.breakeven()->workloadText()));
         pl::Config even;
         even.prefill_tokens_per_tick = 8;
         even.kv_bytes_per_token = 1024;
         even.transfer_bytes_per_tick = 16384;
         QVERIFY(BreakevenView::workloadVerdict(even).contains(QStringLiteral("they cost the same per token")));
+        // Small and lopsided rates read as figures, never "0.00 tokens" or an overflowed integer.
+        pl::Config slow = even;
+        slow.transfer_bytes_per_tick = 1;
+        slow.prefill_tokens_per_tick = std::int64_t{1} << 53;
+        const QString text = BreakevenView::workloadVerdict(slow);
+        QVERIFY2(text.contains(QStringLiteral("swap moves 0.000488 tokens a tick")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("recompute is 1.84e+19\u00d7 cheaper")), qPrintable(text));
+        even.prefill_tokens_per_tick = 25; // against 26 tokens a tick swapped
+        even.transfer_bytes_per_tick = 26 * 2 * 1024;
+        QVERIFY2(BreakevenView::workloadVerdict(even).contains(QStringLiteral("swap is 1.04\u00d7 cheaper")),
+                 qPrintable(BreakevenView::workloadVerdict(even)));
     }
 
     void explorerMarksTheMeasuredBreakeven() {

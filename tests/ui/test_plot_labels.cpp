@@ -345,7 +345,7 @@ class TestPlotLabels : public QObject {
             QCPGraph* dropped = cost->graph(0);
             QCPGraph* rePrefilled = cost->graph(1);
             QCOMPARE(dropped->name(), QStringLiteral("dropped for replay"));
-            QCOMPARE(rePrefilled->name(), QStringLiteral("re-prefilled"));
+            QCOMPARE(rePrefilled->name(), QStringLiteral("replays finished"));
             const auto& result = doc.session()->result();
             std::int64_t atResume = 0;
             for (const pl::Event& e : result.ledger.events)

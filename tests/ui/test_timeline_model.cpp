@@ -49,6 +49,7 @@ class TestTimelineModel : public QObject {
             } else {
                 QVERIFY(lane.back().state == plui::LaneState::Censored);
             }
+            QVERIFY(lane.back().end <= m.keyEnd); // the axis reaches the censored tick at max_ticks too
             if (r.first_token_tick >= 0) {
                 const auto* seg = m.segmentAt(r.request, r.first_token_tick);
                 QVERIFY(seg != nullptr);
@@ -153,7 +154,7 @@ class TestTimelineModel : public QObject {
         plui::TimelineWidget tl(&doc);
         tl.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tl));
-        for (const int height : {900, 300, 120}) {
+        for (int height = 120; height <= 900; height += 10) { // the step was once rounded down between these
             tl.resize(700, height);
             tl.plot()->replot();
             QCPAxis* y = tl.plot()->yAxis;
@@ -202,6 +203,51 @@ class TestTimelineModel : public QObject {
             }
         }
         QVERIFY(sameTick > 0);
+    }
+
+    // The Walker on a hand-made ledger, for the cases the samples do not reach: a replay that finishes in the
+    // tick the request is evicted again (the eviction tells that tick's state; nothing is left deferred), and a
+    // resume whose dropped context the prefix cache gave back whole (replay_tokens 0: no replay follows, so the
+    // lane decodes, not "replaying" until the next event).
+    void walkerOnAHandMadeLedger() {
+        pl::Workload w;
+        pl::RequestSpec r;
+        r.id = "r";
+        r.prompt_tokens = 16;
+        r.output_tokens = 64;
+        w.requests.push_back(r);
+        pl::RunResult run;
+        auto add = [&](std::int64_t tick, pl::EventKind kind, std::int64_t replay = 0) {
+            pl::Event e;
+            e.tick = tick;
+            e.kind = kind;
+            e.request = 0;
+            e.replay_tokens = replay;
+            run.ledger.events.push_back(e);
+        };
+        add(0, pl::EventKind::Arrive);
+        add(0, pl::EventKind::Admit);
+        add(1, pl::EventKind::FirstToken);
+        add(5, pl::EventKind::Evict, 20);
+        add(8, pl::EventKind::Resume, 20);
+        add(8, pl::EventKind::ReplayDone, 20);
+        add(8, pl::EventKind::Evict, 20);
+        add(12, pl::EventKind::Resume, 0); // the cache held it all
+        add(20, pl::EventKind::Complete);
+        run.totals.ticks = 21;
+        const plui::TimelineModel m = plui::TimelineModel::build(w, run);
+        const auto& lane = m.lanes.front();
+        for (std::size_t i = 0; i + 1 < lane.size(); ++i) {
+            QCOMPARE(lane[i].end, lane[i + 1].begin);
+            QVERIFY(lane[i].begin < lane[i].end);
+        }
+        auto stateAt = [&](std::int64_t t) { return static_cast<int>(m.segmentAt(0, t)->state); };
+        QCOMPARE(stateAt(5), static_cast<int>(plui::LaneState::Preempted));
+        QCOMPARE(stateAt(8), static_cast<int>(plui::LaneState::Preempted)); // evicted again in that tick
+        QCOMPARE(stateAt(9), static_cast<int>(plui::LaneState::Preempted));
+        QCOMPARE(stateAt(12), static_cast<int>(plui::LaneState::Decode)); // no replay: the cache gave it back
+        QCOMPARE(stateAt(19), static_cast<int>(plui::LaneState::Decode));
+        QCOMPARE(stateAt(20), static_cast<int>(plui::LaneState::Done));
     }
 
     void excessiveWaitMarkerSitsWhereTheThresholdIsCrossed() {
