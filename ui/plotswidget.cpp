@@ -174,7 +174,7 @@ void PlotsWidget::rebuild() {
     // pen (dashes on a band that flips every tick cross-hatch it), then the pool's capacity, then in flight and
     // occupied on top, so occupancy always reads.
     const double capacity = static_cast<double>(s->workload().config.capacity_blocks);
-    QCPGraph* waiting = addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0x6b, 0x72, 0x80, 110), Qt::SolidLine, 1.0);
+    QCPGraph* waiting = addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0x6b, 0x72, 0x80, 70), Qt::SolidLine, 1.0);
     waiting->setData(t, wait, true);
     QCPGraph* cap = addLine(p0, p0->yAxis, tr("capacity"), QColor(0x11, 0x18, 0x27), Qt::DashDotLine, 1.0);
     cap->setData(QVector<double>{t.isEmpty() ? 0.0 : t.front(), t.isEmpty() ? 1.0 : t.back()}, {capacity, capacity}, true);
