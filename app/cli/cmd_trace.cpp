@@ -23,8 +23,27 @@ std::string where(const InputError& e) {
     return e.file.empty() ? (e.path.empty() ? e.reason : e.path + ": " + e.reason) : e.message();
 }
 
+// Requests that arrive at or after max_ticks would never enter the run (validation refuses them): the count, the
+// last arrival and the flags that fix it (`fewer`: how to take fewer or earlier requests).
+std::optional<std::string> lateArrivals(const Workload& w, const std::string& fewer) {
+    std::int64_t late = 0;
+    for (const auto& r : w.requests) {
+        late += r.arrival_tick >= w.config.max_ticks ? 1 : 0;
+    }
+    if (late == 0) {
+        return std::nullopt;
+    }
+    return std::to_string(late) + " of " + std::to_string(w.requests.size()) +
+           " requests arrive at or after --max-ticks " + std::to_string(w.config.max_ticks) + " (last arrival tick " +
+           std::to_string(w.requests.back().arrival_tick) + ") and would never run; raise --max-ticks above " +
+           std::to_string(w.requests.back().arrival_tick) + " or " + fewer;
+}
+
 // Validates, renders and writes atomically (or to stdout for "-"). Nothing is written on any error.
-int writeWorkload(const char* command, const Workload& w, const std::string& out) {
+int writeWorkload(const char* command, const Workload& w, const std::string& out, const std::string& fewer) {
+    if (auto err = lateArrivals(w, fewer)) {
+        return fail(command, *err);
+    }
     if (auto err = validateWorkload(w)) {
         return fail(command, "the resulting workload is invalid: " + where(*err));
     }
@@ -111,7 +130,7 @@ int runImportTrace(int argc, char** argv) {
                              std::to_string(report.rows_in_window) + " rows in the time window)");
     }
     workload.notes += " Command: " + commandLine("preemptlab-cli", argc, argv);
-    if (int rc = writeWorkload(cmd, workload, *out); rc != kExitOk) {
+    if (int rc = writeWorkload(cmd, workload, *out, "take fewer with --limit N or --duration S"); rc != kExitOk) {
         return rc;
     }
     std::fprintf(stderr,
@@ -198,7 +217,8 @@ int runGenerate(int argc, char** argv) {
     }
     auto& workload = std::get<Workload>(generated);
     workload.notes += " Command: " + commandLine("preemptlab-cli", argc, argv);
-    if (int rc = writeWorkload(cmd, workload, *out); rc != kExitOk) {
+    if (int rc = writeWorkload(cmd, workload, *out, "generate fewer (--count) or faster arrivals (--rate)");
+        rc != kExitOk) {
         return rc;
     }
     std::fprintf(stderr, "generated %zu requests, last arrival tick %lld -> %s\n", workload.requests.size(),

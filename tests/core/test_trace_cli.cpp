@@ -65,6 +65,38 @@ class TestTraceCli : public QObject {
         }
     }
 
+    // A request arriving at or after max_ticks would be censored without ever arriving: import-trace and generate
+    // refuse to write one, naming --max-ticks and how to take fewer requests; validate refuses a file holding one,
+    // naming the file, the request's arrival_tick and max_ticks.
+    void lateArrivalsAreRefused() {
+        QTemporaryDir dir;
+        const QString csv = writeTemp(dir, "t.csv",
+                                      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                      "2023-11-16 18:15:46.0000000,374,44\n"
+                                      "2023-11-16 18:15:47.0000000,300,44\n"
+                                      "2023-11-16 18:15:48.0000000,300,44\n");
+        const QString out = dir.filePath("o.json");
+        const QStringList import = {"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "100"};
+        auto r = cli(import + QStringList{"--max-ticks", "60"}); // 20 ms ticks: arrivals 0, 50, 100
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("1 of 3 requests arrive at or after --max-ticks 60 (last arrival tick 100) and would "
+                                "never run; raise --max-ticks above 100 or take fewer with --limit N"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(out));
+        QCOMPARE(cli(import + QStringList{"--max-ticks", "101"}).code, 0);
+        r = cli({"validate", out, "--max-ticks", "100"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains((out + " (after command-line overrides): /requests/2/arrival_tick: is 100, at or after "
+                                      "max_ticks (100)").toUtf8()),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("raise max_ticks above the last arrival (--max-ticks)"), qPrintable(r.err));
+        r = cli({"generate", "--count", "50", "--max-ticks", "20", "--out", dir.filePath("g.json")});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("requests arrive at or after --max-ticks 20") && r.err.contains("--count"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(dir.filePath("g.json")));
+    }
+
     void importedWorkloadRereadsAndIsDeterministic() {
         const QString trace = "/work/shared/data/traces/mooncake_conversation_trace.jsonl";
         if (!QFile::exists(trace)) {
