@@ -227,8 +227,8 @@ int runLivePlan(int argc, char** argv) {
     if (auto err = parseArgs(argc, argv, 1, spec, args)) {
         return usageError("live-plan", *err);
     }
-    if (args.positional.size() != 1) {
-        return usageError("live-plan", "expected one WORKLOAD");
+    if (auto err = positionalProblem(args, {"WORKLOAD"})) {
+        return usageError("live-plan", *err);
     }
     auto w = loadWithOverrides(args.positional[0], args);
     if (!w) {

@@ -10,6 +10,7 @@
 #include "workload_io.h"
 
 #include <cstdio>
+#include <tuple>
 
 namespace pl::cli {
 namespace {
@@ -49,7 +50,9 @@ int writeWorkload(const char* command, const Workload& w, const std::string& out
     }
     const std::string text = trace::workloadText(fullWorkloadJson(w));
     if (out == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
+        if (auto err = writeStdout(text)) {
+            return fail(command, *err);
+        }
         return kExitOk;
     }
     if (auto err = writeFileAtomically(out, text)) {
@@ -69,9 +72,10 @@ const char* kImportUsage =
     "  --rate-scale R         arrivals R times as fast (R > 1 compresses, R < 1 stretches; default 1)\n"
     "  --max-output-tokens N  every request declares budget N; longer outputs are cut to N\n"
     "  --skip-oversized       skip requests that can never fit capacity_blocks (counted on stderr)\n"
-    "  --spread off|auto|MS   spread coarse timestamps within their window (auto: up to the next distinct one)\n"
-    "  --seed N               seed for --spread (default 1)\n"
-    "  --prefix-blocks on|off map Mooncake hash_ids to prefix_blocks (default on; see docs/traces.md)\n"
+    "  --spread off|auto|MS   mooncake: spread coarse timestamps within their window (auto: up to the next\n"
+    "                         distinct one; default off)\n"
+    "  --seed N               mooncake: seed for --spread (default 1)\n"
+    "  --prefix-blocks on|off mooncake: map hash_ids to prefix_blocks (default on; see docs/traces.md)\n"
     "  --name NAME --id-prefix P   workload name (default: file name) and request id prefix (az / mc)\n"
     "  every config and policy key as a flag, e.g. --capacity-blocks 2048 --block-size-tokens 16\n";
 
@@ -89,8 +93,8 @@ int runImportTrace(int argc, char** argv) {
         std::printf("%s", kImportUsage);
         return kExitOk;
     }
-    if (args.positional.size() != 1) {
-        return fail(cmd, "expected exactly one trace FILE\n" + std::string(kImportUsage));
+    if (auto err = positionalProblem(args, {"trace FILE"})) {
+        return fail(cmd, *err + "\n" + std::string(kImportUsage));
     }
     const auto formatName = args.value("format");
     const auto format = formatName ? trace::parseTraceFormat(*formatName) : std::nullopt;
@@ -99,6 +103,18 @@ int runImportTrace(int argc, char** argv) {
     }
     if (!format) {
         return fail(cmd, "--format: '" + *formatName + "' is not azure or mooncake");
+    }
+    // Mooncake's options: its timestamps come in ~3 s steps (--spread, with --seed) and its rows carry hash_ids
+    // (--prefix-blocks). Azure's times are already fine-grained and it has no hash_ids: there they would do
+    // nothing (--prefix-blocks) or shuffle good times (--spread), so they are refused rather than taken.
+    if (*format == trace::TraceFormat::Azure) {
+        for (const char* mooncakeOnly : {"spread", "seed", "prefix-blocks"}) {
+            if (args.has(mooncakeOnly)) {
+                return fail(cmd, std::string("--") + mooncakeOnly +
+                                     " is for --format mooncake (coarse timestamps and hash_ids); an Azure trace has "
+                                     "fine-grained times and no hash_ids");
+            }
+        }
     }
     const auto out = args.value("out");
     if (!out) {
@@ -170,8 +186,8 @@ int runGenerate(int argc, char** argv) {
         std::printf("%s", kGenerateUsage);
         return kExitOk;
     }
-    if (!args.positional.empty()) {
-        return fail(cmd, "unexpected argument '" + args.positional[0] + "'");
+    if (auto err = positionalProblem(args, {})) {
+        return fail(cmd, *err);
     }
     const auto out = args.value("out");
     if (!out) {
@@ -220,6 +236,24 @@ int runGenerate(int argc, char** argv) {
     if (int rc = writeWorkload(cmd, workload, *out, "generate fewer (--count) or faster arrivals (--rate)");
         rc != kExitOk) {
         return rc;
+    }
+    // Lengths beyond the clamps are cut silently by the generator; a trace's long prompts are easily a majority
+    // at the default --prompt-max (34 of 50 from the Mooncake conversation trace), so the count is said.
+    std::int64_t promptsAtMax = 0;
+    std::int64_t outputsAtMax = 0;
+    for (const auto& r : workload.requests) {
+        promptsAtMax += r.prompt_tokens == params.prompt_max ? 1 : 0;
+        outputsAtMax += r.output_tokens == params.output_max ? 1 : 0;
+    }
+    for (const auto& [count, what, flag, max] :
+         {std::tuple{promptsAtMax, "prompts", "--prompt-max", params.prompt_max},
+          std::tuple{outputsAtMax, "outputs", "--output-max", params.output_max}}) {
+        if (count > 0) {
+            std::fprintf(stderr, "generate: warning: %lld of %zu %s are at %s %lld (longer ones were cut to it; "
+                                 "raise %s to keep them)\n",
+                         static_cast<long long>(count), workload.requests.size(), what, flag,
+                         static_cast<long long>(max), flag);
+        }
     }
     std::fprintf(stderr, "generated %zu requests, last arrival tick %lld -> %s\n", workload.requests.size(),
                  static_cast<long long>(workload.requests.back().arrival_tick), out->c_str());

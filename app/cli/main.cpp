@@ -27,7 +27,7 @@ constexpr const char* kExitCodes =
     "exit codes: 0 done, 1 a check failed, 2 bad input or usage, 3 no usable CUDA device\n";
 
 void printUsage(const std::vector<pl::cli::Command>& table, std::FILE* to) {
-    std::fprintf(to, "usage: preemptlab-cli COMMAND [ARGS]\n\ncommands:\n");
+    std::fprintf(to, "usage: preemptlab-cli COMMAND [ARGS]   (preemptlab-cli help COMMAND: its options)\n\ncommands:\n");
     for (const auto& c : table) {
         std::fprintf(to, "  %s\n      %s\n", c.usage.c_str(), c.summary.c_str());
     }
@@ -84,6 +84,13 @@ int finish(int code) {
 
 int main(int argc, char** argv) {
     const auto table = buildTable();
+    // "help COMMAND" is "COMMAND --help".
+    std::vector<char*> helpArgs;
+    if (argc == 3 && std::strcmp(argv[1], "help") == 0) {
+        helpArgs = {argv[0], argv[2], const_cast<char*>("--help")};
+        argc = 3;
+        argv = helpArgs.data();
+    }
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
         std::strcmp(argv[1], "help") == 0) {
         printUsage(table, argc < 2 ? stderr : stdout);
