@@ -1,9 +1,11 @@
 // Real traffic: import-trace (Azure and Mooncake traces -> workload) and generate (seeded synthetic
 // workloads). Flag parsing lives in trace_args.cpp, the work in core/trace/.
 #include "commands.h"
+#include "machine_rates.h"
 #include "trace_args.h"
 
 #include "atomic_file.h"
+#include "trace/fixed_point.h"
 #include "trace/generator.h"
 #include "trace/trace_importer.h"
 #include "trace/workload_text.h"
@@ -77,7 +79,24 @@ const char* kImportUsage =
     "  --seed N               mooncake: seed for --spread (default 1)\n"
     "  --prefix-blocks on|off mooncake: map hash_ids to prefix_blocks (default on; see docs/traces.md)\n"
     "  --name NAME --id-prefix P   workload name (default: file name) and request id prefix (az / mc)\n"
+    "  --model M --gpu G      the machine from the cost model's rates at --tick-ms (what `rates --model M --gpu G\n"
+    "                         --tick-ms T` prints): block size, KV bytes per token, prefill and transfer rates,\n"
+    "                         capacity; config flags given as well win\n"
     "  every config and policy key as a flag, e.g. --capacity-blocks 2048 --block-size-tokens 16\n";
+
+// import-trace --help: what a config key not given is, read from Config's defaults.
+std::string importDefaultsHelp() {
+    const Config d;
+    return "config defaults (without --model/--gpu: the seed example's small machine, not a GPU; stderr names the\n"
+           "keys a run leaves at them): block_size_tokens " + std::to_string(d.block_size_tokens) +
+           ", capacity_blocks " + std::to_string(d.capacity_blocks) + ", kv_bytes_per_token " +
+           std::to_string(d.kv_bytes_per_token) + ",\n  prefill_tokens_per_tick " +
+           std::to_string(d.prefill_tokens_per_tick) + ", transfer_bytes_per_tick " +
+           std::to_string(d.transfer_bytes_per_tick) + ", host_capacity_bytes " +
+           std::to_string(d.host_capacity_bytes) + ",\n  wait_threshold_ticks " + std::to_string(d.wait_threshold_ticks) +
+           ", preemption_threshold " + std::to_string(d.preemption_threshold) + ";\n  max_ticks: last arrival tick + " +
+           std::to_string(d.max_ticks) + " unless --max-ticks is given\n";
+}
 
 int runImportTrace(int argc, char** argv) {
     const char* cmd = "import-trace";
@@ -90,7 +109,7 @@ int runImportTrace(int argc, char** argv) {
         return fail(cmd, *err);
     }
     if (args.has("help")) {
-        std::printf("%s", kImportUsage);
+        std::printf("%s%s", kImportUsage, importDefaultsHelp().c_str());
         return kExitOk;
     }
     if (auto err = positionalProblem(args, {"trace FILE"})) {
@@ -128,6 +147,10 @@ int runImportTrace(int argc, char** argv) {
         return fail(cmd, *err);
     }
     Workload base;
+    std::vector<std::string> fromRates; // the config keys --model/--gpu set
+    if (auto err = applyMachineRates(args, static_cast<double>(options.tick_us), base.config, fromRates)) {
+        return fail(cmd, *err);
+    }
     if (auto err = applyWorkloadFlags(args, importOptionNames(), base)) {
         return fail(cmd, *err);
     }
@@ -148,6 +171,19 @@ int runImportTrace(int argc, char** argv) {
     workload.notes += " Command: " + commandLine("preemptlab-cli", argc, argv);
     if (int rc = writeWorkload(cmd, workload, *out, "take fewer with --limit N or --duration S"); rc != kExitOk) {
         return rc;
+    }
+    // The config defaults are the seed example's tiny machine, not a GPU: say which keys the user left there.
+    fromRates.push_back("max_ticks"); // set from the last arrival, or given
+    if (const auto left = configKeysLeftAtDefaults(args, workload.config, Config{}, fromRates); !left.empty()) {
+        std::string keys;
+        for (const auto& [key, value] : left) {
+            keys += (keys.empty() ? "" : ", ") + key + " " + std::to_string(value);
+        }
+        const bool rated = args.has("model") || args.has("gpu");
+        std::fprintf(stderr, "import-trace: note: config left at the defaults (the seed example's small machine): %s; %s\n",
+                     keys.c_str(),
+                     rated ? "--model/--gpu do not set them: give them as flags (import-trace --help)"
+                           : "set them as flags, or --model M --gpu G for a GPU's rates (import-trace --help)");
     }
     std::fprintf(stderr,
                  "imported %lld of %lld requests (%lld in the time window, %lld skipped as oversized, %lld outputs "
@@ -170,7 +206,10 @@ const char* kGenerateUsage =
     "  --lengths-from FILE --lengths-format azure|mooncake   the trace for --lengths trace\n"
     "  --priority-mix 0:3,1:1 --tenant-mix a:1,b:2           VALUE:WEIGHT lists\n"
     "  --prefix-groups G --prefix-tokens T --prefix-share PCT   shared-prefix groups\n"
-    "  every config and policy key as a flag; the generator's machine is 1024 blocks of 16 tokens\n";
+    "  --model M --gpu G [--tick-ms T]         the machine from the cost model's rates at T ms a tick\n"
+    "                                           (default 20; as `rates` prints them); config flags win\n"
+    "  every config and policy key as a flag; the generator's machine is 1024 blocks of 16 tokens, 512 prefill\n"
+    "  tokens a tick, 131072 KV bytes per token, 256 MiB of link a tick, 8 GiB of host memory, max_ticks 200000\n";
 
 int runGenerate(int argc, char** argv) {
     const char* cmd = "generate";
@@ -206,6 +245,21 @@ int runGenerate(int argc, char** argv) {
     }
     Workload base;
     base.config = params.config;
+    std::vector<std::string> fromRates;
+    std::optional<std::int64_t> tickUs = 20'000;
+    if (auto v = args.value("tick-ms")) {
+        tickUs = trace::parseScaledDecimal(*v, 3);
+        if (!tickUs || *tickUs < 1) {
+            return fail(cmd, "--tick-ms '" + *v + "': expected milliseconds, at least 0.001");
+        }
+        if (!args.has("model") && !args.has("gpu")) {
+            return fail(cmd, "--tick-ms sets the tick that --model/--gpu rates are computed at; give --model M "
+                             "and/or --gpu G (or set the rates as flags)");
+        }
+    }
+    if (auto err = applyMachineRates(args, static_cast<double>(*tickUs), base.config, fromRates)) {
+        return fail(cmd, *err);
+    }
     if (auto err = applyWorkloadFlags(args, generatorOptionNames(), base)) {
         return fail(cmd, *err);
     }
