@@ -93,6 +93,9 @@ int main(int argc, char** argv) {
     }
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
         std::strcmp(argv[1], "help") == 0) {
+        if (argc < 2) {
+            std::fprintf(stderr, "preemptlab-cli: missing COMMAND\n");
+        }
         printUsage(table, argc < 2 ? stderr : stdout);
         return finish(argc < 2 ? pl::cli::kExitBadInput : pl::cli::kExitOk);
     }

@@ -32,6 +32,7 @@ class TestCliUsage : public QObject {
                                          << "preemptlab-cli: option --capacity-blocks needs a value, got --out";
         QTest::newRow("extra positional") << QStringList{"run", w, w}
                                           << "preemptlab-cli: unexpected argument '" + w + "'";
+        QTest::newRow("no command") << QStringList{} << "preemptlab-cli: missing COMMAND";
         QTest::newRow("run bare") << QStringList{"run"} << "preemptlab-cli: missing WORKLOAD";
         QTest::newRow("verify bare") << QStringList{"verify"} << "preemptlab-cli: missing RECEIPT";
         QTest::newRow("validate bare") << QStringList{"validate"} << "preemptlab-cli: missing WORKLOAD";
