@@ -117,12 +117,9 @@ int main(int argc, char** argv) {
             return finish(pl::cli::kExitOk);
         }
         if (help) {
-            std::vector<char*> args(argv + 1, argv + argc);
-            for (char*& a : args) {
-                if (std::strcmp(a, "-h") == 0) {
-                    a = const_cast<char*>("--help");
-                }
-            }
+            // The command's own page; the rest of the line is not parsed ("sweep --help -h" is help, not a
+            // switch given twice).
+            std::vector<char*> args = {argv[1], const_cast<char*>("--help")};
             return finish(c.run(static_cast<int>(args.size()), args.data()));
         }
         if (const std::string problem = pl::eventBudgetProblem(); !problem.empty()) {

@@ -105,6 +105,12 @@ class TestCliUsage : public QObject {
         const auto viaFlag = cli({"run", "--help"});
         QCOMPARE(viaHelp.code, 0);
         QCOMPARE(viaHelp.out, viaFlag.out);
+        // Help asked twice is still help (switches given twice are refused elsewhere).
+        for (const char* command : {"sweep", "import-trace", "run"}) {
+            const auto twice = cli({command, "--help", "-h"});
+            QCOMPARE(twice.code, 0);
+            QVERIFY(twice.out.startsWith("usage: preemptlab-cli " + QByteArray(command)));
+        }
         for (const char* command : {"run", "validate", "compare"}) {
             const auto r = cli({command, "--help"});
             for (const char* flag : {"--calibration FILE", "--tick-ms MS", "--swap-method", "--calibration-context"}) {
