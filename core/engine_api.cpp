@@ -234,7 +234,8 @@ RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunC
         RunCheck check(control);
         while (!engine.finished()) {
             engine.step();
-            check.afterStep(engine.nextTick(), static_cast<std::int64_t>(result.ledger.events.size()));
+            check.afterStep(engine.nextTick(), static_cast<std::int64_t>(result.ledger.events.size()),
+                            engine.totals().evictions);
         }
     }
     collectResult(engine, backend, result);

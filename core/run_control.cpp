@@ -16,14 +16,30 @@ namespace pl {
 RunCancelled::RunCancelled(Tick nextTick)
     : Cancelled("the run was cancelled before tick " + std::to_string(nextTick)), nextTick_(nextTick) {}
 
-RunTooLarge::RunTooLarge(Tick tick, std::int64_t events, std::int64_t budget)
+namespace {
+// What to do about a run that outgrew its events, by cause: a policy that thrashes (evictions), or a workload
+// that is simply that large (none).
+std::string tooLargeAdvice(std::int64_t evictions) {
+    if (evictions > 0) {
+        return "lower max_ticks or let the policy stop thrashing (evictions so far: " + std::to_string(evictions) +
+               ")";
+    }
+    if (evictions == 0) {
+        return "no request was evicted, so the workload itself is this large: take fewer requests or lower "
+               "max_ticks, or allow more events (PREEMPTLAB_MAX_EVENTS, where the machine has the memory)";
+    }
+    return "lower max_ticks, take fewer requests, or let the policy stop thrashing";
+}
+} // namespace
+
+RunTooLarge::RunTooLarge(Tick tick, std::int64_t events, std::int64_t budget, std::int64_t evictions)
     : std::runtime_error("the run stopped at tick " + std::to_string(tick) + ": its ledger holds " +
                          std::to_string(events) + " events, over the " + std::to_string(budget) +
                          " this run may hold (about " +
                          formatBytes(budget * kBytesPerEvent) +
                          " with its receipt; the limit follows the machine's available memory, or "
-                         "PREEMPTLAB_MAX_EVENTS); "
-                         "lower max_ticks or let the policy stop thrashing") {}
+                         "PREEMPTLAB_MAX_EVENTS); " +
+                         tooLargeAdvice(evictions)) {}
 
 namespace {
 // PREEMPTLAB_MAX_EVENTS as a positive integer; 0 when unset or not one.
@@ -68,7 +84,7 @@ RunControl memoryBounded(const std::atomic<bool>* cancel, unsigned sharers) {
     return control;
 }
 
-void RunCheck::check(Tick nextTick, std::int64_t events) const {
+void RunCheck::check(Tick nextTick, std::int64_t events, std::int64_t evictions) const {
     if (control_.progress) {
         control_.progress(nextTick);
     }
@@ -76,7 +92,7 @@ void RunCheck::check(Tick nextTick, std::int64_t events) const {
         throw RunCancelled(nextTick);
     }
     if (control_.max_events > 0 && events > control_.max_events) {
-        throw RunTooLarge(nextTick, events, control_.max_events);
+        throw RunTooLarge(nextTick, events, control_.max_events, evictions);
     }
 }
 

@@ -43,7 +43,8 @@ class RunCancelled : public Cancelled {
 // Thrown by a run whose ledger outgrew RunControl::max_events: nothing is written, the message has the figures.
 class RunTooLarge : public std::runtime_error {
   public:
-    RunTooLarge(Tick tick, std::int64_t events, std::int64_t budget);
+    // `evictions` so far picks the advice (thrashing or a large workload); -1: unknown.
+    RunTooLarge(Tick tick, std::int64_t events, std::int64_t budget, std::int64_t evictions = -1);
 };
 
 // How many ledger events this machine can hold for one run: half of its available memory (MemAvailable in
@@ -66,16 +67,17 @@ class RunCheck {
   public:
     static constexpr int kStepsPerCheck = 64;
     explicit RunCheck(const RunControl& control) : control_(control), every_(control.cancel, kStepsPerCheck) {}
-    // Call after each engine step with the ledger's event count; throws RunCancelled when the control asks to
-    // stop, RunTooLarge when the events outgrow the control's limit.
-    void afterStep(Tick nextTick, std::int64_t events = 0) {
+    // Call after each engine step with the ledger's event count (and the evictions so far, for RunTooLarge's
+    // advice; -1 unknown); throws RunCancelled when the control asks to stop, RunTooLarge when the events
+    // outgrow the control's limit.
+    void afterStep(Tick nextTick, std::int64_t events = 0, std::int64_t evictions = -1) {
         if (every_.due()) {
-            check(nextTick, events);
+            check(nextTick, events, evictions);
         }
     }
 
   private:
-    void check(Tick nextTick, std::int64_t events) const;
+    void check(Tick nextTick, std::int64_t events, std::int64_t evictions) const;
     const RunControl& control_;
     StopCheck every_;
 };

@@ -137,7 +137,7 @@ Session::Session(Workload workload, LiveBackend* backend, const RunControl& cont
         while (!full.finished()) {
             full.step();
             const Tick next = full.nextTick();
-            check.afterStep(next, static_cast<std::int64_t>(full_.ledger.events.size()));
+            check.afterStep(next, static_cast<std::int64_t>(full_.ledger.events.size()), full.totals().evictions);
             if (!full.finished() && next >= snapshots_.back().nextTick() + interval_) {
                 snapshots_.push_back(takeSnapshot(full));
                 snapshotBytes_ += snapshots_.back().newBytes;

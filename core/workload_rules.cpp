@@ -153,6 +153,14 @@ std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, 
             return at(f.field, std::move(*p));
         }
     }
+    // A request arriving at or after max_ticks would never enter the run: no `arrive`, censored at max_ticks
+    // (docs/receipt.md: `arrive` is every request's first event), counted as if the policy had failed it.
+    if (r.arrival_tick >= c.max_ticks) {
+        return at("/arrival_tick", "is " + std::to_string(r.arrival_tick) + ", at or after max_ticks (" +
+                                       std::to_string(c.max_ticks) +
+                                       "): the request would never arrive before the run ends; raise max_ticks "
+                                       "above the last arrival (--max-ticks) or leave the late requests out");
+    }
     if (r.max_output_tokens < r.output_tokens) {
         return at("/max_output_tokens", "must be at least output_tokens (" + std::to_string(r.output_tokens) +
                                             "), got " + std::to_string(r.max_output_tokens));

@@ -2,7 +2,11 @@
 
 #include "atomic_file.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <string_view>
 
 namespace pl::cli {
 
@@ -64,6 +68,9 @@ std::optional<std::string> parseArgs(int argc, char** argv, int first, const Arg
             if (inlineValue) {
                 return "option --" + name + " takes no value";
             }
+            if (out.switches.count(name)) {
+                return "option --" + name + " is given twice (each option once)";
+            }
             out.switches.insert(name);
             continue;
         }
@@ -75,13 +82,41 @@ std::optional<std::string> parseArgs(int argc, char** argv, int first, const Arg
         }
         if (inlineValue) {
             out.options.emplace_back(name, *inlineValue);
-        } else if (i + 1 < argc) {
+        } else if (i + 1 < argc && std::string_view(argv[i + 1]).rfind("--", 0) != 0) {
             out.options.emplace_back(name, argv[++i]);
+        } else if (i + 1 < argc) {
+            // "--capacity-blocks --out x.json": taking --out as the number would leave x.json a stray argument
+            // and the real mistake unsaid. A value that starts with -- can still be given as --name=--value.
+            return "option --" + name + " needs a value, got " + argv[i + 1];
         } else {
             return "option --" + name + " needs a value";
         }
     }
     return std::nullopt;
+}
+
+std::optional<std::string> positionalProblem(const Args& args, const std::vector<std::string>& names) {
+    if (args.positional.size() < names.size()) {
+        return "missing " + names[args.positional.size()];
+    }
+    if (args.positional.size() > names.size()) {
+        return "unexpected argument '" + args.positional[names.size()] + "'";
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> writeStdout(std::string_view text) {
+    errno = 0;
+    const bool written = std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+    int err = errno;
+    const bool flushed = std::fflush(stdout) == 0;
+    err = err != 0 ? err : errno;
+    if (written && flushed && !std::ferror(stdout)) {
+        return std::nullopt;
+    }
+    std::clearerr(stdout); // reported here, once; what did not fit is dropped (main's last flush has nothing left)
+    return std::string("cannot write to standard output: ") +
+           (err != 0 ? std::strerror(err) : "a write failed (a full disk or a closed pipe)");
 }
 
 std::optional<std::string> outputIsAnInput(const std::string& out, const std::vector<std::string>& inputs) {

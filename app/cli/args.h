@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pl::cli {
@@ -28,9 +29,18 @@ struct ArgSpec {
 };
 
 // Parses argv[first..]. On error returns a message naming the offending argument: an unknown option, a
-// missing value, a valued option given twice (unless repeatable: the second would silently win), a
-// single-dash option ("-o": options start with --).
+// missing value (or a value that is another option: "--capacity-blocks --out x.json"), an option or switch
+// given twice (unless repeatable: the second would silently win), a single-dash option ("-o": options start
+// with --).
 std::optional<std::string> parseArgs(int argc, char** argv, int first, const ArgSpec& spec, Args& out);
+
+// The positional arguments a command takes, by name ({"WORKLOAD"}; {} for none): "missing WORKLOAD" when one
+// is absent, "unexpected argument 'X'" for the first extra one, or nothing when they match.
+std::optional<std::string> positionalProblem(const Args& args, const std::vector<std::string>& names);
+
+// Writes `text` to standard output and flushes it; the reason when that failed (a full disk behind stdout). A
+// command reports success only after this, so "wrote ..." never precedes "cannot write".
+std::optional<std::string> writeStdout(std::string_view text);
 
 // A command's output must not be one of its input files (by any path to the same file): writing it would
 // destroy the input. Returns the message for exit 2, or nothing when `out` is a different file or "-".

@@ -47,10 +47,23 @@ int cmdBench(int argc, char** argv) {
     spec.valued.insert({"requests", "seed", "repeat", "rate", "write-workload", "workload"});
     spec.switches = {"json", "seek"};
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, spec, args); err || !args.positional.empty()) {
-        return badInput((err ? *err + "\n" : std::string()) +
-                        "usage: preemptlab-cli bench [--requests N] [--seed S] [--rate R] [--repeat K] "
+    std::optional<std::string> problem = parseArgs(argc, argv, 1, spec, args);
+    if (!problem) {
+        problem = positionalProblem(args, {});
+    }
+    if (problem) {
+        return badInput(*problem + "\nusage: preemptlab-cli bench [--requests N] [--seed S] [--rate R] [--repeat K] "
                         "[--workload FILE] [--write-workload FILE] [--<key> V ...] [--seek] [--json]");
+    }
+    // --requests, --seed and --rate shape the generated workload; with --workload FILE there is none to shape.
+    if (args.has("workload")) {
+        for (const char* generatorFlag : {"requests", "seed", "rate"}) {
+            if (args.has(generatorFlag)) {
+                return badInput(std::string("bench: --") + generatorFlag +
+                                " shapes the generated workload and is not taken with --workload FILE (the file's "
+                                "requests are run as they are)");
+            }
+        }
     }
     auto intFlag = [&](const char* name, std::int64_t def, std::int64_t lo) -> std::optional<std::int64_t> {
         const auto v = args.value(name);

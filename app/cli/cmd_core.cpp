@@ -33,13 +33,32 @@ ArgSpec workloadSpec(std::set<std::string> extra, std::set<std::string> switches
     return spec;
 }
 
+// Each usage line, printed after the one line that says what was wrong with the command line.
+constexpr const char* kCalibrationUsage = "[--calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]]";
+const std::string kValidateUsage = std::string("validate WORKLOAD [--<key> V ...] ") + kCalibrationUsage;
+const std::string kRunUsage = std::string("run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] ") + kCalibrationUsage;
+const std::string kVerifyUsage = "verify RECEIPT";
+const std::string kCompareUsage =
+    std::string("compare WORKLOAD [--<key> V ...] [--out FILE.json] [--receipts DIR] ") + kCalibrationUsage;
+
+// Parses a command's arguments and checks its positionals; on a mistake prints what is wrong, then the usage.
+bool parseCommand(int argc, char** argv, const ArgSpec& spec, const std::vector<std::string>& positionals,
+                  const std::string& usage, Args& args) {
+    auto err = parseArgs(argc, argv, 1, spec, args);
+    if (!err) {
+        err = positionalProblem(args, positionals);
+    }
+    if (err) {
+        badInput(*err + "\nusage: preemptlab-cli " + usage);
+        return false;
+    }
+    return true;
+}
+
 int cmdValidate(int argc, char** argv) {
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, workloadSpec({}), args)) {
-        return badInput(*err + "\nusage: preemptlab-cli validate WORKLOAD [--<key> V ...] [--calibration FILE --tick-ms MS]");
-    }
-    if (args.positional.size() != 1) {
-        return badInput("usage: preemptlab-cli validate WORKLOAD");
+    if (!parseCommand(argc, argv, workloadSpec({}), {"WORKLOAD"}, kValidateUsage, args)) {
+        return kExitBadInput;
     }
     auto w = loadWithOverrides(args.positional[0], args);
     std::optional<gpu::Calibration> calibration;
@@ -124,13 +143,8 @@ std::vector<std::string> inputFilesOf(const Args& args) {
 
 int cmdRun(int argc, char** argv) {
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, workloadSpec({"out"}, {"live"}), args)) {
-        return badInput(*err + "\nusage: preemptlab-cli run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] "
-                               "[--calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]]");
-    }
-    if (args.positional.size() != 1) {
-        return badInput("usage: preemptlab-cli run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] "
-                        "[--calibration FILE --tick-ms MS]");
+    if (!parseCommand(argc, argv, workloadSpec({"out"}, {"live"}), {"WORKLOAD"}, kRunUsage, args)) {
+        return kExitBadInput;
     }
     auto w = loadWithOverrides(args.positional[0], args);
     std::optional<gpu::Calibration> calibration;
@@ -171,8 +185,8 @@ int cmdRun(int argc, char** argv) {
         if (auto err = writeFileAtomically(*out, text)) {
             return badInput("cannot write receipt: " + *err);
         }
-    } else {
-        std::fwrite(text.data(), 1, text.size(), stdout);
+    } else if (auto err = writeStdout(text)) {
+        return badInput(*err);
     }
     const bool passed = conservationPassed(text);
     printSummary(*w, run, passed);
@@ -184,8 +198,8 @@ int cmdRun(int argc, char** argv) {
 
 int cmdVerify(int argc, char** argv) {
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, ArgSpec{}, args); err || args.positional.size() != 1) {
-        return badInput((err ? *err + "\n" : std::string()) + "usage: preemptlab-cli verify RECEIPT");
+    if (!parseCommand(argc, argv, ArgSpec{}, {"RECEIPT"}, kVerifyUsage, args)) {
+        return kExitBadInput;
     }
     const std::string& file = args.positional[0];
     // A receipt is about 250 B per event: what this machine's runs can write (eventBudget), at least 2 GiB.
@@ -212,13 +226,54 @@ int cmdVerify(int argc, char** argv) {
     return kExitOk;
 }
 
+bool endsWith(const std::string& s, const std::string& tail) {
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// compare --out FILE.csv: one row per mode with the compare.v1 document's numbers (hashes, totals, then each
+// percentile group's p50, p90, p99, max and count), for spreadsheets.
+std::string compareCsv(const nlohmann::ordered_json& doc) {
+    std::string header = "mode,policy_hash,event_hash";
+    std::string body;
+    bool first = true;
+    for (const auto& [mode, col] : doc.at("modes").items()) {
+        std::string line = mode + "," + col.at("policy_hash").get<std::string>() + "," +
+                           col.at("event_hash").get<std::string>();
+        const auto add = [&](const std::string& name, const nlohmann::ordered_json& value) {
+            if (first) {
+                header.append(",").append(name);
+            }
+            line.append(",").append(value.dump());
+        };
+        for (const auto& [key, value] : col.at("totals").items()) {
+            add(key, value);
+        }
+        for (const auto& [group, figures] : col.at("percentiles").items()) {
+            for (const auto& [key, value] : figures.items()) {
+                add(group + "_" + key, value);
+            }
+        }
+        body += line + "\n";
+        first = false;
+    }
+    return header + "\n" + body;
+}
+
 int cmdCompare(int argc, char** argv) {
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, workloadSpec({"out", "receipts"}), args);
-        err || args.positional.size() != 1) {
-        return badInput((err ? *err + "\n" : std::string()) +
-                        "usage: preemptlab-cli compare WORKLOAD [--<key> V ...] [--out FILE.json] [--receipts DIR] "
-                        "[--calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]]");
+    if (!parseCommand(argc, argv, workloadSpec({"out", "receipts"}), {"WORKLOAD"}, kCompareUsage, args)) {
+        return kExitBadInput;
+    }
+    if (args.has("recovery")) {
+        return badInput("compare runs every recovery mode (recompute, swap, adaptive, hybrid); --recovery is not "
+                        "taken (run --recovery M runs one)");
+    }
+    // The --out file's format follows its name: FILE.csv one row per mode, FILE.json (or a name without an
+    // extension) preemptlab.compare.v1; another extension is refused rather than given JSON it does not expect.
+    const auto out = args.value("out");
+    const bool csv = out && endsWith(*out, ".csv");
+    if (out && !csv && !endsWith(*out, ".json") && std::filesystem::path(*out).has_extension()) {
+        return badInput("compare --out: '" + *out + "' must end in .json or .csv");
     }
     auto base = loadWithOverrides(args.positional[0], args);
     std::optional<gpu::Calibration> calibration;
@@ -229,8 +284,8 @@ int cmdCompare(int argc, char** argv) {
     // Every output is checked before the four runs and written together after them: a bad path anywhere
     // leaves nothing written (exit 2 means that; a receipts folder this command created is removed again).
     std::vector<std::string> outputs;
-    if (auto out = args.value("out"); out && *out == "-") {
-        return badInput("compare --out: its table goes to stdout already; name a FILE.json");
+    if (out && *out == "-") {
+        return badInput("compare --out: its table goes to stdout already; name a FILE.json or FILE.csv");
     }
     bool createdFolder = false;
     if (auto dir = args.value("receipts")) {
@@ -240,10 +295,12 @@ int cmdCompare(int argc, char** argv) {
             return badInput("cannot create receipts folder " + *dir + ": " + ec.message());
         }
         for (auto m : modes) {
-            outputs.push_back(*dir + "/" + std::string(toString(m)) + ".receipt.json");
+            outputs.push_back((std::filesystem::path(*dir) / (std::string(toString(m)) + ".receipt.json"))
+                                  .lexically_normal()
+                                  .string());
         }
     }
-    if (auto out = args.value("out")) {
+    if (out) {
         outputs.push_back(*out);
     }
     const auto abandon = [&] {
@@ -283,7 +340,20 @@ int cmdCompare(int argc, char** argv) {
         c.passed = conservationPassed(c.receipt);
         cols.push_back(std::move(c));
     }
-    const std::vector<std::pair<std::string, std::function<std::string(const Column&)>>> rows = {
+    // Each percentile row is taken over its own population: queue delay over every request, TTFT over those
+    // that produced a token, completion over those that completed. A mode that censors more leaves its slowest
+    // requests out of TTFT and completion, so each group shows its count (n) and is marked where the modes'
+    // counts differ: their percentiles then describe different requests.
+    using Get = std::function<std::string(const Column&)>;
+    struct Row {
+        std::string label;
+        Get get;
+        const Percentiles RunSummary::*population = nullptr; // the percentile group the row belongs to
+    };
+    const auto count = [](const Percentiles RunSummary::*p) {
+        return [p](const Column& c) { return std::to_string((c.sum.*p).count); };
+    };
+    const std::vector<Row> rows = {
         {"ticks", [](const Column& c) { return std::to_string(c.sum.totals.ticks); }},
         {"pressure events", [](const Column& c) { return std::to_string(c.sum.totals.pressure_events); }},
         {"evictions", [](const Column& c) { return std::to_string(c.sum.totals.evictions); }},
@@ -294,14 +364,23 @@ int cmdCompare(int argc, char** argv) {
         {"peak host", [](const Column& c) { return pl::formatBytes(c.sum.totals.peak_host_bytes); }},
         {"completed", [](const Column& c) { return std::to_string(c.sum.totals.completed); }},
         {"censored", [](const Column& c) { return std::to_string(c.sum.totals.censored); }},
-        {"queue delay p50", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p50); }},
-        {"queue delay p99", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p99); }},
-        {"TTFT p50 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p50); }},
-        {"TTFT p99 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p99); }},
-        {"completion p99", [](const Column& c) { return std::to_string(c.sum.completion_ticks.p99); }},
+        {"queue delay n (all)", count(&RunSummary::queue_ticks), &RunSummary::queue_ticks},
+        {"queue delay p50", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p50); }, &RunSummary::queue_ticks},
+        {"queue delay p99", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p99); }, &RunSummary::queue_ticks},
+        {"TTFT n (got a token)", count(&RunSummary::ttft_ticks), &RunSummary::ttft_ticks},
+        {"TTFT p50 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p50); }, &RunSummary::ttft_ticks},
+        {"TTFT p99 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p99); }, &RunSummary::ttft_ticks},
+        {"completion n", count(&RunSummary::completion_ticks), &RunSummary::completion_ticks},
+        {"completion p99", [](const Column& c) { return std::to_string(c.sum.completion_ticks.p99); },
+         &RunSummary::completion_ticks},
         {"flag: excessive wait", [](const Column& c) { return std::to_string(c.sum.flagged_excessive_wait); }},
         {"flag: repeated preempt", [](const Column& c) { return std::to_string(c.sum.flagged_repeated_preemption); }},
         {"conservation", [](const Column& c) { return std::string(c.passed ? "passed" : "FAILED"); }},
+    };
+    const auto differs = [&](const Percentiles RunSummary::*p) {
+        return p != nullptr && std::any_of(cols.begin(), cols.end(), [&](const Column& c) {
+                   return (c.sum.*p).count != (cols.front().sum.*p).count;
+               });
     };
     std::printf("compare: %s (%zu requests, victim rule %s, resume guard %s)\ninput_hash %s\n\n", base->name.c_str(),
                 base->requests.size(), std::string(toString(base->policy.victim_rule)).c_str(),
@@ -311,12 +390,19 @@ int cmdCompare(int argc, char** argv) {
         std::printf("%14s", std::string(toString(c.mode)).c_str());
     }
     std::printf("\n");
-    for (const auto& [label, get] : rows) {
-        std::printf("%-24s", label.c_str());
+    bool anyDiffers = false;
+    for (const auto& row : rows) {
+        const bool mark = differs(row.population);
+        anyDiffers = anyDiffers || mark;
+        std::printf("%-24s", (row.label + (mark ? " *" : "")).c_str());
         for (const auto& c : cols) {
-            std::printf("%14s", get(c).c_str());
+            std::printf("%14s", row.get(c).c_str());
         }
         std::printf("\n");
+    }
+    if (anyDiffers) {
+        std::printf("* taken over different requests in different modes (see n): a mode that censors more\n"
+                    "  leaves its slowest requests out, so a lower figure there is not by itself better\n");
     }
     for (const auto& c : cols) {
         if (!c.sum.flagged_ids.empty()) {
@@ -336,7 +422,7 @@ int cmdCompare(int argc, char** argv) {
             files.emplace_back(outputs[i], cols[i].receipt);
         }
     }
-    if (auto out = args.value("out")) {
+    if (out) {
         nlohmann::ordered_json doc;
         doc["format"] = "preemptlab.compare.v1";
         doc["workload"] = base->name;
@@ -345,23 +431,35 @@ int cmdCompare(int argc, char** argv) {
             return nlohmann::ordered_json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max},
                                           {"count", p.count}};
         };
+        // The percentile groups whose populations (count) differ between modes, as the table marks them.
+        const std::pair<const char*, const Percentiles RunSummary::*> groups[] = {
+            {"queue_ticks", &RunSummary::queue_ticks},
+            {"ttft_ticks", &RunSummary::ttft_ticks},
+            {"tpot_ticks_x100", &RunSummary::tpot_ticks_x100},
+            {"completion_ticks", &RunSummary::completion_ticks}};
+        doc["populations_differ"] = nlohmann::ordered_json::array();
+        for (const auto& [name, group] : groups) {
+            if (differs(group)) {
+                doc["populations_differ"].push_back(name);
+            }
+        }
         for (const auto& c : cols) {
             nlohmann::ordered_json col;
-            for (const auto& [label, get] : rows) {
-                col[label] = get(c); // the table as printed (display strings)
+            for (const auto& row : rows) {
+                col[row.label] = row.get(c); // the table as printed (display strings)
             }
             col["policy_hash"] = c.hashes.policy_hash;
             col["event_hash"] = c.hashes.event_hash;
             col["flagged"] = c.sum.flagged_ids;
             // The same figures as numbers, for scripts: the receipt's totals and nearest-rank percentiles.
             col["totals"] = nlohmann::ordered_json::parse(receiptTotalsJson(c.run.totals, sharesPrefixes(c.w)));
-            col["percentiles"] = {{"queue_ticks", pct(c.sum.queue_ticks)},
-                                  {"ttft_ticks", pct(c.sum.ttft_ticks)},
-                                  {"tpot_ticks_x100", pct(c.sum.tpot_ticks_x100)},
-                                  {"completion_ticks", pct(c.sum.completion_ticks)}};
+            col["percentiles"] = nlohmann::ordered_json::object();
+            for (const auto& [name, group] : groups) {
+                col["percentiles"][name] = pct(c.sum.*group);
+            }
             doc["modes"][std::string(toString(c.mode))] = col;
         }
-        files.emplace_back(*out, doc.dump(2) + "\n");
+        files.emplace_back(*out, csv ? compareCsv(doc) : doc.dump(2) + "\n");
     }
     if (auto err = writeFilesAtomically(files)) {
         return badInput("cannot write: " + *err);
@@ -379,17 +477,24 @@ int cmdCompare(int argc, char** argv) {
 } // namespace
 
 void registerCoreCommands(std::vector<Command>& table) {
-    table.push_back({"validate", "validate WORKLOAD [--<key> V ...]", "check a workload file; exit 2 names the problem",
+    // --calibration: transfer and prefill rates derived from a calibration.json's fits (--swap-method
+    // per-block|batched|gather picks the copy fit, --calibration-context L the context it is read at).
+    table.push_back({"validate", kValidateUsage,
+                     "check a workload file; exit 2 names the problem; --calibration derives the transfer and "
+                     "prefill rates from a calibration.json (--swap-method per-block|batched|gather, "
+                     "--calibration-context L tokens) and checks the result",
                      cmdValidate});
-    table.push_back({"run", "run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] [--calibration FILE --tick-ms MS]",
+    table.push_back({"run", kRunUsage,
                      "run one policy and write its receipt (stdout without --out); --live also runs evictions and "
                      "resumes on the CUDA device (exit 3 without one); --calibration derives the transfer and "
-                     "prefill rates from a calibration.json",
+                     "prefill rates from a calibration.json (--swap-method per-block|batched|gather, "
+                     "--calibration-context L tokens)",
                      cmdRun});
-    table.push_back({"verify", "verify RECEIPT", "replay a receipt; 0 identical, 1 names the first difference",
+    table.push_back({"verify", kVerifyUsage, "replay a receipt; 0 identical, 1 names the first difference",
                      cmdVerify});
-    table.push_back({"compare", "compare WORKLOAD [--<key> V ...] [--out FILE.json] [--receipts DIR] [--calibration FILE --tick-ms MS]",
-                     "recompute, swap, adaptive and hybrid side by side", cmdCompare});
+    table.push_back({"compare", kCompareUsage,
+                     "recompute, swap, adaptive and hybrid side by side (every mode: --recovery is refused)",
+                     cmdCompare});
 }
 
 } // namespace pl::cli

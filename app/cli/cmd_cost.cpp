@@ -84,13 +84,15 @@ int runBreakeven(int argc, char** argv) {
 
 int runRates(int argc, char** argv) {
     Args args;
-    if (auto err = parseArgs(argc, argv, 1, costSpec({"tick-us", "mem-util", "calibration", "swap-method"}), args)) {
+    if (auto err = parseArgs(argc, argv, 1, costSpec({"tick-us", "tick-ms", "mem-util", "calibration", "swap-method"}),
+                             args)) {
         return usageError("rates", *err);
     }
     if (args.has("help")) {
-        std::printf("usage: preemptlab-cli rates [flags] [--tick-us US] [--mem-util F] [--calibration FILE]\n%s"
+        std::printf("usage: preemptlab-cli rates [flags] [--tick-us US | --tick-ms MS] [--mem-util F] [--calibration FILE]\n%s"
                     "  --tick-us US        one tick (default: the memory-bound decode step at --batch x "
                     "--decode-context)\n"
+                    "  --tick-ms MS        the same in milliseconds, as import-trace, generate and run take it\n"
                     "  --mem-util F        share of device memory for weights + KV (default 0.9)\n",
                     kCostFlagsHelp);
         return kExitOk;
@@ -102,17 +104,22 @@ int runRates(int argc, char** argv) {
     if (auto err = costInputsFromArgs(args, in.cost)) {
         return usageError("rates", *err);
     }
-    for (const char* name : {"tick-us", "mem-util"}) {
+    if (args.has("tick-us") && args.has("tick-ms")) {
+        return usageError("rates", "--tick-us and --tick-ms both give the tick; give one");
+    }
+    for (const char* name : {"tick-us", "tick-ms", "mem-util"}) {
         if (auto v = args.value(name)) {
             auto n = parseReal(*v);
             if (!n) {
                 return usageError("rates", std::string("--") + name + ": '" + *v + "' is not a number");
             }
-            (std::string(name) == "tick-us" ? in.tick_us : in.memory_utilization) = *n;
+            const std::string flag = name;
+            (flag == "mem-util" ? in.memory_utilization : in.tick_us) = flag == "tick-ms" ? *n * 1000.0 : *n;
         }
     }
-    if (args.has("tick-us") && in.tick_us <= 0.0) {
-        return usageError("rates", "--tick-us: must be above 0");
+    const std::string tickFlag = args.has("tick-ms") ? "--tick-ms" : "--tick-us";
+    if ((args.has("tick-us") || args.has("tick-ms")) && in.tick_us <= 0.0) {
+        return usageError("rates", tickFlag + ": must be above 0");
     }
     const auto result = pl::cost::computeTickRates(in);
     if (const auto* err = std::get_if<pl::cost::CostInputError>(&result)) {
@@ -136,7 +143,7 @@ int runRates(int argc, char** argv) {
                  "rates: one tick = %s us (%s); %s-token replays priced at %s us/token; link %s GB/s effective; "
                  "KV per token is one GPU's shard (tp %lld)\n",
                  pl::formatFixed(r.tick_us, 1).c_str(),
-                 in.tick_us > 0.0 ? "--tick-us" : "the memory-bound decode step",
+                 in.tick_us > 0.0 ? tickFlag.c_str() : "the memory-bound decode step",
                  pl::formatThousands(in.cost.context).c_str(),
                  pl::formatFixed(pl::cost::computeCost(in.cost).recompute_us_per_token, 2).c_str(),
                  pl::formatFixed(pl::cost::computeCost(in.cost).effective_link_gbps, 2).c_str(),
@@ -149,7 +156,7 @@ int runRates(int argc, char** argv) {
 void registerCostCommands(std::vector<Command>& table) {
     table.push_back({"breakeven", "breakeven [--model M] [--gpu G] [--link-gbps B] ... [--json]",
                      "swap vs recompute per token, break-even bandwidth and context, spare compute", runBreakeven});
-    table.push_back({"rates", "rates [--model M] [--gpu G] ... [--tick-us US]",
+    table.push_back({"rates", "rates [--model M] [--gpu G] ... [--tick-us US | --tick-ms MS]",
                      "workload tick rates (a config fragment) from a model, a GPU and a tick length", runRates});
     table.push_back({"sweep", "sweep WORKLOAD --vary KEY=LO:HI:STEP ... [--modes M,..] [--metric X] --out FILE",
                      "every mode at every grid point; winner per point and where it flips", runSweep});

@@ -227,8 +227,8 @@ int runLivePlan(int argc, char** argv) {
     if (auto err = parseArgs(argc, argv, 1, spec, args)) {
         return usageError("live-plan", *err);
     }
-    if (args.positional.size() != 1) {
-        return usageError("live-plan", "expected one WORKLOAD");
+    if (auto err = positionalProblem(args, {"WORKLOAD"})) {
+        return usageError("live-plan", *err);
     }
     auto w = loadWithOverrides(args.positional[0], args);
     if (!w) {
@@ -254,8 +254,25 @@ int runLivePlan(int argc, char** argv) {
     std::printf("  arena      %lld blocks of %lld tokens, %lld B per block: %s of device memory\n",
                 static_cast<long long>(plan->arena.num_blocks), static_cast<long long>(plan->arena.block_size),
                 static_cast<long long>(arena.blockBytes()), pl::formatBytes(arena.totalBytes()).c_str());
-    std::printf("  host pool  %lld slots: %s of pinned host memory\n", static_cast<long long>(plan->host_slots),
-                pl::formatBytes(poolBytes).c_str());
+    std::printf("  host pool  %lld slot%s: %s of pinned host memory\n", static_cast<long long>(plan->host_slots),
+                plan->host_slots == 1 ? "" : "s", pl::formatBytes(poolBytes).c_str());
+    // The slots are host_capacity_bytes over the workload's (modelled) block, each holding a real block: where
+    // the two block sizes differ, or the capacity holds no whole block, the pool's size is not the capacity.
+    const pl::Config& cfg = w->config;
+    const std::int64_t modelledBlock = cfg.kv_bytes_per_token * cfg.block_size_tokens;
+    const std::int64_t wholeBlocks = cfg.host_capacity_bytes / std::max<std::int64_t>(1, modelledBlock);
+    if (wholeBlocks == 0) {
+        std::printf("             host_capacity_bytes %s holds no whole block of %s (%lld tokens x %lld B): the run\n"
+                    "             swaps nothing out (victims fall back to recompute); one slot is allocated all the same\n",
+                    pl::formatBytes(cfg.host_capacity_bytes).c_str(), pl::formatBytes(modelledBlock).c_str(),
+                    static_cast<long long>(cfg.block_size_tokens), static_cast<long long>(cfg.kv_bytes_per_token));
+    } else if (modelledBlock != arena.blockBytes()) {
+        std::printf("             = host_capacity_bytes %s / %s per workload block (%lld tokens x %lld B); each slot\n"
+                    "             holds one block of the model's real KV, %s\n",
+                    pl::formatBytes(cfg.host_capacity_bytes).c_str(), pl::formatBytes(modelledBlock).c_str(),
+                    static_cast<long long>(cfg.block_size_tokens), static_cast<long long>(cfg.kv_bytes_per_token),
+                    pl::formatBytes(arena.blockBytes()).c_str());
+    }
     std::printf("  weights    %s of synthetic bf16 layer weights (recompute runs the model on them)\n",
                 pl::formatBytes(2 * pl::gpu::weightParams(plan->model)).c_str());
     pl::gpu::DeviceSetup setup;

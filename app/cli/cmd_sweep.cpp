@@ -50,8 +50,8 @@ int runSweep(int argc, char** argv) {
                     pl::cost::sweepMetricNames().c_str());
         return kExitOk;
     }
-    if (args.positional.size() != 1) {
-        return fail("needs exactly one WORKLOAD file");
+    if (auto err = positionalProblem(args, {"WORKLOAD"})) {
+        return fail(*err);
     }
     const auto out = args.value("out");
     if (!out) {

@@ -27,7 +27,7 @@ constexpr const char* kExitCodes =
     "exit codes: 0 done, 1 a check failed, 2 bad input or usage, 3 no usable CUDA device\n";
 
 void printUsage(const std::vector<pl::cli::Command>& table, std::FILE* to) {
-    std::fprintf(to, "usage: preemptlab-cli COMMAND [ARGS]\n\ncommands:\n");
+    std::fprintf(to, "usage: preemptlab-cli COMMAND [ARGS]   (preemptlab-cli help COMMAND: its options)\n\ncommands:\n");
     for (const auto& c : table) {
         std::fprintf(to, "  %s\n      %s\n", c.usage.c_str(), c.summary.c_str());
     }
@@ -84,8 +84,18 @@ int finish(int code) {
 
 int main(int argc, char** argv) {
     const auto table = buildTable();
+    // "help COMMAND" is "COMMAND --help".
+    std::vector<char*> helpArgs;
+    if (argc == 3 && std::strcmp(argv[1], "help") == 0) {
+        helpArgs = {argv[0], argv[2], const_cast<char*>("--help")};
+        argc = 3;
+        argv = helpArgs.data();
+    }
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
         std::strcmp(argv[1], "help") == 0) {
+        if (argc < 2) {
+            std::fprintf(stderr, "preemptlab-cli: missing COMMAND\n");
+        }
         printUsage(table, argc < 2 ? stderr : stdout);
         return finish(argc < 2 ? pl::cli::kExitBadInput : pl::cli::kExitOk);
     }
@@ -107,12 +117,9 @@ int main(int argc, char** argv) {
             return finish(pl::cli::kExitOk);
         }
         if (help) {
-            std::vector<char*> args(argv + 1, argv + argc);
-            for (char*& a : args) {
-                if (std::strcmp(a, "-h") == 0) {
-                    a = const_cast<char*>("--help");
-                }
-            }
+            // The command's own page; the rest of the line is not parsed ("sweep --help -h" is help, not a
+            // switch given twice).
+            std::vector<char*> args = {argv[1], const_cast<char*>("--help")};
             return finish(c.run(static_cast<int>(args.size()), args.data()));
         }
         if (const std::string problem = pl::eventBudgetProblem(); !problem.empty()) {

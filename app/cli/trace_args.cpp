@@ -109,7 +109,7 @@ std::optional<std::string> applyWorkloadFlags(const Args& args, const std::set<s
 const std::set<std::string>& importOptionNames() {
     static const std::set<std::string> names = {"format", "out", "tick-ms", "start", "duration", "limit",
                                                 "rate-scale", "max-output-tokens", "spread", "seed",
-                                                "prefix-blocks", "name", "id-prefix"};
+                                                "prefix-blocks", "name", "id-prefix", "model", "gpu"};
     return names;
 }
 
@@ -187,7 +187,8 @@ const std::set<std::string>& generatorOptionNames() {
     static const std::set<std::string> names = {
         "out", "seed", "count", "name", "arrivals", "rate", "burst-cv", "lengths", "lengths-from", "lengths-format",
         "prompt-median", "prompt-sigma", "output-median", "output-sigma", "prompt-min", "prompt-max", "output-min",
-        "output-max", "priority-mix", "tenant-mix", "prefix-groups", "prefix-tokens", "prefix-share"};
+        "output-max", "priority-mix", "tenant-mix", "prefix-groups", "prefix-tokens", "prefix-share", "model", "gpu",
+        "tick-ms"};
     return names;
 }
 

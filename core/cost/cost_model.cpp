@@ -276,17 +276,20 @@ CostOutputs computeCost(const CostInputs& in) {
                      fmt1(*out.breakeven_effective_gbps) + " GB/s effective";
     } else {
         out.verdict = "recompute";
-        std::string flip = out.breakeven_context_tokens
-                               ? "swap wins above " + formatThousands(static_cast<std::int64_t>(
-                                                          std::ceil(*out.breakeven_context_tokens))) +
-                                     " tokens"
-                               : std::string("swap wins at no length");
+        std::string flip =
+            out.breakeven_context_tokens
+                ? "swap wins above " + formatBreakevenContext(*out.breakeven_context_tokens) + " tokens"
+                : std::string("swap wins at no length");
         out.reason = "recompute: " + fmtUs(rec) + " us/token vs " + fmtUs(swap) + " us/token to swap at " +
                      fmt1(out.effective_link_gbps) + " GB/s effective, " + ctx + " (" +
                      formatFixed(swap / rec, 1) + "x); " + flip + " or above " +
                      fmt1(*out.breakeven_effective_gbps) + " GB/s effective";
     }
     return out;
+}
+
+std::string formatBreakevenContext(double tokens) {
+    return tokens < 100.0 ? formatFixed(tokens, 1) : formatThousands(static_cast<std::int64_t>(std::floor(tokens)));
 }
 
 std::vector<CurvePoint> sampleCurves(const CostInputs& in, std::int64_t from, std::int64_t to, int points) {

@@ -81,6 +81,10 @@ struct CostOutputs {
 
 CostOutputs computeCost(const CostInputs& in);
 
+// The break-even context as the report and the verdict both write it: one decimal below 100 tokens, else whole
+// tokens rounded down ("99,535": recompute is cheaper up to it, swap from the next token on).
+std::string formatBreakevenContext(double tokens);
+
 // Lower-level pieces (exposed for tests and the lab).
 double effectiveBandwidthGbps(double copyBytes, double linkGbps, double overheadUs);
 double swapUsPerToken(const CostInputs& in, double context);

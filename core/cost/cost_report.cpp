@@ -101,10 +101,7 @@ std::string costReportText(const CostInputs& in, const CostOutputs& out) {
     line("break-even link", be + "; recompute is cheaper below");
     line("break-even context",
          out.breakeven_context_tokens
-             ? (*out.breakeven_context_tokens < 100.0
-                    ? formatFixed(*out.breakeven_context_tokens, 1)
-                    : formatThousands(static_cast<std::int64_t>(std::llround(*out.breakeven_context_tokens)))) +
-                   " tokens: recompute is cheaper below, swap above"
+             ? formatBreakevenContext(*out.breakeven_context_tokens) + " tokens: recompute is cheaper below, swap above"
              : std::string("none: swap is cheaper at every length on this link"));
     line("break-even MFU", out.breakeven_mfu ? formatFixed(*out.breakeven_mfu * 100.0, 1) + "%"
                                              : std::string("none: recompute loses even at 100% MFU"));

@@ -150,6 +150,17 @@ void TestEngine::seedExampleRecompute() {
     }
     QVERIFY(replayed);
     QCOMPARE(run.records[static_cast<std::size_t>(e.request)].generated_tokens, std::int64_t{12});
+    // The sample's notes state the run's totals as well as this eviction's (they gave only the first eviction's
+    // 32 tokens and 16,384 bytes, while the run shows 80 and 40,960 over two).
+    QCOMPARE(run.totals.evictions, std::int64_t{2});
+    QCOMPARE(run.totals.replay_tokens, std::int64_t{80});
+    Workload swapped = w;
+    swapped.policy.recovery = Recovery::Swap;
+    QCOMPARE(runWorkload(swapped).totals.swap_out_bytes, std::int64_t{40960});
+    for (const char* said : {"A second eviction follows at tick 32", "80 replay tokens under recompute",
+                             "40,960 bytes out and in under swap"}) {
+        QVERIFY2(w.notes.find(said) != std::string::npos, said);
+    }
 }
 
 void TestEngine::seedExampleSwap() {

@@ -263,6 +263,22 @@ void TestLiveRun::livePlanNeedsNoDevice() {
     QCOMPARE(bad.code, 2);
     QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("'gpt-7' is not a preset")), bad.err.constData());
     QCOMPARE(pltest::runCli({"live-plan", QStringLiteral("/nonexistent/w.json")}).code, 2);
+    // The pinned pool is host_capacity_bytes over the workload's block, each slot a real block: where the capacity
+    // holds no whole block (1 MiB against 16 x 131072 B) the one slot planned is explained, not left to look like
+    // 2 MiB out of 1 MiB; where the model's block differs from the workload's, the division is shown.
+    const QString seed = QString(PREEMPTLAB_SOURCE_DIR) + "/samples/seed-example.workload.json";
+    const pltest::CliRun none = pltest::runCli({"live-plan", seed, "--block-size-tokens", "16", "--kv-bytes-per-token",
+                                                "131072", "--capacity-blocks", "64"});
+    QCOMPARE(none.code, 0);
+    QVERIFY2(none.out.contains("host pool  1 slot: 2.00 MiB of pinned host memory\n"
+                               "             host_capacity_bytes 1.00 MiB holds no whole block of 2.00 MiB "
+                               "(16 tokens x 131072 B): the run\n             swaps nothing out"),
+             none.out.constData());
+    const pltest::CliRun scaled = pltest::runCli({"live-plan", seed, "--model", "llama-3.1-8b"});
+    QVERIFY2(scaled.out.contains("host pool  256 slots: 256.00 MiB of pinned host memory\n"
+                                 "             = host_capacity_bytes 1.00 MiB / 4.0 KiB per workload block "
+                                 "(8 tokens x 512 B)"),
+             scaled.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TestLiveRun)

@@ -170,6 +170,29 @@ void TestRunControl::anEventLimitStopsARunWithItsFigures() {
                      std::string::npos,
                  what.c_str());
     }
+    // The advice fits the cause: this run evicts, so it is told to stop thrashing; the same requests on a pool
+    // big enough never to evict are simply many (the advice was "stop thrashing" with 0 evictions).
+    QVERIFY(full.totals.evictions > 0);
+    const auto adviceAt = [](const Workload& w, std::int64_t limit) {
+        RunControl c;
+        c.max_events = limit;
+        try {
+            runWorkload(w, nullptr, c);
+        } catch (const RunTooLarge& e) {
+            return std::string(e.what());
+        }
+        return std::string("not stopped");
+    };
+    const std::string thrashing = adviceAt(long_, events / 2);
+    QVERIFY2(thrashing.find("let the policy stop thrashing (evictions so far: ") != std::string::npos,
+             thrashing.c_str());
+    Workload roomy = long_;
+    roomy.config.capacity_blocks = 100000;
+    QCOMPARE(runWorkload(roomy).totals.evictions, std::int64_t{0});
+    const std::string large = adviceAt(roomy, 100);
+    QVERIFY2(large.find("no request was evicted, so the workload itself is this large") != std::string::npos &&
+                 large.find("thrashing") == std::string::npos,
+             large.c_str());
     bounded.max_events = events; // exactly enough: not stopped, the same bytes
     QCOMPARE(receiptText(long_, runWorkload(long_, nullptr, bounded)), receiptText(long_, full));
     // The budget follows PREEMPTLAB_MAX_EVENTS when set, else the machine's memory (positive on Linux).

@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 
@@ -63,6 +65,87 @@ class TestTraceCli : public QObject {
             QCOMPARE(r.code, 2);
             QVERIFY(!QFile::exists(out));
         }
+    }
+
+    // A request arriving at or after max_ticks would be censored without ever arriving: import-trace and generate
+    // refuse to write one, naming --max-ticks and how to take fewer requests; validate refuses a file holding one,
+    // naming the file, the request's arrival_tick and max_ticks.
+    void lateArrivalsAreRefused() {
+        QTemporaryDir dir;
+        const QString csv = writeTemp(dir, "t.csv",
+                                      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                      "2023-11-16 18:15:46.0000000,374,44\n"
+                                      "2023-11-16 18:15:47.0000000,300,44\n"
+                                      "2023-11-16 18:15:48.0000000,300,44\n");
+        const QString out = dir.filePath("o.json");
+        const QStringList import = {"import-trace", "--format", "azure", csv, "--out", out, "--capacity-blocks", "100"};
+        auto r = cli(import + QStringList{"--max-ticks", "60"}); // 20 ms ticks: arrivals 0, 50, 100
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("1 of 3 requests arrive at or after --max-ticks 60 (last arrival tick 100) and would "
+                                "never run; raise --max-ticks above 100 or take fewer with --limit N"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(out));
+        QCOMPARE(cli(import + QStringList{"--max-ticks", "101"}).code, 0);
+        r = cli({"validate", out, "--max-ticks", "100"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains((out + " (after command-line overrides): /requests/2/arrival_tick: is 100, at or after "
+                                      "max_ticks (100)").toUtf8()),
+                 qPrintable(r.err));
+        QVERIFY2(r.err.contains("raise max_ticks above the last arrival (--max-ticks)"), qPrintable(r.err));
+        r = cli({"generate", "--count", "50", "--max-ticks", "20", "--out", dir.filePath("g.json")});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("requests arrive at or after --max-ticks 20") && r.err.contains("--count"),
+                 qPrintable(r.err));
+        QVERIFY(!QFile::exists(dir.filePath("g.json")));
+    }
+
+    // import-trace's config defaults are the seed example's tiny machine: --help says so, stderr names the keys a
+    // run left there, and --model/--gpu fill the machine from the cost model's rates (what `rates` prints at the
+    // same tick), explicit flags still winning. `rates` takes the tick as --tick-ms too.
+    void machineFromRates() {
+        QTemporaryDir dir;
+        const QString csv = writeTemp(dir, "t.csv",
+                                      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                      "2023-11-16 18:15:46.0000000,374,44\n");
+        const auto help = cli({"import-trace", "--help"});
+        QVERIFY2(help.out.contains("config defaults (without --model/--gpu: the seed example's small machine") &&
+                     help.out.contains("block_size_tokens 8, capacity_blocks 16, kv_bytes_per_token 512,") &&
+                     help.out.contains("prefill_tokens_per_tick 64, transfer_bytes_per_tick 16384, "
+                                       "host_capacity_bytes 1048576"),
+                 help.out.constData());
+        const QString plain = dir.filePath("plain.json");
+        auto r = cli({"import-trace", "--format", "azure", csv, "--out", plain, "--capacity-blocks", "100"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("note: config left at the defaults (the seed example's small machine): "
+                                "block_size_tokens 8, kv_bytes_per_token 512, prefill_tokens_per_tick 64, "
+                                "transfer_bytes_per_tick 16384, host_capacity_bytes 1048576"),
+                 r.err.constData());
+        QVERIFY(!r.err.contains("capacity_blocks 16"));
+        const auto rates = cli({"rates", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--tick-ms", "10"});
+        QCOMPARE(rates.code, 0);
+        QCOMPARE(rates.out, cli({"rates", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--tick-us", "10000"}).out);
+        const auto fragment = nlohmann::json::parse(rates.out.toStdString())["config"];
+        const QString fromRates = dir.filePath("rates.json");
+        r = cli({"import-trace", "--format", "azure", csv, "--out", fromRates, "--model", "llama-3.1-8b", "--gpu",
+                 "h100-sxm", "--tick-ms", "10", "--capacity-blocks", "1000"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(!r.err.contains("block_size_tokens") && r.err.contains("host_capacity_bytes 1048576"),
+                 r.err.constData());
+        const auto config = nlohmann::json::parse(slurp(fromRates))["config"];
+        for (const char* key : {"block_size_tokens", "kv_bytes_per_token", "prefill_tokens_per_tick",
+                                "transfer_bytes_per_tick"}) {
+            QCOMPARE(config[key], fragment[key]);
+        }
+        QCOMPARE(config["capacity_blocks"].get<int>(), 1000); // the flag wins over the rates' 26,674
+        r = cli({"generate", "--tick-ms", "10", "--out", dir.filePath("g.json")});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--tick-ms sets the tick that --model/--gpu rates are computed at"),
+                 r.err.constData());
+        r = cli({"generate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--tick-ms", "10", "--out",
+                 dir.filePath("g.json")});
+        QCOMPARE(r.code, 0);
+        QCOMPARE(nlohmann::json::parse(slurp(dir.filePath("g.json")))["config"]["prefill_tokens_per_tick"],
+                 fragment["prefill_tokens_per_tick"]);
     }
 
     void importedWorkloadRereadsAndIsDeterministic() {

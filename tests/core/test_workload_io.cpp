@@ -152,6 +152,13 @@ void TestWorkloadIo::rejects_data() {
     // Ranges.
     row("negative", mutated([](R d) { d["requests"][1]["arrival_tick"] = -1; }), "/requests/1/arrival_tick",
         "must be an integer from 0 to 2^53-1 (9007199254740991), got -1");
+    // A request arriving at or after max_ticks would never arrive (censored with no `arrive` event).
+    row("arrives at max_ticks", mutated([](R d) { d["requests"][2]["arrival_tick"] = 20000; }),
+        "/requests/2/arrival_tick",
+        "is 20000, at or after max_ticks (20000): the request would never arrive before the run ends; raise "
+        "max_ticks above the last arrival (--max-ticks) or leave the late requests out");
+    row("arrives after max_ticks", mutated([](R d) { d["config"]["max_ticks"] = 9; }), "/requests/2/arrival_tick",
+        "is 9, at or after max_ticks (9)");
     row("negative priority", mutated([](R d) { d["requests"][0]["priority"] = -3; }), "/requests/0/priority", "got -3");
     row("2^53", mutated([](R d) { d["requests"][0]["prompt_tokens"] = std::uint64_t{9007199254740992}; }),
         "/requests/0/prompt_tokens", "got 9007199254740992");
@@ -395,14 +402,14 @@ void TestWorkloadIo::acceptsBoundaryValues() {
     json doc = baseDocument();
     doc["requests"][0]["id"] = std::string(64, 'z');
     doc["requests"][0]["tenant"] = "A-z_0.9";
-    doc["requests"][1]["arrival_tick"] = std::int64_t{9007199254740991};
+    doc["requests"][1]["arrival_tick"] = 19999; // the last tick before max_ticks (20000)
     doc["requests"][1]["priority"] = std::int64_t{9007199254740991};
     doc["requests"][3]["prefix_blocks"] = {0, std::int64_t{9007199254740991}};
     doc["policy"]["watermark_blocks"] = 15;
     doc["policy"]["hybrid_swap_percent"] = 100;
     doc["requests"][0]["prompt_tokens"] = 64; // 64 + 64 = 128 tokens = exactly 16 blocks
     const pl::Workload w = parseOk(doc.dump());
-    QCOMPARE(w.requests.back().arrival_tick, std::int64_t{9007199254740991});
+    QCOMPARE(w.requests.back().arrival_tick, std::int64_t{19999});
     // Exactly full: r2 needs ceil((24 + 64) / 8) = 11 blocks and capacity is 11.
     json tight = baseDocument();
     tight["config"]["capacity_blocks"] = 11;

@@ -51,7 +51,8 @@ Workload makeWorkload(FuzzedDataProvider& in) {
     for (int i = 0; i < n && in.remaining_bytes() > 0; ++i) {
         RequestSpec r;
         r.id = "r" + std::to_string(i);
-        r.arrival_tick = in.ConsumeIntegralInRange<std::int64_t>(0, 300);
+        // before max_ticks: validation refuses a request that would arrive after the run ends
+        r.arrival_tick = in.ConsumeIntegralInRange<std::int64_t>(0, std::min<std::int64_t>(300, c.max_ticks - 1));
         r.prompt_tokens = in.ConsumeIntegralInRange<std::int64_t>(1, maxTokens);
         r.max_output_tokens = in.ConsumeIntegralInRange<std::int64_t>(1, std::max<std::int64_t>(1, maxTokens - r.prompt_tokens));
         r.output_tokens = in.ConsumeIntegralInRange<std::int64_t>(1, r.max_output_tokens);

@@ -2,6 +2,7 @@
 // flag named on bad input; sweep output identical for 1 and 2 threads, and no file on bad input.
 #include "cli_runner.h"
 
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,26 @@ class TestCostCli : public QObject {
         const auto text = cli({"breakeven", "--link-gbps", "50"});
         QCOMPARE(text.code, 0);
         QVERIFY(text.out.contains("verdict: swap"));
+    }
+
+    // The report's break-even context and the verdict's are one figure (they said 99,535 and "above 99,536").
+    void breakevenReportAndVerdictAgree() {
+        for (const QStringList& flags : {QStringList{"--link-gbps", "50", "--copy-overhead-us", "10"},
+                                         QStringList{"--link-gbps", "50", "--copy-overhead-us", "5"},
+                                         QStringList{"--link-gbps", "3"}}) {
+            const auto r = cli(QStringList{"breakeven"} + flags);
+            QCOMPARE(r.code, 0);
+            const QString out = QString::fromUtf8(r.out);
+            const auto report = QRegularExpression("break-even context  ([0-9,.]+) tokens").match(out);
+            const auto verdict = QRegularExpression("swap wins above ([0-9,.]+) tokens").match(out);
+            QVERIFY2(report.hasMatch() && verdict.hasMatch(), qPrintable(out));
+            QCOMPARE(verdict.captured(1), report.captured(1));
+        }
+        QVERIFY(cli({"breakeven", "--link-gbps", "50", "--copy-overhead-us", "10"})
+                    .out.contains("break-even context  99,535 tokens"));
+        const auto twice = cli({"breakeven", "--json", "--json"});
+        QCOMPARE(twice.code, 2);
+        QVERIFY2(twice.err.contains("option --json is given twice"), twice.err.constData());
     }
 
     void badInputNamesTheFlag_data() {

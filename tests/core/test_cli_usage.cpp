@@ -1,0 +1,184 @@
+// What preemptlab-cli says about its command line: a mistake gets one line naming it before the usage (never a
+// bare "usage:"), an option a command would ignore is refused with the reason, help is reachable as
+// `help COMMAND`; and what compare writes: populations (n) beside its percentiles, CSV for FILE.csv.
+#include "cli_runner.h"
+
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+const QString kSample = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json");
+const QString kLivelock = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/livelock-next-block.workload.json");
+
+pltest::CliRun cli(const QStringList& args) { return pltest::runCli(args); }
+
+// The first line of stderr, without the program's prefix.
+QString firstLine(const pltest::CliRun& r) {
+    return QString::fromUtf8(r.err).section(QLatin1Char('\n'), 0, 0);
+}
+
+} // namespace
+
+class TestCliUsage : public QObject {
+    Q_OBJECT
+  private slots:
+    void mistakesAreNamedBeforeTheUsage_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("first"); // stderr's first line
+        const QString w = kSample;
+        QTest::newRow("value is a flag") << QStringList{"run", w, "--capacity-blocks", "--out", "x1.json"}
+                                         << "preemptlab-cli: option --capacity-blocks needs a value, got --out";
+        QTest::newRow("extra positional") << QStringList{"run", w, w}
+                                          << "preemptlab-cli: unexpected argument '" + w + "'";
+        QTest::newRow("no command") << QStringList{} << "preemptlab-cli: missing COMMAND";
+        QTest::newRow("run bare") << QStringList{"run"} << "preemptlab-cli: missing WORKLOAD";
+        QTest::newRow("verify bare") << QStringList{"verify"} << "preemptlab-cli: missing RECEIPT";
+        QTest::newRow("validate bare") << QStringList{"validate"} << "preemptlab-cli: missing WORKLOAD";
+        QTest::newRow("compare bare") << QStringList{"compare"} << "preemptlab-cli: missing WORKLOAD";
+        QTest::newRow("verify two") << QStringList{"verify", "a", "b"} << "preemptlab-cli: unexpected argument 'b'";
+        QTest::newRow("bench positional") << QStringList{"bench", "x"} << "preemptlab-cli: unexpected argument 'x'";
+        QTest::newRow("sweep bare") << QStringList{"sweep"} << "preemptlab-cli sweep: missing WORKLOAD";
+        QTest::newRow("live-plan bare") << QStringList{"live-plan"} << "preemptlab-cli live-plan: missing WORKLOAD";
+        QTest::newRow("import-trace bare") << QStringList{"import-trace", "--format", "azure"}
+                                           << "preemptlab-cli import-trace: missing trace FILE";
+        QTest::newRow("generate positional") << QStringList{"generate", "x", "--out", "-"}
+                                             << "preemptlab-cli generate: unexpected argument 'x'";
+        QTest::newRow("breakeven value") << QStringList{"breakeven", "--link-gbps", "--json"}
+                                         << "preemptlab-cli breakeven: option --link-gbps needs a value, got --json";
+        QTest::newRow("switch twice") << QStringList{"bench", "--json", "--json"}
+                                      << "preemptlab-cli: option --json is given twice (each option once)";
+    }
+
+    void mistakesAreNamedBeforeTheUsage() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, first);
+        const auto r = cli(args);
+        QCOMPARE(r.code, 2);
+        QCOMPARE(firstLine(r), first);
+        QVERIFY(!QFile::exists(QStringLiteral("x1.json")));
+    }
+
+    void ignoredOptionsAreRefused_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("reason");
+        const QString azure = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/tests/core/data/none.csv"); // never read
+        QTest::newRow("compare --recovery") << QStringList{"compare", kSample, "--recovery", "swap"}
+                                            << "compare runs every recovery mode";
+        QTest::newRow("compare --out .txt") << QStringList{"compare", kSample, "--out", "cmp.txt"}
+                                            << "compare --out: 'cmp.txt' must end in .json or .csv";
+        QTest::newRow("bench --requests") << QStringList{"bench", "--workload", kSample, "--requests", "100"}
+                                          << "--requests shapes the generated workload and is not taken with "
+                                             "--workload FILE";
+        QTest::newRow("azure --spread") << QStringList{"import-trace", "--format", "azure", azure, "--spread", "auto",
+                                                       "--out", "-"}
+                                        << "--spread is for --format mooncake";
+        QTest::newRow("azure --prefix-blocks") << QStringList{"import-trace", "--format", "azure", azure,
+                                                              "--prefix-blocks", "on", "--out", "-"}
+                                               << "--prefix-blocks is for --format mooncake";
+    }
+
+    void ignoredOptionsAreRefused() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, reason);
+        const auto r = cli(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(QString::fromUtf8(r.err).contains(reason), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFile::exists(QStringLiteral("cmp.txt")));
+    }
+
+    void generateSaysHowManyLengthsItClamped() {
+        QTemporaryDir dir;
+        const auto r = cli({"generate", "--count", "50", "--prompt-median", "8000", "--prompt-max", "4096",
+                            "--capacity-blocks", "4096", "--out", dir.filePath("g.json")});
+        QCOMPARE(r.code, 0);
+        const auto m = QRegularExpression("warning: ([0-9]+) of 50 prompts are at --prompt-max 4096 \\(longer ones "
+                                          "were cut to it; raise --prompt-max to keep them\\)")
+                           .match(QString::fromUtf8(r.err));
+        QVERIFY2(m.hasMatch() && m.captured(1).toInt() > 25, r.err.constData());
+    }
+
+    void helpIsReachable() {
+        const auto viaHelp = cli({"help", "run"});
+        const auto viaFlag = cli({"run", "--help"});
+        QCOMPARE(viaHelp.code, 0);
+        QCOMPARE(viaHelp.out, viaFlag.out);
+        // Help asked twice is still help (switches given twice are refused elsewhere).
+        for (const char* command : {"sweep", "import-trace", "run"}) {
+            const auto twice = cli({command, "--help", "-h"});
+            QCOMPARE(twice.code, 0);
+            QVERIFY(twice.out.startsWith("usage: preemptlab-cli " + QByteArray(command)));
+        }
+        for (const char* command : {"run", "validate", "compare"}) {
+            const auto r = cli({command, "--help"});
+            for (const char* flag : {"--calibration FILE", "--tick-ms MS", "--swap-method", "--calibration-context"}) {
+                QVERIFY2(r.out.contains(flag), (QByteArray(command) + " lacks " + flag).constData());
+            }
+        }
+    }
+
+    // Queue delay is over every request, TTFT over those that got a token, completion over those that completed:
+    // hybrid completes neither request of the livelock sample, so its completion p99 (0) is over nobody.
+    void compareShowsPopulations() {
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("cmp.json"));
+        const auto r = cli({"compare", kLivelock, "--out", json});
+        QCOMPARE(r.code, 0);
+        const QString table = QString::fromUtf8(r.out);
+        QVERIFY2(table.contains(QRegularExpression("\\ncompletion n \\*\\s+2\\s+2\\s+2\\s+0\\n")), qPrintable(table));
+        QVERIFY2(table.contains(QRegularExpression("\\ncompletion p99 \\*\\s+")), qPrintable(table));
+        QVERIFY2(table.contains(QRegularExpression("\\nTTFT n \\(got a token\\)\\s+2\\s+2\\s+2\\s+2\\n")),
+                 qPrintable(table));
+        QVERIFY2(table.contains(QRegularExpression("\\nqueue delay n \\(all\\)\\s+2\\s+2\\s+2\\s+2\\n")),
+                 qPrintable(table));
+        QVERIFY(table.contains("* taken over different requests in different modes"));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray doc = f.readAll();
+        QVERIFY2(doc.contains("\"populations_differ\": [\n    \"tpot_ticks_x100\",\n    \"completion_ticks\"\n  ]"),
+                 doc.constData());
+        // Equal populations: no mark, no note.
+        const auto same = cli({"compare", kSample});
+        QVERIFY(!same.out.contains(" *") && !same.out.contains("taken over different requests"));
+    }
+
+    void compareWritesCsvAndNormalisedPaths() {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("cmp.csv"));
+        const auto r = cli({"compare", kSample, "--out", csv, "--receipts", dir.filePath(QStringLiteral("out/"))});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains(dir.filePath(QStringLiteral("out/recompute.receipt.json")).toUtf8()) &&
+                     !r.err.contains("//"),
+                 r.err.constData());
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = f.readAll().split('\n');
+        QCOMPARE(lines.size(), 6); // header, four modes, the final newline
+        QVERIFY2(lines[0].startsWith("mode,policy_hash,event_hash,") && lines[0].contains(",ttft_ticks_p99,"),
+                 lines[0].constData());
+        QVERIFY(lines[1].startsWith("recompute,sha256:") && lines[4].startsWith("hybrid,sha256:"));
+        QCOMPARE(lines[1].count(','), lines[0].count(','));
+    }
+
+    // Success is said only once the receipt reached standard output.
+    void runToAFullDiskSaysNoSuccess() {
+        if (!QFile::exists(QStringLiteral("/dev/full"))) {
+            QSKIP("no /dev/full here");
+        }
+        QProcess p;
+        p.setStandardOutputFile(QStringLiteral("/dev/full"));
+        p.start(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab-cli"), {"run", kSample});
+        QVERIFY(p.waitForFinished(60'000));
+        QCOMPARE(p.exitCode(), 2);
+        const QByteArray err = p.readAllStandardError();
+        QVERIFY2(err.startsWith("preemptlab-cli: cannot write to standard output: No space left on device\n"),
+                 err.constData());
+        QVERIFY2(!err.contains("completed"), err.constData()); // no summary line
+        QCOMPARE(err.count("cannot write"), 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliUsage)
+#include "test_cli_usage.moc"
