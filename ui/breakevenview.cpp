@@ -470,7 +470,8 @@ void BreakevenView::recompute() {
         d->crossover->point2->setCoords(be, 1);
         d->crossoverLabel->setVisible(true);
         d->crossoverLabel->position->setCoords(be * 1.05, 0.45);
-        d->crossoverLabel->setText(tr("break-even\n%1 tokens").arg(groupedNumber(std::llround(be))));
+        // Rounded down, as core's report and verdict print it.
+        d->crossoverLabel->setText(tr("break-even\n%1 tokens").arg(groupedNumber(static_cast<std::int64_t>(std::floor(be)))));
     } else {
         d->crossover->setVisible(false);
         d->crossoverLabel->setVisible(true);

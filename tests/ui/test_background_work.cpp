@@ -378,6 +378,7 @@ class TestBackgroundWork : public QObject {
         p.count = 80'000;
         p.name = "big";
         p.config.max_ticks = 200; // the runs are beside the point: keep them short (tick 7 is shown below)
+        p.rate_per_tick = 1000.0;  // every request arrives before max_ticks (a later one is refused)
         auto generated = pl::trace::generateWorkload(p);
         QVERIFY(std::holds_alternative<pl::Workload>(generated));
         pl::Workload big = std::get<pl::Workload>(std::move(generated));
