@@ -349,6 +349,7 @@ int cmdCompare(int argc, char** argv) {
         std::string label;
         Get get;
         const Percentiles RunSummary::*population = nullptr; // the percentile group the row belongs to
+        bool isCount = false;                                // the group's n row
     };
     const auto count = [](const Percentiles RunSummary::*p) {
         return [p](const Column& c) { return std::to_string((c.sum.*p).count); };
@@ -364,13 +365,13 @@ int cmdCompare(int argc, char** argv) {
         {"peak host", [](const Column& c) { return pl::formatBytes(c.sum.totals.peak_host_bytes); }},
         {"completed", [](const Column& c) { return std::to_string(c.sum.totals.completed); }},
         {"censored", [](const Column& c) { return std::to_string(c.sum.totals.censored); }},
-        {"queue delay n (all)", count(&RunSummary::queue_ticks), &RunSummary::queue_ticks},
+        {"queue delay n (all)", count(&RunSummary::queue_ticks), &RunSummary::queue_ticks, true},
         {"queue delay p50", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p50); }, &RunSummary::queue_ticks},
         {"queue delay p99", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p99); }, &RunSummary::queue_ticks},
-        {"TTFT n (got a token)", count(&RunSummary::ttft_ticks), &RunSummary::ttft_ticks},
+        {"TTFT n (got a token)", count(&RunSummary::ttft_ticks), &RunSummary::ttft_ticks, true},
         {"TTFT p50 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p50); }, &RunSummary::ttft_ticks},
         {"TTFT p99 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p99); }, &RunSummary::ttft_ticks},
-        {"completion n", count(&RunSummary::completion_ticks), &RunSummary::completion_ticks},
+        {"completion n", count(&RunSummary::completion_ticks), &RunSummary::completion_ticks, true},
         {"completion p99", [](const Column& c) { return std::to_string(c.sum.completion_ticks.p99); },
          &RunSummary::completion_ticks},
         {"flag: excessive wait", [](const Column& c) { return std::to_string(c.sum.flagged_excessive_wait); }},
@@ -396,7 +397,9 @@ int cmdCompare(int argc, char** argv) {
         anyDiffers = anyDiffers || mark;
         std::printf("%-24s", (row.label + (mark ? " *" : "")).c_str());
         for (const auto& c : cols) {
-            std::printf("%14s", row.get(c).c_str());
+            // A percentile over no request is no figure (it read 0, the best-looking value): a dash, as in the lab.
+            const bool none = row.population && !row.isCount && (c.sum.*row.population).count == 0;
+            std::printf("%14s", none ? "-" : row.get(c).c_str());
         }
         std::printf("\n");
     }
