@@ -22,6 +22,15 @@ namespace plui {
 
 namespace {
 
+// Lane `lane`'s band in pixels, top to bottom: 0.76 of a lane, or the whole lane where lanes are under 3 px.
+QRectF laneBand(const QCPAxis* vy, int lane, double left, double width) {
+    const double lanePx = std::abs(vy->coordToPixel(1) - vy->coordToPixel(0));
+    const double half = lanePx >= 3 ? 0.38 : 0.5;
+    const double y0 = vy->coordToPixel(lane - half);
+    const double y1 = vy->coordToPixel(lane + half);
+    return QRectF(left, std::min(y0, y1), width, std::max(1.0, std::abs(y1 - y0)));
+}
+
 // Draws every lane segment inside the visible key and value range; O(visible lanes * log segments) per lane.
 class LanePlottable : public QCPAbstractPlottable {
   public:
@@ -54,13 +63,9 @@ class LanePlottable : public QCPAbstractPlottable {
         const int first = std::max(0, static_cast<int>(std::floor(vr.lower + 0.5)));
         const int last = std::min(n - 1, static_cast<int>(std::ceil(vr.upper - 0.5)));
         const double lanePx = std::abs(vy->coordToPixel(1) - vy->coordToPixel(0));
-        const double half = lanePx >= 3 ? 0.38 : 0.5;
         painter->setPen(Qt::NoPen);
         for (int lane = first; lane <= last; ++lane) {
-            const double y0 = vy->coordToPixel(lane - half);
-            const double y1 = vy->coordToPixel(lane + half);
-            const QRectF band(kx->axisRect()->left(), std::min(y0, y1), kx->axisRect()->width(),
-                              std::max(1.0, std::abs(y1 - y0)));
+            const QRectF band = laneBand(vy, lane, kx->axisRect()->left(), kx->axisRect()->width());
             if (lane == selectedLane) {
                 painter->fillRect(band.adjusted(0, -1, 0, 1), QColor(0xfd, 0xe6, 0x8a));
             }
@@ -127,17 +132,13 @@ class CursorLaneMarks : public QCPAbstractPlottable {
         if (!model || !lanes || tick < 0) return;
         QCPAxis* kx = keyAxis();
         QCPAxis* vy = valueAxis();
-        const double lanePx = std::abs(vy->coordToPixel(1) - vy->coordToPixel(0));
-        const double half = lanePx >= 3 ? 0.38 : 0.5;
         const double x0 = kx->coordToPixel(static_cast<double>(tick));
         const double x1 = kx->coordToPixel(static_cast<double>(tick + 1));
         const double w = std::max(5.0, x1 - x0);
         for (const int lane : *lanes) {
             const LaneSegment* seg = model->segmentAt(lane, tick);
             if (!seg) continue;
-            const double y0 = vy->coordToPixel(lane - half);
-            const double y1 = vy->coordToPixel(lane + half);
-            const QRectF r((x0 + x1) / 2 - w / 2, std::min(y0, y1), w, std::max(1.0, std::abs(y1 - y0)));
+            const QRectF r = laneBand(vy, lane, (x0 + x1) / 2 - w / 2, w); // the same band as the lane's
             painter->setPen(QPen(QColor(255, 255, 255, 230), 1));
             painter->setBrush(stateColor(seg->state));
             painter->drawRect(r);
@@ -173,25 +174,17 @@ class LaneIdTicker : public QCPAxisTicker {
     }
     // Whole lanes, and no more names than fit one above the other with a little air (the tick count that
     // the plots' fitting sets is not used: it would cap a tall timeline at six names).
-    double getTickStep(const QCPRange& range) override { return laneStep(range.size(), axis_->axisRect()->height()); }
-
-  public:
     // The smallest step of 1, 2 or 5 times a power of ten (whole lanes) that leaves each name a line of its own
     // (rounding to the nearest clean step put 31 names 12 px apart in a 460 px timeline).
-    static double laneStep(double lanes, int heightPx, int linePx) {
-        const double fit = std::max(1, heightPx / linePx);
-        const double raw = lanes / fit;
+    double getTickStep(const QCPRange& range) override {
+        const int linePx = QFontMetrics(axis_->tickLabelFont()).height() + 3;
+        const double raw = range.size() / std::max(1, axis_->axisRect()->height() / linePx);
         if (raw <= 1) return 1;
         for (double decade = 1;; decade *= 10) {
             for (const double m : {1.0, 2.0, 5.0}) {
                 if (m * decade >= raw) return m * decade;
             }
         }
-    }
-
-  private:
-    double laneStep(double lanes, int heightPx) const {
-        return laneStep(lanes, heightPx, QFontMetrics(axis_->tickLabelFont()).height() + 3);
     }
     QString getTickLabel(double tick, const QLocale&, QChar, int) override {
         const long i = std::lround(tick);
