@@ -1,5 +1,6 @@
 #include "prefill_model.cuh"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pl::gpu {
@@ -51,6 +52,16 @@ std::optional<std::string> PrefillModel::init(const TransformerShape& shape, cub
     blas_ = blas;
     stream_ = stream;
     smCount_ = smCount;
+    // The softmax keeps a score row in dynamic shared memory when it is at most 48 KiB (12,288 keys) and the
+    // device allows it: four or more such blocks (1,024+ threads) still fit an H100/H200 SM's 227 KiB. Longer
+    // rows would leave too few threads per SM to keep memory busy, so they read the scores three times instead.
+    int device = 0, optin = 0;
+    PL_CHECK(cudaGetDevice(&device));
+    PL_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const int staticBytes = 32 * static_cast<int>(sizeof(float)); // the kernel's reduction array
+    const int cachedMax = std::min(48 * 1024, optin > staticBytes ? optin - staticBytes : 0);
+    PL_CHECK(cudaFuncSetAttribute(causalSoftmaxKernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, cachedMax));
+    softmaxSmemMax_ = static_cast<std::size_t>(cachedMax);
     const std::int64_t qkvRows = (s_.heads + 2 * s_.kv_heads) * s_.head_dim;
     const std::int64_t sizes[4][2] = {{qkvRows, s_.hidden},
                                       {s_.hidden, s_.heads * s_.head_dim},
@@ -148,7 +159,15 @@ std::optional<std::string> PrefillModel::runChunk(const ArenaView& arena, std::u
         // Scores per KV head j: the g query heads sharing it, stacked [g x t, hd], against its keys [c, hd].
         PL_CHECK(gemmRowMajor(blas_, true, asInt(g * t), asInt(c), asInt(hd), q, asInt(hd), g * t * hd, kc,
                               asInt(hd), c * hd, sc, CUDA_R_32F, asInt(c), g * t * c, asInt(kvh), attnScale, 0.0f));
-        causalSoftmaxKernel<<<asInt(heads * t), 256, 0, stream_>>>(static_cast<float*>(sc), B(pr), t, c, past);
+        // A row caches past + t + 1 <= c scores; sized for the longest row of the chunk.
+        const std::size_t rowBytes = static_cast<std::size_t>(c) * sizeof(float);
+        if (rowBytes <= softmaxSmemMax_) {
+            causalSoftmaxKernel<true><<<asInt(heads * t), 256, rowBytes, stream_>>>(static_cast<float*>(sc), B(pr), t,
+                                                                                 c, past);
+        } else {
+            causalSoftmaxKernel<false><<<asInt(heads * t), 256, 0, stream_>>>(static_cast<float*>(sc), B(pr), t, c,
+                                                                             past);
+        }
         PL_CHECK(cudaGetLastError());
         PL_CHECK(gemmRowMajor(blas_, false, asInt(g * t), asInt(hd), asInt(c), pr, asInt(c), g * t * c, vc, asInt(hd),
                               c * hd, o, CUDA_R_16BF, asInt(hd), g * t * hd, asInt(kvh), 1.0f, 0.0f));

@@ -42,6 +42,7 @@ class PrefillModel {
     cublasHandle_t blas_ = nullptr;
     cudaStream_t stream_ = nullptr;
     int smCount_ = 1;
+    std::size_t softmaxSmemMax_ = 0; // the longest score row (bytes) the softmax may keep in shared memory
     std::vector<__nv_bfloat16*> weights_; // 4 per layer
     std::vector<std::pair<void*, std::size_t>> scratch_;
 };
