@@ -55,6 +55,7 @@ void BlockGridWidget::setPool(std::span<const std::int32_t> owners, std::span<co
     inFlight_.assign(inFlight.begin(), inFlight.end());
     victims_.assign(victims.begin(), victims.end());
     victimOwners_.assign(victimOwners.begin(), victimOwners.end());
+    poolLabelsCell_ = -1;
     imageDirty_ = true;
     if (sizeChanged) updateMinimumHeight();
     update();
@@ -109,6 +110,7 @@ QFont BlockGridWidget::labelFont(int cell) const {
 void BlockGridWidget::setRequestNames(QStringList names) {
     names_ = std::move(names);
     spelled_.reset();
+    poolLabelsCell_ = -1;
     sharedPrefix_ = names_.isEmpty() ? 0 : names_.front().size();
     for (const QString& n : names_) {
         qsizetype i = 0;
@@ -166,11 +168,32 @@ QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metri
     return number; // not even that fits (the tooltip maps the number to the id)
 }
 
+QString BlockGridWidget::poolLabel(int owner, int cell, const QFontMetrics& metrics) const {
+    if (owner < 0 || cell < kNumberLabelCell) return {};
+    if (poolLabelsCell_ != cell) {
+        poolLabels_.clear();
+        QHash<QString, int> uses;
+        for (std::size_t b = 0; b < owners_.size(); ++b) {
+            const int r = labelledRequest(b);
+            if (r < 0 || poolLabels_.contains(r)) continue;
+            const QString label = labelFor(r, cell, metrics);
+            poolLabels_.insert(r, label);
+            ++uses[label];
+        }
+        for (auto it = poolLabels_.begin(); it != poolLabels_.end(); ++it) {
+            if (uses.value(it.value()) > 1) it.value() = paletteNumber(it.key());
+        }
+        poolLabelsCell_ = cell;
+    }
+    const auto it = poolLabels_.constFind(owner);
+    return it != poolLabels_.cend() ? it.value() : labelFor(owner, cell, metrics);
+}
+
 QString BlockGridWidget::cellLabel(int b) const {
     if (b < 0 || b >= blockCount()) return {};
     const Layout l = layout();
     if (l.blocksPerPixel > 1) return {};
-    return labelFor(labelledRequest(static_cast<std::size_t>(b)), l.cell, QFontMetrics(labelFont(l.cell)));
+    return poolLabel(labelledRequest(static_cast<std::size_t>(b)), l.cell, QFontMetrics(labelFont(l.cell)));
 }
 
 BlockGridWidget::Layout BlockGridWidget::layout() const {
@@ -340,7 +363,7 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 const Qt::BrushStyle style = RequestPalette::pattern(owner);
                 if (style != Qt::SolidPattern) p.fillRect(cell, QBrush(QColor(0, 0, 0, 70), style));
                 if (l.cell >= kNumberLabelCell) {
-                    const QString label = labelFor(owner, l.cell, metrics);
+                    const QString label = poolLabel(owner, l.cell, metrics);
                     // On a patch of the cell's own colour: the pattern's lines would cross the digits.
                     if (style != Qt::SolidPattern && !label.isEmpty()) {
                         p.fillRect(metrics.boundingRect(cell, Qt::AlignCenter, label).adjusted(-1, 0, 1, 0),
@@ -384,7 +407,7 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 // the victim has let go (a swap-out landed) is labelled with the victim it was freed from.
                 const int labelled = labelledRequest(bi);
                 if (labelled >= 0 && l.cell >= kNumberLabelCell) {
-                    const QString label = labelFor(labelled, l.cell, metrics);
+                    const QString label = poolLabel(labelled, l.cell, metrics);
                     QRect r = metrics.boundingRect(cell, Qt::AlignCenter, label).adjusted(-2, 0, 2, 0);
                     p.fillRect(r, QColor(255, 255, 255, 190));
                     p.setPen(QColor(0, 0, 0, 220));
@@ -489,6 +512,7 @@ bool BlockGridWidget::event(QEvent* e) {
         QToolTip::showText(help->globalPos(), cellToolTip(b), this);
         return true;
     }
+    if (e->type() == QEvent::FontChange) poolLabelsCell_ = -1; // labels are measured in the widget's font
     return QWidget::event(e);
 }
 

@@ -8,6 +8,7 @@
 // When there are more blocks than pixels (fit mode, 100,000 blocks in a small window), several blocks share a
 // pixel and its colour is their average. Ctrl+wheel zooms; click selects the owner.
 
+#include <QHash>
 #include <QImage>
 #include <QPainter>
 #include <QStringList>
@@ -95,6 +96,10 @@ class BlockGridWidget : public QWidget {
     QRgb blockColor(std::size_t b) const;
     QFont labelFont(int cell) const;
     QString labelFor(int owner, int cell, const QFontMetrics& metrics) const;
+    // What the pool writes in request `owner`'s cells: labelFor's label, unless another request on the pool
+    // would read the same ("b…-07" for batch-0107 and batch-0207); then each of them gets its palette number.
+    // Computed for every request on the pool at once and kept until the pool, the names or the cell change.
+    QString poolLabel(int owner, int cell, const QFontMetrics& metrics) const;
 
     std::vector<std::int32_t> owners_;
     std::vector<std::uint8_t> inFlight_;
@@ -107,6 +112,8 @@ class BlockGridWidget : public QWidget {
     // Every id and every id less the shared prefix: a label without a mark must be neither (made when first
     // needed; a large workload drawn at a small zoom never needs it).
     mutable std::optional<QSet<QString>> spelled_;
+    mutable QHash<int, QString> poolLabels_; // poolLabel's, for cell size poolLabelsCell_ (-1: to be made)
+    mutable int poolLabelsCell_ = -1;
     int selected_ = -1;
     int cellSize_ = 0;
     QImage image_;

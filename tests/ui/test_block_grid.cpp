@@ -154,6 +154,33 @@ class TestBlockGrid : public QObject {
         g.setRequestNames({QStringLiteral("batch-0000"), QStringLiteral("chat-000000")});
         const QString a = g.cellLabel(0), b = g.cellLabel(1);
         QVERIFY2(a.startsWith(QLatin1Char('b')) && b.startsWith(QLatin1Char('c')), qPrintable(a + QLatin1Char(' ') + b));
+        // Two requests on the pool whose shortenings read alike (batch-0107 and batch-0207 both "b…07") are
+        // told apart by their palette numbers; a third, whose shortening is its own, keeps it.
+        {
+            std::vector<std::int32_t> three{0, 1, 2};
+            g.setPool(three, {}, {});
+            g.setRequestNames({QStringLiteral("batch-0107"), QStringLiteral("batch-0207"), QStringLiteral("chat-0001")});
+            int numbered = 0;
+            for (int cell = 18; cell <= 64; ++cell) {
+                g.setCellSize(cell);
+                const QString l0 = g.cellLabel(0), l1 = g.cellLabel(1), l2 = g.cellLabel(2);
+                const QString at = QStringLiteral("%1 px: %2 %3 %4").arg(cell).arg(l0, l1, l2);
+                QVERIFY2(l0 != l1 && l0 != l2 && l1 != l2, qPrintable(at));
+                if (l0 == QStringLiteral("#0")) {
+                    ++numbered;
+                    QVERIFY2(l1 == QStringLiteral("#1") && !l2.startsWith(QLatin1Char('#')), qPrintable(at));
+                }
+            }
+            QVERIFY(numbered > 0);
+            // Off the pool, a request's label is no longer shared: the shortening comes back.
+            three[1] = -1;
+            g.setPool(three, {}, {});
+            for (int cell = 18; cell <= 64; ++cell) {
+                g.setCellSize(cell);
+                QVERIFY2(g.cellLabel(0) != QStringLiteral("#0") || g.cellLabel(2).startsWith(QLatin1Char('#')),
+                         qPrintable(QStringLiteral("%1 px: %2 %3").arg(cell).arg(g.cellLabel(0), g.cellLabel(2))));
+            }
+        }
         owners[1] = 11;
         g.setPool(owners, {}, {});
         g.setRequestNames(names);
