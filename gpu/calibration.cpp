@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -190,6 +191,64 @@ double efficiencyVsReference(const Calibration& c, const std::string& method, co
     const double bw = static_cast<double>(best->bytes) / best->us;
     const double refBw = static_cast<double>(ref->bytes) / ref->us;
     return bw / refBw;
+}
+
+std::vector<std::string> targetReport(const Calibration& c) {
+    constexpr std::int64_t kBlock = 16;
+    constexpr double kSwapShare = 0.85, kPrefillShare = 0.40;
+    constexpr std::int64_t kPrefillTokens = 4096;
+    const auto percent = [](double share) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * share);
+        return std::string(buf);
+    };
+    std::vector<std::string> lines;
+    for (const char* dir : {"d2h", "h2d"}) {
+        std::string head = std::string("target swap ") + dir + " at 16-token blocks: ";
+        std::string shares;
+        bool judged = false, met = false;
+        for (const char* method : {"gather", "batched", "per-block"}) {
+            const double share = efficiencyVsReference(c, method, dir, kBlock);
+            if (share <= 0.0) {
+                continue; // not measured (or no reference copy)
+            }
+            shares += (shares.empty() ? "" : ", ") + std::string(method) + " " + percent(share);
+            if (std::string(method) != "per-block") {
+                judged = true;
+                met = met || share >= kSwapShare;
+            }
+        }
+        if (!judged) {
+            lines.push_back(head + "not measured (needs gather or batched at 16-token blocks and the reference copy)");
+            continue;
+        }
+        lines.push_back(head + shares + " of the reference copy (gather or batched needs >= 85%): " +
+                        (met ? "met" : "not met"));
+    }
+    bool anyPrefill = false;
+    for (const PrefillSample& p : c.prefills) {
+        if (p.tokens < kPrefillTokens || p.us <= 0.0) {
+            continue;
+        }
+        anyPrefill = true;
+        const double tflops = p.flops / p.us / 1e6;
+        char buf[160];
+        if (c.peak_bf16_tflops <= 0.0) {
+            std::snprintf(buf, sizeof buf,
+                          "target prefill %lld tokens: %.1f TFLOP/s: not judged (no datasheet BF16 peak for this device)",
+                          static_cast<long long>(p.tokens), tflops);
+        } else {
+            const double share = tflops / c.peak_bf16_tflops;
+            std::snprintf(buf, sizeof buf, "target prefill %lld tokens: %s of %.1f TFLOP/s dense BF16 (needs >= 40%%): %s",
+                          static_cast<long long>(p.tokens), percent(share).c_str(), c.peak_bf16_tflops,
+                          share >= kPrefillShare ? "met" : "not met");
+        }
+        lines.emplace_back(buf);
+    }
+    if (!anyPrefill) {
+        lines.push_back("target prefill 4096 tokens and more: not measured");
+    }
+    return lines;
 }
 
 double datasheetBf16Tflops(const std::string& name) {

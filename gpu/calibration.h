@@ -87,6 +87,15 @@ void fitCalibration(Calibration& c);
 double efficiencyVsReference(const Calibration& c, const std::string& method, const std::string& direction,
                              std::int64_t blockSize);
 
+// The live-mode targets (docs/live-mode.md "Targets") judged from what was measured, one line each, every line
+// starting "target ":
+//   target swap d2h at 16-token blocks: gather 91.2%, batched 88.0%, per-block 6.1% of the reference copy
+//     (gather or batched needs >= 85%): met
+//   target prefill 4096 tokens: 43.0% of 989.4 TFLOP/s dense BF16 (needs >= 40%): met
+// A target with nothing to judge it by says "not measured" (no reference copy, no 16-token blocks, no prefill of
+// 4,096 tokens or more) or, for prefill on a device without a datasheet peak, "not judged".
+std::vector<std::string> targetReport(const Calibration& c);
+
 nlohmann::json toJson(const Calibration& c);
 // Reads a calibration.json strictly (unknown members, wrong types, unknown methods or directions, non-positive
 // sizes and times are refused); on error returns the JSON pointer and the reason

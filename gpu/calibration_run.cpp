@@ -169,6 +169,9 @@ std::vector<std::string> measureCalibration(const CalibrateOptions& o, const Tra
             << " us + bytes / " << f.bandwidth_gbps << " GB/s (r2 " << f.r2 << "), largest copy at "
             << 100.0 * efficiencyVsReference(c, f.method, f.direction, f.block_size) << "% of the reference\n";
     }
+    for (const std::string& line : targetReport(c)) {
+        log << line << "\n";
+    }
     return failures;
 }
 

@@ -221,6 +221,48 @@ class TestCalibrationRun : public QObject {
         QVERIFY(failures.empty());
         QCOMPARE(count(c, "batched", "d2h", 16), std::int64_t{0});
         QVERIFY(log.str().find("batched: skipped") != std::string::npos);
+        // The targets are still judged, on gather alone.
+        QVERIFY(log.str().find("target swap d2h at 16-token blocks: gather ") != std::string::npos);
+    }
+
+    // The targets judged from the measurements (device-check.sh copies these lines into its summary): the best
+    // of gather and batched against 85% per direction, per-block shown but never counted, every prefill of
+    // 4,096 tokens or more against 40% of the datasheet peak; nothing to judge by says so.
+    void targetsAreJudgedFromTheMeasurements() {
+        Calibration c;
+        auto swap = [&](const char* m, const char* d, std::int64_t bs, std::int64_t bytes, double us) {
+            c.swaps.push_back({m, d, bs, 4, bytes, 1, us});
+        };
+        const std::vector<std::string> nothing = targetReport(c);
+        QCOMPARE(nothing.size(), std::size_t{3});
+        QVERIFY(nothing[0].find("target swap d2h at 16-token blocks: not measured") == 0);
+        QVERIFY(nothing[1].find("target swap h2d at 16-token blocks: not measured") == 0);
+        QCOMPARE(nothing[2], std::string("target prefill 4096 tokens and more: not measured"));
+
+        swap("reference", "d2h", 0, 1000000, 20.0); // 50 kB/us
+        swap("reference", "h2d", 0, 1000000, 20.0);
+        swap("gather", "d2h", 16, 1000000, 22.0);    // 90.9%: met
+        swap("batched", "d2h", 16, 1000000, 40.0);   // 50%
+        swap("per-block", "d2h", 16, 1000000, 400.0); // 5%
+        swap("gather", "h2d", 16, 1000000, 25.0);    // 80%: not met, and batched not measured
+        swap("per-block", "h2d", 16, 1000000, 21.0); // 95.2%, which does not count
+        swap("gather", "h2d", 8, 1000000, 20.0);     // another block size, which does not count either
+        c.prefills.push_back({2048, 1000.0, 1e12});  // under 4,096 tokens: not a target
+        c.prefills.push_back({4096, 10000.0, 4.5e12}); // 450 TFLOP/s
+        c.prefills.push_back({8192, 30000.0, 9.0e12}); // 300 TFLOP/s
+        c.peak_bf16_tflops = 1000.0;
+        const std::vector<std::string> lines = targetReport(c);
+        QCOMPARE(lines.size(), std::size_t{4});
+        QCOMPARE(lines[0], std::string("target swap d2h at 16-token blocks: gather 90.9%, batched 50.0%, per-block 5.0% "
+                                       "of the reference copy (gather or batched needs >= 85%): met"));
+        QCOMPARE(lines[1], std::string("target swap h2d at 16-token blocks: gather 80.0%, per-block 95.2% of the "
+                                       "reference copy (gather or batched needs >= 85%): not met"));
+        QCOMPARE(lines[2], std::string("target prefill 4096 tokens: 45.0% of 1000.0 TFLOP/s dense BF16 (needs >= 40%): met"));
+        QCOMPARE(lines[3], std::string("target prefill 8192 tokens: 30.0% of 1000.0 TFLOP/s dense BF16 (needs >= 40%): "
+                                       "not met"));
+        c.peak_bf16_tflops = 0.0;
+        QCOMPARE(targetReport(c)[2], std::string("target prefill 4096 tokens: 450.0 TFLOP/s: not judged (no datasheet "
+                                                 "BF16 peak for this device)"));
     }
 };
 
