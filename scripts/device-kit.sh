@@ -45,9 +45,22 @@ crypto=$(find_one libcrypto.so.3 "/usr/lib/$multiarch" /usr/lib /lib)
 cp -L "$crypto" "$KIT/prefix/lib/libcrypto.so.3"
 cp -L "$crypto" "$KIT/prefix/lib/libcrypto.so"
 
+# The stamp is of the sources as the build starts; a source changed during the build voids the kit.
+stamp=$("$SRC/scripts/source-stamp.sh" "$SRC")
 cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPREEMPTLAB_GUI=OFF -DPREEMPTLAB_CUDA=ON \
-    -DPREEMPTLAB_TESTS=OFF -DPREEMPTLAB_CUDA_ARCHS="$ARCHS" >"$KIT/configure.log"
-cmake --build "$BUILD" -j"$(nproc)" --target preemptlab-cli >"$KIT/build.log"
+    -DPREEMPTLAB_TESTS=OFF -DPREEMPTLAB_CUDA_ARCHS="$ARCHS" >"$KIT/configure.log" 2>&1 ||
+    { tail -n 40 "$KIT/configure.log" >&2; echo "device-kit: configure failed ($KIT/configure.log)" >&2; exit 1; }
+cmake --build "$BUILD" -j"$(nproc)" --target preemptlab-cli >"$KIT/build.log" 2>&1 ||
+    { tail -n 40 "$KIT/build.log" >&2; echo "device-kit: build failed ($KIT/build.log)" >&2; exit 1; }
+if [ "$("$SRC/scripts/source-stamp.sh" "$SRC")" != "$stamp" ]; then
+    echo "device-kit: the sources changed during the build; run it again" >&2
+    exit 1
+fi
 cp "$BUILD/bin/preemptlab-cli" "$KIT/bin/preemptlab-cli"
-"$SRC/scripts/source-stamp.sh" "$SRC" >"$KIT/stamp"
-echo "device-kit: $KIT ($(du -sh "$KIT" | cut -f1)), CLI for sm_$ARCHS, sources $(cut -c1-12 "$KIT/stamp")"
+# What the CLI needs at run time (the GPU machine must have these: CUDA's cudart and cuBLAS, libcrypto).
+readelf -d "$KIT/bin/preemptlab-cli" | grep -E 'NEEDED|RUNPATH|RPATH' >"$KIT/needed.txt" || true
+echo "$stamp" >"$KIT/stamp"
+echo "device-kit: $KIT ($(du -sh "$KIT" | cut -f1)), CLI for sm_$ARCHS, sources $stamp"
+# The device tool sends the checkout the session runs from, with `carry` taken from there: build the kit in
+# that checkout, after the last commit that touches core/, gpu/ or app/, or device-check.sh builds from source.
+echo "device-kit: carry it from $SRC (device-check.sh compares this stamp with scripts/source-stamp.sh there)"
