@@ -4,17 +4,13 @@
 
 namespace plui {
 
-namespace {
-const QString kLayer = QStringLiteral("cursor");
-}
-
 PlotCursor::PlotCursor(QCustomPlot* plot, double width) : plot_(plot) {
-    plot->addLayer(kLayer, plot->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
-    plot->layer(kLayer)->setMode(QCPLayer::lmBuffered);
+    plot->addLayer(layerName(), plot->layer(QStringLiteral("overlay")), QCustomPlot::limBelow);
+    plot->layer(layerName())->setMode(QCPLayer::lmBuffered);
     halo_ = new QCPItemStraightLine(plot);
     line_ = new QCPItemStraightLine(plot);
-    halo_->setLayer(kLayer);
-    line_->setLayer(kLayer);
+    halo_->setLayer(layerName());
+    line_->setLayer(layerName());
     halo_->setPen(QPen(QColor(255, 255, 255, 200), width + 2.5));
     // Long dashes, darker and wider than any dashed series (the queue's grey line): never taken for data.
     QPen pen(QColor(0x11, 0x18, 0x27), width, Qt::CustomDashLine);
@@ -31,6 +27,6 @@ void PlotCursor::moveTo(double x) {
     }
 }
 
-void PlotCursor::replotLayer() { plot_->layer(kLayer)->replot(); }
+void PlotCursor::replotLayer() { plot_->layer(layerName())->replot(); }
 
 } // namespace plui

@@ -3,6 +3,8 @@
 // and is never taken for the red that marks a preempted request or a victim. It lives on its own buffered
 // layer above the data: moving it repaints that layer only.
 
+#include <QString>
+
 class QCustomPlot;
 class QCPItemStraightLine;
 
@@ -15,6 +17,9 @@ class PlotCursor {
     void moveTo(double x);
     // Repaints the cursor's layer alone (the data layers stay as drawn).
     void replotLayer();
+    // The cursor's layer, for what must be drawn over the cursor and move with it (the timeline's marks of the
+    // tick's victims).
+    static QString layerName() { return QStringLiteral("cursor"); }
 
   private:
     QCustomPlot* plot_;

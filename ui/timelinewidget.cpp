@@ -239,7 +239,7 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     // The cursor lives on its own buffered layer: moving it repaints that layer only, not the lanes.
     d->cursor = std::make_unique<PlotCursor>(d->plot);
     d->cursorMarks = new CursorLaneMarks(d->plot->xAxis, d->plot->yAxis);
-    d->cursorMarks->setLayer(QStringLiteral("cursor"));
+    d->cursorMarks->setLayer(PlotCursor::layerName());
     d->cursorMarks->removeFromLegend();
     d->cursorMarks->model = &d->model;
     d->cursorMarks->lanes = &d->lanes->victimLanes;
