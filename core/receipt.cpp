@@ -56,12 +56,18 @@ std::string fallbackText(const Workload& w, const Event& e) {
     switch (e.fallback) {
     case Fallback::None:
         return {};
-    case Fallback::HostFull:
-        return "host memory full: swapping " + std::to_string(e.context_tokens) + " tokens needs " +
-               std::to_string(e.fallback_need_bytes > 0 ? e.fallback_need_bytes
-                                                        : e.context_tokens * c.kv_bytes_per_token) +
-               " bytes but " + std::to_string(e.fallback_free_bytes) + " of host_capacity_bytes " +
+    case Fallback::HostFull: {
+        // Swap wanted the whole context on the host; hybrid its prefix of full blocks (not even one fitted).
+        const std::int64_t need =
+            e.fallback_need_bytes > 0 ? e.fallback_need_bytes : e.context_tokens * c.kv_bytes_per_token;
+        const std::string what =
+            w.policy.recovery == Recovery::Hybrid
+                ? "hybrid swapping a " + std::to_string(need / c.kv_bytes_per_token) + "-token prefix"
+                : "swapping " + std::to_string(e.context_tokens) + " tokens";
+        return "host memory full: " + what + " needs " + std::to_string(need) + " bytes but " +
+               std::to_string(e.fallback_free_bytes) + " of host_capacity_bytes " +
                std::to_string(c.host_capacity_bytes) + " are free; recomputed instead";
+    }
     case Fallback::HybridHostShrunk:
         return "host memory short: hybrid wanted " + std::to_string(e.fallback_need_bytes) + " bytes but " +
                std::to_string(e.fallback_free_bytes) + " are free; swapped prefix shrunk to " +

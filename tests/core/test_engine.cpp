@@ -250,7 +250,18 @@ void TestEngine::swapFallsBackWhenHostFull() {
     QCOMPARE(e.replay_tokens, std::int64_t{32});
     QCOMPARE(run.totals.peak_host_bytes, std::int64_t{0});
     const std::string text = receiptText(w, run);
-    QVERIFY(text.find("\"fallback\":\"host memory full") != std::string::npos);
+    QVERIFY(text.find("\"fallback\":\"host memory full: swapping 32 tokens needs 16384 bytes but 10000 of "
+                      "host_capacity_bytes 10000 are free; recomputed instead\"") != std::string::npos);
+    // Hybrid wants only its prefix (50%: 2 of the 4 full blocks, 16 tokens, 8,192 bytes); when not one block
+    // fits, the text names that prefix, not the whole context.
+    w.policy.recovery = Recovery::Hybrid;
+    w.config.host_capacity_bytes = 4000; // under one 4,096-byte block
+    const auto hybrid = runWorkload(w);
+    const Event& h = *eventsOf(hybrid, EventKind::Evict)[0];
+    QCOMPARE(int(h.fallback), int(Fallback::HostFull));
+    QVERIFY(receiptText(w, hybrid).find("\"fallback\":\"host memory full: hybrid swapping a 16-token prefix needs "
+                                        "8192 bytes but 4000 of host_capacity_bytes 4000 are free; recomputed "
+                                        "instead\"") != std::string::npos);
 }
 
 void TestEngine::swapBlocksReturnOnlyWhenCopyLands() {
