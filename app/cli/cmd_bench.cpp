@@ -230,7 +230,8 @@ int cmdBench(int argc, char** argv) {
 } // namespace
 
 void registerBenchCommands(std::vector<Command>& table) {
-    table.push_back({"bench", "bench [--requests N] [--seed S] [--rate R] [--repeat K] [--workload FILE] [--<key> V ...] [--seek] [--json]",
+    table.push_back({"bench", "bench [--requests N] [--seed S] [--rate R] [--repeat K] [--workload FILE] [--write-workload FILE] "
+                              "[--<key> V ...] [--seek] [--json]",
                      "engine speed in ns per request-tick on a generated workload", cmdBench});
 }
 

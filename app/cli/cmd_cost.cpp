@@ -33,7 +33,8 @@ ArgSpec costSpec(std::initializer_list<const char*> extraValued) {
 const char* kCostFlagsHelp =
     "  --model NAME        preset: llama-3.1-8b (default), llama-3.1-70b, llama-2-7b, mistral-7b, qwen2.5-7b\n"
     "  --layers --heads --kv-heads --head-dim --params   a model by its numbers (all five without --model)\n"
-    "  --kv-bytes bf16|fp8|N   KV dtype (default bf16)   --weight-bytes bf16|fp8|N   weights read per decode\n"
+    "  --kv-bytes bf16|fp16|fp8|fp32|N   KV dtype or bytes per element, 1 to 8 (default bf16)\n"
+    "  --weight-bytes bf16|fp16|fp8|fp32|N   bytes per weight a decode step reads (default bf16)\n"
     "  --gpu NAME          preset: h100-sxm (default), h200, a100-80gb, l40s\n"
     "  --tflops --hbm-tbps --link-gbps   a GPU by its numbers (dense BF16 TFLOP/s, TB/s, GB/s per direction)\n"
     "  --hbm-gb GB         device memory (for rates' capacity_blocks)\n"

@@ -36,11 +36,15 @@ void printUsage(const std::vector<pl::cli::Command>& table, std::FILE* to) {
     std::fprintf(to, "\n%s", kExitCodes);
 }
 
-// The --<key> flags a command that reads a workload takes: each config and policy key, its unit and meaning.
-void printWorkloadKeys(std::FILE* to) {
+// The --<key> flags a command that reads a workload takes: each config and policy key, its unit and meaning;
+// `except` is a key the command refuses (compare runs every recovery mode).
+void printWorkloadKeys(std::FILE* to, std::string_view except) {
     std::fprintf(to, "\nworkload keys (--<key> V overrides the file's value):\n");
     for (const auto& keys : {pl::policyKeys(), pl::configKeys()}) {
         for (std::string_view key : keys) {
+            if (key == except) {
+                continue;
+            }
             const pl::SettingHelp help = pl::settingHelp(key);
             const std::string unit = help.unit.empty() ? std::string() : " (" + std::string(help.unit) + ")";
             std::fprintf(to, "  %s%s\n      %.*s\n", pl::settingFlag(key).c_str(), unit.c_str(), static_cast<int>(help.meaning.size()),
@@ -111,7 +115,7 @@ int main(int argc, char** argv) {
         if (help && !kDetailedHelp.count(c.name)) {
             std::printf("usage: preemptlab-cli %s\n  %s\n", c.usage.c_str(), c.summary.c_str());
             if (c.usage.find("--<key>") != std::string::npos) {
-                printWorkloadKeys(stdout);
+                printWorkloadKeys(stdout, c.name == "compare" ? "recovery" : "");
             }
             std::printf("\n%s", kExitCodes);
             return finish(pl::cli::kExitOk);
