@@ -15,6 +15,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QStatusBar>
 
 namespace plui {
@@ -147,10 +149,43 @@ void ExportActions::exportView(const QString& name) {
     if (w) done(exportWidgetImage(w, path), path);
 }
 
+QStringList ExportActions::bundleFilesIn(const QString& folder) const {
+    QStringList names = {QStringLiteral("receipt.json"), QStringLiteral("ledger.csv")};
+    for (const auto& view : bundleViews()) names << view.first + QStringLiteral(".png");
+    names << QStringLiteral("summary.md");
+    QStringList there;
+    const QDir dir(folder);
+    for (const QString& name : names) {
+        if (QFileInfo::exists(dir.filePath(name))) there << name;
+    }
+    return there;
+}
+
 void ExportActions::exportBundle() {
     const QString dir = QFileDialog::getExistingDirectory(window_, tr("Folder for the review bundle"));
-    if (dir.isEmpty()) return;
-    writeBundle(dir);
+    if (!dir.isEmpty()) writeBundleAsking(dir);
+}
+
+bool ExportActions::writeBundleAsking(const QString& dir) {
+    // An earlier bundle (another run's receipt and pictures) is not replaced without asking.
+    const QStringList there = bundleFilesIn(dir);
+    if (!there.isEmpty()) {
+        QMessageBox box(QMessageBox::Warning, tr("Replace the review bundle?"),
+                        tr("%1 already holds %n file(s) of a review bundle (%2).", nullptr, int(there.size()))
+                            .arg(QDir::toNativeSeparators(dir), there.join(QStringLiteral(", "))),
+                        QMessageBox::NoButton, window_);
+        box.setObjectName(QStringLiteral("replaceBundle"));
+        box.setInformativeText(tr("Replace them with this run's bundle?"));
+        box.addButton(tr("Replace"), QMessageBox::AcceptRole);
+        QPushButton* keep = box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(keep);
+        box.exec();
+        if (box.clickedButton() == keep) {
+            window_->statusBar()->showMessage(tr("Review bundle not written: %1 kept").arg(QDir::toNativeSeparators(dir)));
+            return false;
+        }
+    }
+    return writeBundle(dir);
 }
 
 } // namespace plui

@@ -35,6 +35,13 @@ class ExportActions : public QObject {
     // after their file dialogs; false when there is no run or an export is still being made.
     bool writeReceipt(const QString& path);
     bool writeBundle(const QString& folder);
+    // The review bundle's files that `folder` already holds (receipt.json, ledger.csv, the views' PNGs,
+    // summary.md).
+    QStringList bundleFilesIn(const QString& folder) const;
+    // What the menu entry does once a folder is chosen: where the folder holds an earlier bundle, asks before
+    // replacing it (as a save dialog does for one file; Cancel is the default and writes nothing), then
+    // writeBundle. False when nothing was started.
+    bool writeBundleAsking(const QString& folder);
     bool busy() const;
     void waitForIdle();
 

@@ -563,6 +563,31 @@ class TestBackgroundWork : public QObject {
         QFile b(QDir(bundle).filePath(QStringLiteral("receipt.json")));
         QVERIFY(b.open(QIODevice::ReadOnly));
         QCOMPARE(b.readAll().toStdString(), receiptTextOf(*w->document()));
+        b.close();
+
+        // Into a folder holding that bundle: asked first (Cancel by default), nothing replaced on Cancel.
+        QCOMPARE(exports->bundleFilesIn(bundle).size(), exports->bundleViews().size() + 3);
+        QVERIFY(exports->bundleFilesIn(out.filePath(QStringLiteral("nothing-here"))).isEmpty());
+        QVERIFY(QFile::resize(QDir(bundle).filePath(QStringLiteral("summary.md")), 0)); // to see a replacement
+        auto answer = [](const char* role) {
+            QTimer::singleShot(0, [role]() {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                QVERIFY(box && box->objectName() == QStringLiteral("replaceBundle"));
+                QVERIFY(box->text().contains(QStringLiteral("summary.md")));
+                QCOMPARE(box->defaultButton(), box->button(QMessageBox::Cancel));
+                for (QAbstractButton* button : box->buttons()) {
+                    if (button->text().remove(QLatin1Char('&')) == QString::fromLatin1(role)) button->click();
+                }
+            });
+        };
+        answer("Cancel");
+        QVERIFY(!exports->writeBundleAsking(bundle));
+        QCOMPARE(QFileInfo(QDir(bundle).filePath(QStringLiteral("summary.md"))).size(), qint64{0});
+        QVERIFY(w->statusBar()->currentMessage().startsWith(QStringLiteral("Review bundle not written")));
+        answer("Replace");
+        QVERIFY(exports->writeBundleAsking(bundle));
+        exports->waitForIdle();
+        QVERIFY(QFileInfo(QDir(bundle).filePath(QStringLiteral("summary.md"))).size() > 0);
     }
 
     void optionsSurviveARestart() {
