@@ -16,10 +16,18 @@
 
 namespace plui {
 
+// A histogram's caption: the unit and count, then the percentiles ("p50 12", "p90 40", "p99 61"; none
+// when nothing completed).
+struct Caption {
+    QString head;
+    QStringList percentiles;
+};
+
 struct PlotsWidget::Impl {
     LabDocument* doc = nullptr;
     QCustomPlot* plots[4] = {};
     std::unique_ptr<PlotCursor> cursors[2];
+    Caption captions[2]; // plots 2 and 3
 };
 
 namespace {
@@ -51,8 +59,8 @@ QCPGraph* addLine(QCustomPlot* p, QCPAxis* valueAxis, const QString& name, QColo
 // A distribution's bars with the run's percentiles under it: `pct` is core's summary of the same values
 // (nearest rank, as `preemptlab-cli compare` prints them), `scale` what its integers are in (100 for ticks per
 // token x 100).
-void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double minWidth, const pl::Percentiles& pct,
-                   int scale, const QString& unit, QColor color) {
+Caption fillHistogram(QCustomPlot* p, const std::vector<double>& values, double minWidth, const pl::Percentiles& pct,
+                      int scale, const QString& unit, QColor color) {
     p->clearPlottables();
     auto* bars = new QCPBars(p->xAxis, p->yAxis);
     const Histogram h = histogram(values, minWidth);
@@ -62,11 +70,15 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double min
     bars->setData(QVector<double>(h.centers.begin(), h.centers.end()), QVector<double>(h.counts.begin(), h.counts.end()), true);
     const int decimals = scale == 1 ? 0 : 2;
     auto q = [&](std::int64_t v) { return QString::number(static_cast<double>(v) / scale, 'f', decimals); };
-    // Two short lines, so a plot a third of a laptop screen wide shows every digit (one long line was cut).
-    p->xAxis->setLabel(values.empty() ? QObject::tr("%1\n(no completed requests)").arg(unit)
-                                      : QObject::tr("%1 (n=%2)\np50 %3 \u00b7 p90 %4 \u00b7 p99 %5")
-                                            .arg(unit, groupedNumber(static_cast<std::int64_t>(values.size())),
-                                                 q(pct.p50), q(pct.p90), q(pct.p99)));
+    // The unit and count, then the percentiles on as many lines as the plot's width needs (fitCaption).
+    Caption caption;
+    if (values.empty()) {
+        caption.head = QObject::tr("%1\n(no completed requests)").arg(unit);
+    } else {
+        caption.head = QObject::tr("%1 (n=%2)").arg(unit, groupedNumber(static_cast<std::int64_t>(values.size())));
+        caption.percentiles = {QObject::tr("p50 %1").arg(q(pct.p50)), QObject::tr("p90 %1").arg(q(pct.p90)),
+                               QObject::tr("p99 %1").arg(q(pct.p99))};
+    }
     p->yAxis->setLabel(QObject::tr("requests"));
     // Counts of requests: whole-number ticks only (no "0.5 requests").
     auto counts = QSharedPointer<QCPAxisTickerFixed>::create();
@@ -85,6 +97,7 @@ void fillHistogram(QCustomPlot* p, const std::vector<double>& values, double min
         p->yAxis->setRange(0, *std::max_element(h.counts.begin(), h.counts.end()) * 1.15);
     }
     p->replot(QCustomPlot::rpQueuedReplot);
+    return caption;
 }
 
 // A value axis whose series are all zero (no swap in a recompute run, no replay in a swap run) shows 0..1
@@ -117,6 +130,7 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
         useCompactTicks(d->plots[i]);
     }
     d->plots[3]->xAxis->setTicker(QSharedPointer<CompactTicker>::create(false)); // ticks per token: fractions
+    for (int i = 2; i < 4; ++i) d->plots[i]->installEventFilter(this); // their captions follow their width
     for (int i = 0; i < 2; ++i) {
         d->plots[i]->yAxis2->setVisible(true);
         legendBelow(d->plots[i]);
@@ -219,12 +233,47 @@ void PlotsWidget::rebuild() {
     fitLegend(p1);
     const Distributions dist = Distributions::from(s->workload(), s->result().records);
     const pl::RunSummary sum = pl::summarize(s->workload(), s->result());
-    fillHistogram(d->plots[2], dist.ttft, 1, sum.ttft_ticks, 1, tr("ticks"), QColor(0x60, 0xa5, 0xfa));
-    fillHistogram(d->plots[3], dist.tpot, 0.01, sum.tpot_ticks_x100, 100, tr("ticks/token"),
-                  QColor(0x34, 0xd3, 0x99));
+    d->captions[0] = fillHistogram(d->plots[2], dist.ttft, 1, sum.ttft_ticks, 1, tr("ticks"), QColor(0x60, 0xa5, 0xfa));
+    d->captions[1] = fillHistogram(d->plots[3], dist.tpot, 0.01, sum.tpot_ticks_x100, 100, tr("ticks/token"),
+                                   QColor(0x34, 0xd3, 0x99));
+    fitCaption(2);
+    fitCaption(3);
     updateCursor();
     p0->replot(QCustomPlot::rpQueuedReplot);
     p1->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool PlotsWidget::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::Resize) {
+        for (int i = 2; i < 4; ++i) {
+            if (watched == d->plots[i]) fitCaption(i);
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void PlotsWidget::fitCaption(int i) {
+    QCustomPlot* p = d->plots[i];
+    const Caption& c = d->captions[i - 2];
+    QStringList lines = {c.head};
+    if (!c.percentiles.isEmpty()) {
+        // The label is centred under the axes: it has twice the room on the narrower side of that centre
+        // (the margins as last laid out; none yet before the first layout).
+        const QMargins m = p->axisRect()->margins();
+        const int centre = m.left() + (p->width() - m.left() - m.right()) / 2;
+        const int room = 2 * std::min(centre, p->width() - centre) - 4;
+        const QFontMetrics metrics(p->xAxis->labelFont());
+        const QString dot = QStringLiteral(" \u00b7 ");
+        const QString all = c.percentiles.join(dot);
+        const QString two = c.percentiles[0] + dot + c.percentiles[1];
+        if (metrics.horizontalAdvance(all) <= room) lines << all;
+        else if (metrics.horizontalAdvance(two) <= room) lines << two << c.percentiles[2];
+        else lines << c.percentiles;
+    }
+    const QString label = lines.join(QLatin1Char('\n'));
+    if (label == p->xAxis->label()) return;
+    p->xAxis->setLabel(label);
+    p->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PlotsWidget::updateCursor() {

@@ -20,11 +20,17 @@ class PlotsWidget : public QWidget {
     // 0: occupancy/queue, 1: cumulative costs, 2: TTFT-like, 3: TPOT-like.
     QCustomPlot* plot(int i) const;
 
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
   private:
     struct Impl;
     std::unique_ptr<Impl> d;
     void rebuild();
     void updateCursor();
+    // Sets histogram plot i's (2 or 3) caption from its parts, breaking the percentiles over as many lines as
+    // the plot's width needs: a line wider than the plot is cut at its edge, and "p99 4856" read "p99 485".
+    void fitCaption(int i);
 };
 
 } // namespace plui

@@ -387,6 +387,36 @@ class TestPlotLabels : public QObject {
                          .arg(sum.ttft_ticks.p50).arg(sum.ttft_ticks.p90).arg(sum.ttft_ticks.p99));
             const QString tpot = plots.plot(3)->xAxis->label();
             QVERIFY2(tpot.contains(QString::number(static_cast<double>(sum.tpot_ticks_x100.p50) / 100.0, 'f', 2)), qPrintable(tpot));
+            // Narrow plots break the percentiles over more lines rather than cut them at the edge ("p99 4856"
+            // read "p99 485"): every line fits the plot, and every figure is whole.
+            plots.show();
+            for (const int width : {900, 520, 420, 300}) {
+                plots.resize(width, 600);
+                QCoreApplication::processEvents();
+                for (const int i : {2, 3}) {
+                    QCustomPlot* h = plots.plot(i);
+                    h->replot(); // lays the axes out
+                    QCoreApplication::processEvents();
+                    const QString label = h->xAxis->label();
+                    const QFontMetrics metrics(h->xAxis->labelFont());
+                    const QStringList lines = label.split(QLatin1Char('\n'));
+                    // Each line is centred under the axes: it shows whole when half of it fits either side.
+                    const int centre = h->axisRect()->rect().center().x();
+                    for (const QString& line : lines) {
+                        QVERIFY2(metrics.horizontalAdvance(line) / 2 <= std::min(centre, h->width() - centre),
+                                 qPrintable(QStringLiteral("%1 px plot, centre %2: '%3'").arg(h->width()).arg(centre).arg(line)));
+                    }
+                    const pl::Percentiles& pct = i == 2 ? sum.ttft_ticks : sum.tpot_ticks_x100;
+                    const int scale = i == 2 ? 1 : 100;
+                    for (const std::int64_t v : {pct.p50, pct.p90, pct.p99}) {
+                        const QString figure = QString::number(static_cast<double>(v) / scale, 'f', i == 2 ? 0 : 2);
+                        QVERIFY2(lines.mid(1).join(QLatin1Char(' ')).split(QLatin1Char(' ')).contains(figure),
+                                 qPrintable(label));
+                    }
+                    if (width == 900) QCOMPARE(lines.size(), 2);
+                    if (width == 300) QVERIFY2(lines.size() > 2, qPrintable(label));
+                }
+            }
             QCustomPlot* cost = plots.plot(1);
             const bool swap = std::string(mode) == "swap";
             QCOMPARE(legendEntries(cost->legend), 2); // the swap lines, or the replay lines
