@@ -98,7 +98,9 @@ void FileActions::addRecent(const QString& path) {
 void FileActions::removeRecent(const QString& path) {
     QStringList list = recentFiles();
     if (list.removeAll(QFileInfo(path).absoluteFilePath()) == 0) return;
-    QSettings().setValue(kRecentKey, list);
+    // An empty list would be stored as "@Invalid()": no list is no key.
+    if (list.isEmpty()) QSettings().remove(kRecentKey);
+    else QSettings().setValue(kRecentKey, list);
     rebuildRecentMenu();
 }
 

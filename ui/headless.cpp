@@ -46,7 +46,10 @@ int runHeadless(const LabOptions& options) {
                             : window.document()->loadFile(options.workload, &error);
         if (!ok) return fail(error);
         for (const auto& [key, value] : options.overrides) {
-            if (!window.document()->setSetting(key, value, &error)) return fail(error);
+            // Named as the CLI names it: the file, then what the flags made of it.
+            if (!window.document()->setSetting(key, value, &error)) {
+                return fail(QStringLiteral("%1 (after command-line overrides): %2").arg(options.workload, error));
+            }
         }
         if (options.tick) {
             window.document()->seek(*options.tick);

@@ -41,7 +41,21 @@ HelpActions::HelpActions(MainWindow* window) : QObject(window), window_(window) 
 
 void HelpActions::buildMenu(QMenu* menu) {
     auto* keys = menu->addAction(tr("&Keyboard Shortcuts"), this, [this]() {
-        QMessageBox box(QMessageBox::Information, tr("Keyboard shortcuts"), shortcutsText(), QMessageBox::Ok, window_);
+        // In two columns: tabs in a message box's plain text do not line up ("Ctrl+Shift+S      Save Workload As").
+        QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+        QString after;
+        for (const QString& line : shortcutsText().split(QLatin1Char('\n'))) {
+            const qsizetype tab = line.indexOf(QLatin1Char('\t'));
+            if (tab < 0) {
+                if (!line.isEmpty()) after += QStringLiteral("<p>%1</p>").arg(line.toHtmlEscaped());
+                continue;
+            }
+            html += QStringLiteral("<tr><td><b>%1</b></td><td>&nbsp;&nbsp;%2</td></tr>")
+                        .arg(line.left(tab).toHtmlEscaped(), line.mid(tab + 1).toHtmlEscaped());
+        }
+        html += QStringLiteral("</table>") + after;
+        QMessageBox box(QMessageBox::Information, tr("Keyboard shortcuts"), html, QMessageBox::Ok, window_);
+        box.setTextFormat(Qt::RichText);
         box.setObjectName(QStringLiteral("shortcutsDialog"));
         box.exec();
     });

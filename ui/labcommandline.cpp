@@ -36,7 +36,7 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
     const QCommandLineOption shot(QStringLiteral("screenshot"),
                                   QStringLiteral("Render the view to OUT (.png, .svg or .pdf) and exit."),
                                   QStringLiteral("OUT"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot."),
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (each side at most 8192)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000"));
     const QCommandLineOption calibration(
         QStringLiteral("calibration"),
@@ -118,6 +118,11 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         return false;
     }
     out->size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+    // An image of 8192x8192 is 256 MiB in memory; 99999x99999 went past 4.8 GB before it failed.
+    if (out->size.width() > kMaxShotSide || out->size.height() > kMaxShotSide) {
+        *error = QStringLiteral("--size: %1 is larger than %2x%2").arg(parser.value(size)).arg(kMaxShotSide);
+        return false;
+    }
     if (!out->screenshot.isEmpty() && out->workload.isEmpty() && out->view != QLatin1String("breakeven")) {
         *error = QStringLiteral("--screenshot needs a workload (--workload FILE)");
         return false;

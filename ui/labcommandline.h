@@ -32,6 +32,9 @@ struct LabOptions {
 // Views --view accepts.
 QStringList labViewNames();
 
+// The largest --size side, in pixels.
+inline constexpr int kMaxShotSide = 8192;
+
 bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString* error);
 
 // The lab prints numbers as the CLI and the receipts do, whatever the desktop's locale: a '.' decimal point

@@ -270,10 +270,10 @@ bool MainWindow::confirmDiscardEdits() {
     const QString name = QString::fromStdString(doc_->workload().name);
     QMessageBox box(QMessageBox::Question, tr("Unsaved edits"),
                     doc_->onDisk() ? tr("The workload \"%1\" has edits that are not saved.").arg(name)
-                                   : tr("The workload \"%1\" (%2) is not saved.").arg(name, doc_->sourceName()),
+                                   : tr("The workload \"%1\" is not saved; it is %2.").arg(name, doc_->sourceName()),
                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
     box.setObjectName(QStringLiteral("unsavedEditsDialog"));
-    box.setInformativeText(tr("Save them before they are lost?"));
+    box.setInformativeText(doc_->onDisk() ? tr("Save them before they are lost?") : tr("Save it before it is lost?"));
     box.setDefaultButton(QMessageBox::Save);
     switch (box.exec()) {
     case QMessageBox::Save: return files_->saveAs();
@@ -384,10 +384,12 @@ void MainWindow::applyStartupOptions(const LabOptions& options) {
         return;
     }
     // The flags apply to the workload once it is open (after the background read of a big file).
-    openPath(options.workload, [this, overrides = options.overrides, tick = options.tick]() {
+    openPath(options.workload, [this, file = options.workload, overrides = options.overrides, tick = options.tick]() {
         for (const auto& [key, value] : overrides) {
             QString error;
-            if (!doc_->setSetting(key, value, &error)) reportError(tr("Bad option"), error);
+            if (!doc_->setSetting(key, value, &error)) {
+                reportError(tr("Bad option"), tr("%1 (after command-line overrides): %2").arg(file, error));
+            }
         }
         if (tick) {
             doc_->waitForIdle();

@@ -581,6 +581,18 @@ class TestLabGui : public QObject {
                       QStringLiteral("--screenshot"), out},
                      &err),
                  2);
+        // A flag the workload cannot take names the file, as the CLI does; a size past 8192 is refused.
+        QCOMPARE(run({QStringLiteral("--workload"), kWave, QStringLiteral("--capacity-blocks"), QStringLiteral("2"),
+                      QStringLiteral("--screenshot"), out},
+                     &err),
+                 2);
+        QVERIFY2(err.contains(kWave + QStringLiteral(" (after command-line overrides): /requests/0: can never fit")),
+                 qPrintable(err));
+        QCOMPARE(run({QStringLiteral("--workload"), kWave, QStringLiteral("--size"), QStringLiteral("99999x99999"),
+                      QStringLiteral("--screenshot"), out},
+                     &err),
+                 2);
+        QVERIFY2(err.contains(QStringLiteral("--size: 99999x99999 is larger than 8192x8192")), qPrintable(err));
     }
 
     void helpAndVersionNeedNoDisplay() {
