@@ -1,5 +1,7 @@
 #include "importtracedialog.h"
 
+#include "cost/hardware_preset.h"
+#include "cost/model_preset.h"
 #include "trace/fixed_point.h"
 
 #include <QCheckBox>
@@ -107,12 +109,44 @@ ImportTraceDialog::ImportTraceDialog(const QString& path, QWidget* parent) : QDi
     idPrefix_ = new QLineEdit(this);
     idPrefix_->setPlaceholderText(tr("az / mc"));
     form->addRow(tr("id prefix"), idPrefix_);
-    blockSize_ = integerBox(this, 1, 1 << 20, 16);
+    // The machine: a model and a GPU from the cost model's presets give the block size, KV bytes per token, the
+    // prefill and transfer rates at the tick length, and the capacity from the GPU's memory (import-trace
+    // --model M --gpu G); none is the seed example's small machine (512 B per token, 64 tokens a tick).
+    model_ = new QComboBox(this);
+    model_->addItem(tr("none (the seed example's small machine)"), QString());
+    for (const auto& m : pl::cost::modelPresets()) {
+        model_->addItem(QString::fromStdString(m.display), QString::fromStdString(m.name));
+    }
+    model_->setToolTip(tr("The model whose KV and prefill cost the workload uses (--model)"));
+    form->addRow(tr("model"), model_);
+    gpu_ = new QComboBox(this);
+    for (const auto& h : pl::cost::hardwarePresets()) {
+        gpu_->addItem(QString::fromStdString(h.display), QString::fromStdString(h.name));
+    }
+    gpu_->setToolTip(tr("The GPU whose compute, memory and host link set the rates and the capacity (--gpu)"));
+    form->addRow(tr("GPU"), gpu_);
+    blockSize_ = integerBox(this, 0, 1 << 20, 16, tr("the machine's (or 8)"));
     blockSize_->setSuffix(tr(" tokens"));
+    blockSize_->setToolTip(tr("Tokens per KV block (--block-size-tokens); over the machine's when set"));
     form->addRow(tr("block size"), blockSize_);
-    capacity_ = integerBox(this, 1, 50'000'000, 1024);
+    capacity_ = integerBox(this, 0, 50'000'000, 1024, tr("the machine's (or 16)"));
     capacity_->setSuffix(tr(" blocks"));
+    capacity_->setToolTip(tr("Device KV blocks (--capacity-blocks); over the GPU's memory when set"));
     form->addRow(tr("device capacity"), capacity_);
+    hostGiB_ = decimalBox(this, 0.0, 1e6, 3, 0.0, tr("default (1 MiB)"));
+    hostGiB_->setSuffix(tr(" GiB"));
+    hostGiB_->setToolTip(tr("Pinned host memory for swapped blocks (--host-capacity-bytes). The default 1 MiB holds "
+                            "8 tokens of Llama 3.1 8B's KV: every swap of a real model falls back to recompute."));
+    form->addRow(tr("host memory"), hostGiB_);
+    // Choosing a machine hands the pool's shape to it (the boxes to 0, "the machine's"); the user may set them
+    // again, and they win, as flags do on the command line.
+    connect(model_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index > 0) {
+            blockSize_->setValue(0);
+            capacity_->setValue(0);
+        }
+        updateEnabled();
+    });
     layout->addLayout(form);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Import"));
@@ -132,6 +166,7 @@ void ImportTraceDialog::updateEnabled() {
     spreadMs_->setEnabled(spread_->currentIndex() == 2);
     seed_->setEnabled(spread_->currentIndex() != 0);
     prefixBlocks_->setEnabled(format_->currentIndex() == 1);
+    gpu_->setEnabled(model_->currentIndex() > 0);
 }
 
 TraceImportJob ImportTraceDialog::job() const {
@@ -154,8 +189,14 @@ TraceImportJob ImportTraceDialog::job() const {
     o.prefix_blocks = prefixBlocks_->isChecked();
     o.name = name_->text().trimmed().toStdString();
     o.id_prefix = idPrefix_->text().trimmed().toStdString();
+    if (model_->currentIndex() > 0) {
+        j.model = model_->currentData().toString();
+        j.gpu = gpu_->currentData().toString();
+    }
     j.block_size_tokens = blockSize_->value();
     j.capacity_blocks = capacity_->value();
+    // Thousandths of a GiB (the box's 3 decimals) to bytes, rounded down; whole GiB are exact.
+    j.host_capacity_bytes = scaled(hostGiB_) * (std::int64_t{1} << 30) / 1000;
     return j;
 }
 
@@ -177,8 +218,16 @@ void ImportTraceDialog::loadSettings() {
     integer("maxOutputTokens", maxOutput_);
     number("spreadMs", spreadMs_);
     integer("seed", seed_);
+    // The machine first: choosing one sets the pool's boxes to "the machine's", and the saved values follow.
+    auto pick = [&](const char* key, QComboBox* box) {
+        const int i = box->findData(s.value(kGroup + QLatin1String(key)).toString());
+        if (i >= 0) box->setCurrentIndex(i);
+    };
+    pick("gpu", gpu_);
+    pick("model", model_);
     integer("blockSizeTokens", blockSize_);
     integer("capacityBlocks", capacity_);
+    number("hostGiB", hostGiB_);
     spread_->setCurrentIndex(std::clamp(s.value(kGroup + QStringLiteral("spread"), 0).toInt(), 0, 2));
     skipOversized_->setChecked(s.value(kGroup + QStringLiteral("skipOversized"), false).toBool());
     prefixBlocks_->setChecked(s.value(kGroup + QStringLiteral("prefixBlocks"), true).toBool());
@@ -198,6 +247,9 @@ void ImportTraceDialog::saveSettings() const {
     s.setValue(kGroup + QStringLiteral("seed"), seed_->value());
     s.setValue(kGroup + QStringLiteral("blockSizeTokens"), blockSize_->value());
     s.setValue(kGroup + QStringLiteral("capacityBlocks"), capacity_->value());
+    s.setValue(kGroup + QStringLiteral("hostGiB"), hostGiB_->value());
+    s.setValue(kGroup + QStringLiteral("model"), model_->currentData().toString());
+    s.setValue(kGroup + QStringLiteral("gpu"), gpu_->currentData().toString());
     s.setValue(kGroup + QStringLiteral("spread"), spread_->currentIndex());
     s.setValue(kGroup + QStringLiteral("skipOversized"), skipOversized_->isChecked());
     s.setValue(kGroup + QStringLiteral("prefixBlocks"), prefixBlocks_->isChecked());

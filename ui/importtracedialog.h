@@ -35,6 +35,9 @@ class ImportTraceDialog : public QDialog {
     QDoubleSpinBox* rateScale() const { return rateScale_; }
     QSpinBox* blockSize() const { return blockSize_; }
     QSpinBox* capacity() const { return capacity_; }
+    QComboBox* model() const { return model_; }
+    QComboBox* gpu() const { return gpu_; }
+    QDoubleSpinBox* hostGiB() const { return hostGiB_; }
 
   private:
     void updateEnabled();
@@ -55,6 +58,9 @@ class ImportTraceDialog : public QDialog {
     QLineEdit* idPrefix_;
     QSpinBox* blockSize_;
     QSpinBox* capacity_;
+    QComboBox* model_;
+    QComboBox* gpu_;
+    QDoubleSpinBox* hostGiB_;
 };
 
 } // namespace plui

@@ -1,5 +1,6 @@
 #include "traceimportjob.h"
 
+#include "cost/tick_rates.h"
 #include "workload_io.h"
 
 #include <QFileInfo>
@@ -64,8 +65,13 @@ QString importCommandLine(const TraceImportJob& job) {
     if (!o.prefix_blocks) args << QStringLiteral("--prefix-blocks off");
     if (!o.name.empty()) args << QStringLiteral("--name") << quoted(qs(o.name));
     if (!o.id_prefix.empty()) args << QStringLiteral("--id-prefix") << quoted(qs(o.id_prefix));
-    args << QStringLiteral("--block-size-tokens") << QString::number(job.block_size_tokens)
-         << QStringLiteral("--capacity-blocks") << QString::number(job.capacity_blocks);
+    if (!job.model.isEmpty()) args << QStringLiteral("--model") << quoted(job.model);
+    if (!job.gpu.isEmpty()) args << QStringLiteral("--gpu") << quoted(job.gpu);
+    if (job.block_size_tokens > 0) args << QStringLiteral("--block-size-tokens") << QString::number(job.block_size_tokens);
+    if (job.capacity_blocks > 0) args << QStringLiteral("--capacity-blocks") << QString::number(job.capacity_blocks);
+    if (job.host_capacity_bytes > 0) {
+        args << QStringLiteral("--host-capacity-bytes") << QString::number(job.host_capacity_bytes);
+    }
     return args.join(QLatin1Char(' '));
 }
 
@@ -75,8 +81,18 @@ TraceImportOutcome runTraceImport(const TraceImportJob& job, const std::atomic<b
     const pl::StopCheck stopCheck(stop, 1);
     return catchingOutcome<pl::trace::ImportResult>(job.path, [&](TraceImportOutcome& out) {
         pl::Workload base;
-        base.config.block_size_tokens = job.block_size_tokens;
-        base.config.capacity_blocks = job.capacity_blocks;
+        if (!job.model.isEmpty() || !job.gpu.isEmpty()) {
+            const auto rates = pl::cost::presetTickRates(job.model.toStdString(), job.gpu.toStdString(),
+                                                         static_cast<double>(job.options.tick_us));
+            if (const auto* e = std::get_if<pl::cost::CostInputError>(&rates)) {
+                out.error = job.path + QStringLiteral(": %1: %2").arg(qs(e->field), qs(e->reason));
+                return;
+            }
+            pl::cost::applyTickRates(std::get<pl::cost::TickRates>(rates), base.config);
+        }
+        if (job.block_size_tokens > 0) base.config.block_size_tokens = job.block_size_tokens;
+        if (job.capacity_blocks > 0) base.config.capacity_blocks = job.capacity_blocks;
+        if (job.host_capacity_bytes > 0) base.config.host_capacity_bytes = job.host_capacity_bytes;
         auto rows = pl::trace::loadTraceFile(job.path.toStdString(), job.format, stop);
         if (auto* e = std::get_if<pl::InputError>(&rows)) {
             out.error = qs(e->message());

@@ -22,8 +22,14 @@ struct TraceImportJob {
     QString path;
     pl::trace::TraceFormat format = pl::trace::TraceFormat::Azure;
     pl::trace::ImportOptions options;
+    // The machine from the cost model's presets at the tick length (import-trace --model M --gpu G): both empty
+    // for none (the seed example's small machine); one empty is that preset's default.
+    QString model, gpu;
+    // Explicit config, applied over the machine's (as the CLI's flags are); 0: not given, the machine's or the
+    // default.
     std::int64_t block_size_tokens = 16;
     std::int64_t capacity_blocks = 1024;
+    std::int64_t host_capacity_bytes = 0;
 };
 
 // The slice and its report, or the error ("FILE: line L, column C: reason"), or cancelled.

@@ -1,6 +1,5 @@
 #include "machine_rates.h"
 
-#include "cost_args.h"
 
 #include "cost/tick_rates.h"
 #include "workload_rules.h"
@@ -17,35 +16,18 @@ const std::set<std::string>& machineRateOptionNames() {
 
 std::optional<std::string> applyMachineRates(const Args& args, double tickUs, Config& c,
                                              std::vector<std::string>& keys) {
-    Args presets; // only the presets: the rest of the command line is the command's own
-    for (const std::string& name : machineRateOptionNames()) {
-        if (auto v = args.value(name)) {
-            presets.options.emplace_back(name, *v);
-        }
-    }
-    if (presets.options.empty()) {
+    const auto model = args.value("model");
+    const auto gpu = args.value("gpu");
+    if (!model && !gpu) {
         return std::nullopt;
     }
-    cost::TickRatesInputs in;
-    if (auto err = costInputsFromArgs(presets, in.cost)) {
-        return err;
-    }
-    in.tick_us = tickUs;
-    const auto result = cost::computeTickRates(in);
+    // The lab's import dialog computes its machine the same way (cost::presetTickRates).
+    const auto result = cost::presetTickRates(model.value_or(""), gpu.value_or(""), tickUs);
     if (const auto* err = std::get_if<cost::CostInputError>(&result)) {
         return "--" + err->field + ": " + err->reason;
     }
-    const auto& r = std::get<cost::TickRates>(result);
-    c.block_size_tokens = r.block_size_tokens;
-    c.kv_bytes_per_token = r.kv_bytes_per_token;
-    c.prefill_tokens_per_tick = r.prefill_tokens_per_tick;
-    c.transfer_bytes_per_tick = r.transfer_bytes_per_tick;
-    keys.insert(keys.end(), {"block_size_tokens", "kv_bytes_per_token", "prefill_tokens_per_tick",
-                             "transfer_bytes_per_tick"});
-    if (r.capacity_blocks) {
-        c.capacity_blocks = *r.capacity_blocks;
-        keys.push_back("capacity_blocks");
-    }
+    const std::vector<std::string> set = cost::applyTickRates(std::get<cost::TickRates>(result), c);
+    keys.insert(keys.end(), set.begin(), set.end());
     return std::nullopt;
 }
 

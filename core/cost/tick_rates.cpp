@@ -1,5 +1,7 @@
 #include "cost/tick_rates.h"
 
+#include "cost/hardware_preset.h"
+#include "cost/model_preset.h"
 #include "number_text.h"
 
 #include <cmath>
@@ -59,6 +61,36 @@ std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& 
         r.capacity_blocks = static_cast<std::int64_t>(std::min(blocks, kMaxRate));
     }
     return r;
+}
+
+std::variant<TickRates, CostInputError> presetTickRates(std::string_view model, std::string_view gpu, double tickUs) {
+    TickRatesInputs in;
+    const auto m = findModelPreset(model.empty() ? std::string_view("llama-3.1-8b") : model);
+    if (!m) {
+        return CostInputError{"model", "unknown preset '" + std::string(model) + "' (known: " + modelPresetNames() + ")"};
+    }
+    const auto h = findHardwarePreset(gpu.empty() ? std::string_view("h100-sxm") : gpu);
+    if (!h) {
+        return CostInputError{"gpu", "unknown preset '" + std::string(gpu) + "' (known: " + hardwarePresetNames() + ")"};
+    }
+    in.cost.model = *m;
+    in.cost.hardware = *h;
+    in.tick_us = tickUs;
+    return computeTickRates(in);
+}
+
+std::vector<std::string> applyTickRates(const TickRates& r, Config& c) {
+    c.block_size_tokens = r.block_size_tokens;
+    c.kv_bytes_per_token = r.kv_bytes_per_token;
+    c.prefill_tokens_per_tick = r.prefill_tokens_per_tick;
+    c.transfer_bytes_per_tick = r.transfer_bytes_per_tick;
+    std::vector<std::string> keys = {"block_size_tokens", "kv_bytes_per_token", "prefill_tokens_per_tick",
+                                     "transfer_bytes_per_tick"};
+    if (r.capacity_blocks) {
+        c.capacity_blocks = *r.capacity_blocks;
+        keys.push_back("capacity_blocks");
+    }
+    return keys;
 }
 
 } // namespace pl::cost

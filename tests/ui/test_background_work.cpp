@@ -217,6 +217,36 @@ class TestBackgroundWork : public QObject {
         QCOMPARE(fromLab.requests.size(), std::size_t{3});
         QCOMPARE(pl::workloadJson(fromLab).dump(), pl::workloadJson(fromCli).dump());
         QCOMPARE(pl::policyJson(fromLab.policy).dump(), pl::policyJson(fromCli.policy).dump());
+
+        // A GPU's machine (Llama 3.1 8B on an H200 at 20 ms ticks, the pool from its memory, 64 GiB of host
+        // memory): the same config as the CLI's --model/--gpu, and a host that holds a swap.
+        d.model()->setCurrentIndex(d.model()->findData(QStringLiteral("llama-3.1-8b")));
+        QCOMPARE(d.capacity()->value(), 0); // the machine's now
+        QCOMPARE(d.blockSize()->value(), 0);
+        d.gpu()->setCurrentIndex(d.gpu()->findData(QStringLiteral("h200")));
+        d.tickMs()->setValue(20);
+        d.hostGiB()->setValue(64);
+        const TraceImportJob gpuJob = d.job();
+        QCOMPARE(gpuJob.host_capacity_bytes, std::int64_t{64} << 30);
+        const QString line = importCommandLine(gpuJob);
+        QVERIFY2(line.contains(QStringLiteral("--model llama-3.1-8b --gpu h200 --host-capacity-bytes 68719476736")) &&
+                     !line.contains(QStringLiteral("--capacity-blocks")),
+                 qPrintable(line));
+        auto fresh = makeWindow(); // the first slice is unsaved: importing over it would ask first
+        QVERIFY2(importAndWait(*fresh, gpuJob), qPrintable(fresh->lastError()));
+        args = QProcess::splitCommand(line);
+        args.takeFirst();
+        args << QStringLiteral("--out") << out;
+        cli.start(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab-cli"), args);
+        QVERIFY(cli.waitForFinished(60000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        auto again = pl::loadWorkloadFile(out.toStdString());
+        QVERIFY(std::holds_alternative<pl::Workload>(again));
+        const pl::Workload& gpuLab = fresh->document()->workload();
+        QCOMPARE(pl::workloadJson(gpuLab).dump(), pl::workloadJson(std::get<pl::Workload>(again)).dump());
+        QCOMPARE(gpuLab.config.kv_bytes_per_token, std::int64_t{131072});
+        QVERIFY(gpuLab.config.capacity_blocks > 10000); // from 141 GB, not the box's 1024
+        QCOMPARE(gpuLab.config.host_capacity_bytes, std::int64_t{64} << 30);
     }
 
     void mooncakeSliceWithPrefixBlocks() {
