@@ -29,6 +29,7 @@ Percentiles percentiles(std::vector<std::int64_t> values) {
 RunSummary summarize(const Workload& workload, const RunResult& run) {
     RunSummary s;
     s.totals = run.totals;
+    s.fallbacks = countFallbacks(run.ledger);
     std::vector<std::int64_t> queue, ttft, tpot, completion;
     for (const auto& rec : run.records) {
         const auto& spec = workload.requests[static_cast<std::size_t>(rec.request)];

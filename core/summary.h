@@ -3,6 +3,7 @@
 // finished run's records and totals; integer percentiles (nearest rank), so summaries are exact everywhere.
 
 #include "engine.h"
+#include "fallbacks.h"
 #include "model.h"
 
 #include <cstdint>
@@ -32,6 +33,7 @@ struct RunSummary {
     std::int64_t flagged_repeated_preemption = 0;
     std::int64_t flagged_any = 0;
     std::vector<std::string> flagged_ids; // ids with any flag, in workload order
+    FallbackCounts fallbacks;             // evictions that did not run as the policy asked, by reason
 };
 
 RunSummary summarize(const Workload& workload, const RunResult& run);

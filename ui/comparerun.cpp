@@ -1,5 +1,6 @@
 #include "comparerun.h"
 
+#include "fallbacks.h"
 #include "receipt.h"
 
 #include <QPromise>
@@ -21,6 +22,7 @@ CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::R
     e.recovery = recovery;
     e.totals = run.totals;
     e.summary = pl::summarize(w, run);
+    e.fallbackNote = QString::fromStdString(pl::hostFullNote(w, recovery, e.summary.fallbacks));
     e.event_hash = pl::receiptHashes(w, run).event_hash;
     e.dist = Distributions::from(w, run.records);
     std::int64_t slowest = -1, longest = -1;

@@ -22,6 +22,8 @@ struct CompareEntry {
     std::string event_hash; // equal hashes: the two modes ran event for event alike (their curves coincide)
     Distributions dist;
     std::vector<QString> flagged; // "r07: excessive wait, repeated preemption"
+    // pl::hostFullNote: every swap this mode tried found host memory full (empty otherwise), as the CLI prints it.
+    QString fallbackNote;
     // The request at each CDF's tail (the longest completion, the longest queue delay; the first such in
     // workload order), named on the plots so a starving request is not a 3% step lost at the right edge.
     QString slowestCompletion, longestQueue;

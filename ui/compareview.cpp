@@ -188,6 +188,15 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     // Under the table, in its column (which had a screen of empty grey below the rows): who was flagged.
     auto* left = new QVBoxLayout;
     left->addWidget(table_, 0);
+    // Under the table: a mode that never swapped because host memory was full ran recompute's run; its column
+    // would otherwise read as "swap = recompute" (pl::hostFullNote, the note the CLI prints under its table).
+    fallbackNote_ = new QLabel(this);
+    fallbackNote_->setObjectName(QStringLiteral("compareFallbackNote"));
+    fallbackNote_->setWordWrap(true);
+    fallbackNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    fallbackNote_->setStyleSheet(QStringLiteral("color: #92400e;"));
+    fallbackNote_->setVisible(false);
+    left->addWidget(fallbackNote_, 0);
     row->addLayout(left, 0);
     auto* plots = new QVBoxLayout;
     const QString titles[] = {tr("completion (ticks after arrival), CDF"), tr("queue delay (ticks), CDF")};
@@ -267,6 +276,8 @@ bool CompareView::hasResult() const { return d->hasResult; }
 
 QString CompareView::statusText() const { return status_->text(); }
 
+QString CompareView::fallbackNoteText() const { return fallbackNote_->text(); }
+
 void CompareView::start() {
     if (!doc_->hasWorkload() || running()) return;
     run_->setEnabled(false);
@@ -303,6 +314,7 @@ void CompareView::show(const CompareResult& r) {
         // Percentile rows: how many requests the figure is over, and who they are (nullptr for totals).
         std::int64_t (*population)(const pl::RunSummary&) = nullptr;
         QString who = {};
+        bool ranked = true; // false: no best to mark (fewer fallbacks is not a better mode: recompute has none)
     };
     using S = const pl::RunSummary&;
     const auto queued = [](S s) { return s.queue_ticks.count; };
@@ -314,6 +326,10 @@ void CompareView::show(const CompareResult& r) {
     const Row rows[] = {
         {tr("ticks"), [](S s) { return s.totals.ticks; }, false, true},
         {tr("evictions"), [](S s) { return s.totals.evictions; }, false, true},
+        // Evictions that did not run as the policy asked (core's FallbackCounts, the CLI's rows).
+        {tr("fallback: host full"), [](S s) { return s.fallbacks.host_full; }, false, true, nullptr, {}, false},
+        {tr("fallback: prefix shrunk"), [](S s) { return s.fallbacks.hybrid_shrunk; }, false, true, nullptr, {}, false},
+        {tr("fallback: no full block"), [](S s) { return s.fallbacks.nothing_to_swap; }, false, true, nullptr, {}, false},
         {tr("freed blocks"), [](S s) { return s.totals.freed_blocks; }, false, true},
         {tr("replay tokens"), [](S s) { return s.totals.replay_tokens; }, false, true},
         {tr("swap out"), [](S s) { return s.totals.swap_out_bytes; }, true, true},
@@ -373,7 +389,7 @@ void CompareView::show(const CompareResult& r) {
                 item->setToolTip(tip);
             }
             // A row where every mode agrees has no best: nothing in it is bold.
-            if (hasValue(c) && v == best && !allEqual) {
+            if (rows[i].ranked && hasValue(c) && v == best && !allEqual) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
@@ -382,6 +398,12 @@ void CompareView::show(const CompareResult& r) {
         }
     }
     table_->setVerticalHeaderLabels(vheaders);
+    QStringList notes;
+    for (const auto& e : r.entries) {
+        if (!e.fallbackNote.isEmpty()) notes << e.fallbackNote;
+    }
+    fallbackNote_->setText(notes.join(QLatin1Char('\n')));
+    fallbackNote_->setVisible(!notes.isEmpty());
     fillCdf(d->plots[0], r, true);
     fillCdf(d->plots[1], r, false);
     QString flagged;

@@ -29,6 +29,7 @@ class CompareView : public QWidget {
     bool running() const;
     bool hasResult() const;
     QTableWidget* totalsTable() const { return table_; }
+    QString fallbackNoteText() const; // under the table: modes whose every swap found host memory full
     QString statusText() const;
     QCustomPlot* plot(int i) const; // 0: completion, 1: queue delay
 
@@ -46,6 +47,7 @@ class CompareView : public QWidget {
     QProgressBar* progress_;
     QLabel* status_;
     QTableWidget* table_;
+    QLabel* fallbackNote_;
     QLabel* flagged_;
 };
 

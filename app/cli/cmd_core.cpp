@@ -6,6 +6,7 @@
 #include "atomic_file.h"
 #include "device_api.h"
 #include "engine.h"
+#include "fallbacks.h"
 #include "live_backend.h"
 #include "verify.h"
 #include "receipt.h"
@@ -230,8 +231,8 @@ bool endsWith(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// compare --out FILE.csv: one row per mode with the compare.v1 document's numbers (hashes, totals, then each
-// percentile group's p50, p90, p99, max and count), for spreadsheets.
+// compare --out FILE.csv: one row per mode with the compare.v1 document's numbers (hashes, totals, each
+// percentile group's p50, p90, p99, max and count, then the fallbacks by reason), for spreadsheets.
 std::string compareCsv(const nlohmann::ordered_json& doc) {
     std::string header = "mode,policy_hash,event_hash";
     std::string body;
@@ -252,6 +253,9 @@ std::string compareCsv(const nlohmann::ordered_json& doc) {
             for (const auto& [key, value] : figures.items()) {
                 add(group + "_" + key, value);
             }
+        }
+        for (const auto& [key, value] : col.at("fallbacks").items()) {
+            add("fallbacks_" + key, value);
         }
         body += line + "\n";
         first = false;
@@ -358,6 +362,11 @@ int cmdCompare(int argc, char** argv) {
         {"ticks", [](const Column& c) { return std::to_string(c.sum.totals.ticks); }},
         {"pressure events", [](const Column& c) { return std::to_string(c.sum.totals.pressure_events); }},
         {"evictions", [](const Column& c) { return std::to_string(c.sum.totals.evictions); }},
+        // Evictions that did not run as the policy asked (the evict events' fallback): a swap mode whose swaps
+        // all found host memory full ran recompute's run, and says so here and in the note under the table.
+        {"fallback: host full", [](const Column& c) { return std::to_string(c.sum.fallbacks.host_full); }},
+        {"fallback: prefix shrunk", [](const Column& c) { return std::to_string(c.sum.fallbacks.hybrid_shrunk); }},
+        {"fallback: no full block", [](const Column& c) { return std::to_string(c.sum.fallbacks.nothing_to_swap); }},
         {"freed blocks", [](const Column& c) { return std::to_string(c.sum.totals.freed_blocks); }},
         {"replay tokens", [](const Column& c) { return std::to_string(c.sum.totals.replay_tokens); }},
         {"swap out", [](const Column& c) { return pl::formatBytes(c.sum.totals.swap_out_bytes); }},
@@ -406,6 +415,11 @@ int cmdCompare(int argc, char** argv) {
     if (anyDiffers) {
         std::printf("* taken over different requests in different modes (see n): a mode that censors more\n"
                     "  leaves its slowest requests out, so a lower figure there is not by itself better\n");
+    }
+    for (const auto& c : cols) {
+        if (const auto note = hostFullNote(c.w, c.mode, c.sum.fallbacks); !note.empty()) {
+            std::printf("note: %s\n", note.c_str());
+        }
     }
     for (const auto& c : cols) {
         if (!c.sum.flagged_ids.empty()) {
@@ -460,6 +474,14 @@ int cmdCompare(int argc, char** argv) {
             for (const auto& [name, group] : groups) {
                 col["percentiles"][name] = pct(c.sum.*group);
             }
+            // Evictions that did not run as the policy asked, by reason (numbers), and the note printed under the
+            // table when every swap the mode tried found host memory full ("" otherwise).
+            const auto& f = c.sum.fallbacks;
+            col["fallbacks"] = nlohmann::ordered_json{{"host_full", f.host_full},
+                                                      {"hybrid_shrunk", f.hybrid_shrunk},
+                                                      {"nothing_to_swap", f.nothing_to_swap},
+                                                      {"total", f.total()}};
+            col["fallback_note"] = hostFullNote(c.w, c.mode, f);
             doc["modes"][std::string(toString(c.mode))] = col;
         }
         files.emplace_back(*out, csv ? compareCsv(doc) : doc.dump(2) + "\n");

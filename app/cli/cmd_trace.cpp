@@ -5,12 +5,14 @@
 #include "trace_args.h"
 
 #include "atomic_file.h"
+#include "summary.h"
 #include "trace/fixed_point.h"
 #include "trace/generator.h"
 #include "trace/trace_importer.h"
 #include "trace/workload_text.h"
 #include "workload_io.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <tuple>
 
@@ -62,6 +64,37 @@ int writeWorkload(const char* command, const Workload& w, const std::string& out
         return kExitBadInput;
     }
     return kExitOk;
+}
+
+// host_capacity_bytes left at its default (1 MiB, sized for the seed example's 512-byte tokens) beside a model's
+// KV: one line saying plainly that swap (and hybrid) will fall back to recompute and which flag to set, when
+// the host holds less than one block or less than the longest request's context. Empty when it holds both.
+std::string hostCapacityNote(const Workload& w, const std::optional<std::string>& model) {
+    const auto& c = w.config;
+    std::int64_t longest = 0;
+    for (const auto& r : w.requests) {
+        longest = std::max(longest, r.prompt_tokens + r.max_output_tokens);
+    }
+    const std::int64_t kvb = std::max<std::int64_t>(1, c.kv_bytes_per_token);
+    const std::int64_t tokens = c.host_capacity_bytes / kvb; // the longest context one swap can put there
+    if (tokens >= c.block_size_tokens && tokens >= longest) {
+        return {};
+    }
+    const std::string kv = std::to_string(c.kv_bytes_per_token) + " B per token" + (model ? " (" + *model + ")" : "");
+    const std::string held = "host_capacity_bytes " + std::to_string(c.host_capacity_bytes) + " (" +
+                             formatBytes(c.host_capacity_bytes) + ", the default) holds " + std::to_string(tokens) +
+                             " tokens of KV at " + kv;
+    const std::string fix = "set --host-capacity-bytes (the longest request, " + std::to_string(longest) +
+                            " tokens, needs " + std::to_string(longest * c.kv_bytes_per_token) + " B, " +
+                            formatBytes(longest * c.kv_bytes_per_token) + ")";
+    if (tokens < c.block_size_tokens) {
+        return held + ", less than one block of " + std::to_string(c.block_size_tokens) +
+               " tokens: with it swap will fall back to recompute on every eviction (all but a victim with at most " +
+               std::to_string(tokens) + " tokens of context) and hybrid on every one, so swap, adaptive and hybrid "
+               "run as recompute; " + fix;
+    }
+    return held + ", less than the longest request: swap will fall back to recompute for every victim with more "
+                  "than " + std::to_string(tokens) + " tokens of context; " + fix;
 }
 
 const char* kImportUsage =
@@ -184,6 +217,13 @@ int runImportTrace(int argc, char** argv) {
                      keys.c_str(),
                      rated ? "--model/--gpu do not set them: give them as flags (import-trace --help)"
                            : "set them as flags, or --model M --gpu G for a GPU's rates (import-trace --help)");
+        const bool hostLeft = std::any_of(left.begin(), left.end(),
+                                          [](const auto& kv) { return kv.first == "host_capacity_bytes"; });
+        if (hostLeft && args.has("model")) {
+            if (const auto note = hostCapacityNote(workload, args.value("model")); !note.empty()) {
+                std::fprintf(stderr, "import-trace: note: %s\n", note.c_str());
+            }
+        }
     }
     std::fprintf(stderr,
                  "imported %lld of %lld requests (%lld in the time window, %lld skipped as oversized, %lld outputs "

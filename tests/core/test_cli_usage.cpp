@@ -3,6 +3,8 @@
 // `help COMMAND`; and what compare writes: populations (n) beside its percentiles, CSV for FILE.csv.
 #include "cli_runner.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -161,6 +163,63 @@ class TestCliUsage : public QObject {
                  lines[0].constData());
         QVERIFY(lines[1].startsWith("recompute,sha256:") && lines[4].startsWith("hybrid,sha256:"));
         QCOMPARE(lines[1].count(','), lines[0].count(','));
+    }
+
+    // 1000 B of host memory holds no 4 KiB block of the seed example: every swap falls back to recompute. The
+    // table counts it per mode, a note after it names the mode and the fix, and --out JSON and CSV carry both.
+    void compareCountsFallbacks() {
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("cmp.json"));
+        const QString csv = dir.filePath(QStringLiteral("cmp.csv"));
+        const auto r = cli({"compare", kSample, "--host-capacity-bytes", "1000", "--out", json});
+        QCOMPARE(r.code, 0);
+        const QString table = QString::fromUtf8(r.out);
+        const auto m = QRegularExpression("\nevictions\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\n").match(table);
+        QVERIFY2(m.hasMatch(), qPrintable(table));
+        const QString swapEvictions = m.captured(2);
+        QVERIFY(swapEvictions.toInt() > 0);
+        QVERIFY2(table.contains(QRegularExpression("\nfallback: host full\\s+0\\s+" + swapEvictions + "\\s+\\d+\\s+\\d+\n")),
+                 qPrintable(table));
+        QVERIFY2(table.contains(QRegularExpression("\nfallback: prefix shrunk\\s+0\\s+0\\s+0\\s+0\n")), qPrintable(table));
+        QVERIFY2(table.contains(QRegularExpression("\nfallback: no full block\\s+0\\s+0\\s+0\\s+\\d+\n")), qPrintable(table));
+        const QString note = "\nnote: swap: all " + swapEvictions +
+                             " evictions fell back to recompute because host memory was full \\(host_capacity_bytes 1000 "
+                             "\\(1000 B\\), KV 512 B per token, the largest swap needed \\d+ B \\([^)]*\\)\\), so its figures "
+                             "are recompute's: raise host_capacity_bytes \\(--host-capacity-bytes\\) so victims fit on the host\n";
+        QVERIFY2(table.contains(QRegularExpression(note)), qPrintable(table));
+        QVERIFY2(!table.contains("note: recompute"), qPrintable(table));
+
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject modes = QJsonDocument::fromJson(f.readAll()).object().value("modes").toObject();
+        const QJsonObject swap = modes.value("swap").toObject();
+        const QJsonObject fallbacks = swap.value("fallbacks").toObject();
+        QCOMPARE(fallbacks.value("host_full").toInteger(), swapEvictions.toLongLong());
+        QCOMPARE(fallbacks.value("hybrid_shrunk").toInteger(), 0);
+        QCOMPARE(fallbacks.value("nothing_to_swap").toInteger(), 0);
+        QCOMPARE(fallbacks.value("total").toInteger(), swapEvictions.toLongLong());
+        QCOMPARE(swap.value("fallback: host full").toString(), swapEvictions); // the table's display string
+        QVERIFY(swap.value("fallback_note").toString().startsWith("swap: all " + swapEvictions + " evictions"));
+        QCOMPARE(modes.value("recompute").toObject().value("fallback_note").toString(), QString());
+        QCOMPARE(modes.value("recompute").toObject().value("fallbacks").toObject().value("total").toInteger(), 0);
+
+        const auto c = cli({"compare", kSample, "--host-capacity-bytes", "1000", "--out", csv});
+        QCOMPARE(c.code, 0);
+        QFile g(csv);
+        QVERIFY(g.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = g.readAll().split('\n');
+        QVERIFY2(lines[0].endsWith(",fallbacks_host_full,fallbacks_hybrid_shrunk,fallbacks_nothing_to_swap,"
+                                   "fallbacks_total"),
+                 lines[0].constData());
+        QVERIFY2(lines[1].startsWith("recompute,") && lines[1].endsWith(",0,0,0,0"), lines[1].constData());
+        const QByteArray n = swapEvictions.toUtf8();
+        QVERIFY2(lines[2].startsWith("swap,") && lines[2].endsWith("," + n + ",0,0," + n), lines[2].constData());
+
+        // The sample's own 1 MiB: swap swaps, nothing falls back, no note.
+        const auto fine = cli({"compare", kSample});
+        QVERIFY2(QString::fromUtf8(fine.out).contains(QRegularExpression("\nfallback: host full\\s+0\\s+0\\s+0\\s+0\n")),
+                 fine.out.constData());
+        QVERIFY(!fine.out.contains("\nnote: "));
     }
 
     // Success is said only once the receipt reached standard output.

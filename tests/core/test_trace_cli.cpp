@@ -99,6 +99,32 @@ class TestTraceCli : public QObject {
         QVERIFY(!QFile::exists(dir.filePath("g.json")));
     }
 
+    // --model without --host-capacity-bytes: the default 1 MiB holds 8 tokens of llama-3.1-8b's KV (128 KiB a
+    // token), less than a block, so every swap would fall back to recompute. stderr says so plainly and names
+    // the flag; with the flag (or without a model's KV) it says nothing of the kind.
+    void defaultHostCapacityBesideAModelIsNamed() {
+        QTemporaryDir dir;
+        const QString csv = writeTemp(dir, "t.csv",
+                                      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                      "2023-11-16 18:15:46.0000000,374,44\n");
+        const QStringList model = {"--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--capacity-blocks", "1000"};
+        auto r = cli(QStringList{"import-trace", "--format", "azure", csv, "--out", dir.filePath("a.json")} + model);
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.err.contains("import-trace: note: host_capacity_bytes 1048576 (1.00 MiB, the default) holds 8 tokens "
+                                "of KV at 131072 B per token (llama-3.1-8b), less than one block of 16 tokens: with it "
+                                "swap will fall back to recompute on every eviction") &&
+                     r.err.contains("so swap, adaptive and hybrid run as recompute; set --host-capacity-bytes (the "
+                                    "longest request, 418 tokens, needs 54788096 B, 52.25 MiB)\n"),
+                 r.err.constData());
+        r = cli(QStringList{"import-trace", "--format", "azure", csv, "--out", dir.filePath("b.json"),
+                            "--host-capacity-bytes", "1073741824"} + model);
+        QCOMPARE(r.code, 0);
+        QVERIFY2(!r.err.contains("fall back to recompute"), r.err.constData());
+        r = cli({"import-trace", "--format", "azure", csv, "--out", dir.filePath("c.json"), "--capacity-blocks", "100"});
+        QCOMPARE(r.code, 0);
+        QVERIFY2(!r.err.contains("fall back to recompute"), r.err.constData());
+    }
+
     // import-trace's config defaults are the seed example's tiny machine: --help says so, stderr names the keys a
     // run left there, and --model/--gpu fill the machine from the cost model's rates (what `rates` prints at the
     // same tick), explicit flags still winning. `rates` takes the tick as --tick-ms too.

@@ -1,0 +1,136 @@
+// FallbackCounts and hostFullNote (core/fallbacks.h): the evictions that did not run as the policy asked, counted
+// from the run's evict events, against the receipt's own fallback strings; and the note for a mode that never
+// swapped because host memory was full (what compare in the CLI and the lab print).
+#include "fallbacks.h"
+#include "engine.h"
+#include "receipt.h"
+#include "summary.h"
+#include "workload_io.h"
+
+#include <QtTest>
+
+#include <string>
+
+using namespace pl;
+
+namespace {
+
+Workload seedExample(std::int64_t hostCapacityBytes) {
+    auto loaded = loadWorkloadFile(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json");
+    Workload w = std::get<Workload>(loaded);
+    w.config.host_capacity_bytes = hostCapacityBytes;
+    return w;
+}
+
+std::int64_t occurrences(const std::string& text, const std::string& what) {
+    std::int64_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) {
+        ++n;
+    }
+    return n;
+}
+
+const Recovery kModes[] = {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid};
+
+} // namespace
+
+class TestFallbacks : public QObject {
+    Q_OBJECT
+  private slots:
+    // The seed example's block is 8 tokens x 512 B = 4 KiB: 1000 B of host memory holds no block, so every swap
+    // falls back to recompute and hybrid never has a block to put there.
+    void swapFallsBackWhenHostHoldsNoBlock() {
+        const Workload base = seedExample(1000);
+        Workload w = base;
+        w.policy.recovery = Recovery::Swap;
+        const RunResult run = runWorkload(w);
+        const FallbackCounts f = countFallbacks(run.ledger);
+        QVERIFY(run.totals.evictions > 0);
+        QCOMPARE(f.evictions, run.totals.evictions);
+        QCOMPARE(f.host_full, run.totals.evictions);
+        QCOMPARE(f.swapped, 0);
+        QCOMPARE(f.hybrid_shrunk + f.nothing_to_swap, 0);
+        QCOMPARE(f.total(), f.host_full);
+        QCOMPARE(run.totals.swap_out_bytes, 0);
+        QVERIFY(f.largest_host_full_need_bytes > 1000);
+        QCOMPARE(summarize(w, run).fallbacks, f); // the summary every compare reads carries the same counts
+
+        const std::string note = hostFullNote(w, Recovery::Swap, f);
+        const std::string all = "swap: all " + std::to_string(f.host_full) + " evictions fell back to recompute "
+                                "because host memory was full (host_capacity_bytes 1000 (1000 B), KV 512 B per token";
+        QVERIFY2(note.starts_with(all), note.c_str());
+        QVERIFY2(note.find("--host-capacity-bytes") != std::string::npos, note.c_str());
+        QVERIFY2(note.find("the largest swap needed " + std::to_string(f.largest_host_full_need_bytes) + " B") !=
+                     std::string::npos,
+                 note.c_str());
+
+        w.policy.recovery = Recovery::Hybrid;
+        const RunResult hybrid = runWorkload(w);
+        const FallbackCounts h = countFallbacks(hybrid.ledger);
+        QCOMPARE(h.swapped, 0);
+        QCOMPARE(h.host_full + h.nothing_to_swap, hybrid.totals.evictions);
+        QCOMPARE(h.hybrid_shrunk, 0);
+
+        w.policy.recovery = Recovery::Recompute;
+        const RunResult recompute = runWorkload(w);
+        QCOMPARE(countFallbacks(recompute.ledger), (FallbackCounts{.evictions = recompute.totals.evictions}));
+        QVERIFY(hostFullNote(w, Recovery::Recompute, countFallbacks(recompute.ledger)).empty());
+    }
+
+    // The counts are the receipt's fallback strings, reason by reason, under every mode and host capacity (none,
+    // less than a block, a block or two, the sample's own 1 MiB).
+    void countsAreTheReceiptsFallbacks_data() {
+        QTest::addColumn<qint64>("host");
+        for (qint64 host : {0LL, 1000LL, 4096LL, 8192LL, 12288LL, 1048576LL}) {
+            QTest::newRow(std::to_string(host).c_str()) << host;
+        }
+    }
+    void countsAreTheReceiptsFallbacks() {
+        QFETCH(qint64, host);
+        for (Recovery mode : kModes) {
+            Workload w = seedExample(host);
+            w.policy.recovery = mode;
+            const RunResult run = runWorkload(w);
+            const std::string receipt = receiptText(w, run);
+            const FallbackCounts f = countFallbacks(run.ledger);
+            const QByteArray where = QByteArray(toString(mode).data(), static_cast<qsizetype>(toString(mode).size()));
+            QVERIFY2(f.host_full == occurrences(receipt, "host memory full:"), where.constData());
+            QVERIFY2(f.hybrid_shrunk == occurrences(receipt, "host memory short:"), where.constData());
+            QVERIFY2(f.nothing_to_swap == occurrences(receipt, "hybrid: no full block"), where.constData());
+            QVERIFY2(f.total() == occurrences(receipt, "\"fallback\""), where.constData());
+            QCOMPARE(f.evictions, run.totals.evictions);
+        }
+    }
+
+    // The sample as shipped (1 MiB of host memory): swap swaps, nothing falls back, no note.
+    void noNoteWhereSwapRan() {
+        const Workload base = seedExample(1048576);
+        for (Recovery mode : kModes) {
+            Workload w = base;
+            w.policy.recovery = mode;
+            const FallbackCounts f = countFallbacks(runWorkload(w).ledger);
+            QCOMPARE(f.host_full, 0);
+            QVERIFY(hostFullNote(w, mode, f).empty());
+        }
+    }
+
+    // The note's wording from the counts alone: every eviction, the only one, those that tried to swap (adaptive
+    // chose recompute for the others), and none where one swap got through.
+    void noteWording() {
+        const Workload w = seedExample(2048);
+        const std::string one = hostFullNote(w, Recovery::Swap, {.host_full = 1, .evictions = 1});
+        QVERIFY2(one.starts_with("swap: its only eviction fell back to recompute"), one.c_str());
+        const std::string some =
+            hostFullNote(w, Recovery::Adaptive, {.host_full = 3, .evictions = 5, .largest_host_full_need_bytes = 4096});
+        QVERIFY2(some.starts_with("adaptive: every eviction that tried to swap (3 of 5) fell back to recompute"),
+                 some.c_str());
+        QVERIFY2(some.find("host_capacity_bytes 2048 (2.0 KiB), KV 512 B per token, the largest swap needed 4096 B "
+                           "(4.0 KiB)") != std::string::npos,
+                 some.c_str());
+        QVERIFY(hostFullNote(w, Recovery::Hybrid, {.host_full = 2, .evictions = 3, .swapped = 1}).empty());
+        QVERIFY(hostFullNote(w, Recovery::Swap, {.evictions = 3}).empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFallbacks)
+#include "test_fallbacks.moc"
