@@ -462,54 +462,6 @@ class TestLabGui : public QObject {
     // Host memory that holds no block (the seed example's block is 4 KiB): every swap falls back to recompute.
     // The table counts the fallbacks per mode (core's FallbackCounts) and the note under it names the mode and
     // the fix, as `preemptlab-cli compare` does; with the sample's own 1 MiB the rows read 0 and there is no note.
-    void compareShowsFallbacks() {
-        const QString seed = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json");
-        auto w = makeWindow(seed);
-        QString error;
-        QVERIFY2(w->document()->setSetting(QStringLiteral("host_capacity_bytes"), QStringLiteral("1000"), &error),
-                 qPrintable(error));
-        CompareView* cmp = w->compare();
-        cmp->runNow();
-        QTableWidget* t = cmp->totalsTable();
-        auto row = [&](const QString& label) {
-            for (int i = 0; i < t->rowCount(); ++i) {
-                if (t->verticalHeaderItem(i)->text() == label) return i;
-            }
-            return -1;
-        };
-        const int hostFull = row(QStringLiteral("fallback: host full"));
-        QVERIFY(hostFull >= 0 && row(QStringLiteral("fallback: prefix shrunk")) >= 0 &&
-                row(QStringLiteral("fallback: no full block")) >= 0);
-        const pl::Recovery modes[] = {pl::Recovery::Recompute, pl::Recovery::Swap, pl::Recovery::Adaptive,
-                                      pl::Recovery::Hybrid};
-        pl::Workload wl = uitest::loadSample(seed);
-        wl.config.host_capacity_bytes = 1000;
-        std::int64_t swapFallbacks = 0;
-        for (int c = 0; c < 4; ++c) {
-            wl.policy.recovery = modes[c];
-            const pl::FallbackCounts f = pl::summarize(wl, pl::runWorkload(wl)).fallbacks;
-            QCOMPARE(t->item(hostFull, c)->text(), groupedNumber(f.host_full));
-            QCOMPARE(t->item(row(QStringLiteral("fallback: no full block")), c)->text(), groupedNumber(f.nothing_to_swap));
-            if (modes[c] == pl::Recovery::Swap) swapFallbacks = f.host_full;
-        }
-        QVERIFY(swapFallbacks > 0);
-        QCOMPARE(t->item(hostFull, 0)->text(), QStringLiteral("0"));
-        QVERIFY(!t->item(hostFull, 0)->font().bold()); // fewer fallbacks is no better mode
-        const QString note = cmp->fallbackNoteText();
-        QVERIFY2(note.contains(QStringLiteral("swap: all %1 evictions fell back to recompute because host memory was "
-                                              "full (host_capacity_bytes 1000")
-                                   .arg(swapFallbacks)) &&
-                     note.contains(QStringLiteral("--host-capacity-bytes")),
-                 qPrintable(note));
-        const auto* label = cmp->findChild<QLabel*>(QStringLiteral("compareFallbackNote"));
-        QVERIFY(label && label->isVisibleTo(cmp));
-
-        QVERIFY(w->document()->setSetting(QStringLiteral("host_capacity_bytes"), QStringLiteral("1048576"), &error));
-        cmp->runNow();
-        QCOMPARE(t->item(hostFull, 1)->text(), QStringLiteral("0"));
-        QVERIFY(cmp->fallbackNoteText().isEmpty() && !label->isVisibleTo(cmp));
-    }
-
     void menusHaveOneActionPerKey() {
         // Ctrl+Shift+S was both Save As (on Linux desktops) and the window screenshot: Qt fires neither.
         auto w = makeWindow(QString());

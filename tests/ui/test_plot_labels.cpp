@@ -1,5 +1,6 @@
 // Compact axis labels: short at every magnitude, exact below 10,000, and what the lab's plots actually draw;
 // the distributions' bins, and the plots' percentiles and empty axes.
+#include "bytestext.h"
 #include "compactticker.h"
 #include "comparerun.h"
 #include "compareview.h"
@@ -11,6 +12,7 @@
 #include "session.h"
 #include "summary.h"
 
+#include <QLabel>
 #include <QTableWidget>
 #include <QTest>
 
@@ -180,6 +182,59 @@ class TestPlotLabels : public QObject {
 
     // The compare view's CDFs mark each mode's tail and name the request there: on the starvation sample the
     // one starving request (bg-report) is otherwise a 3% step at the right edge.
+    // The compare view counts the evictions that did not run as asked (swap with host memory full) and says so
+    // under its table: seed example with 1,000 bytes of host memory, where every swap falls back.
+    void compareShowsFallbacks() {
+        const QString seed = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json");
+        plui::LabDocument doc;
+        doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+        QString error;
+        QVERIFY2(doc.setWorkload(uitest::loadSample(seed), QStringLiteral("seed"), &error), qPrintable(error));
+        QVERIFY2(doc.setSetting(QStringLiteral("host_capacity_bytes"), QStringLiteral("1000"), &error),
+                 qPrintable(error));
+        plui::CompareView view(&doc);
+        plui::CompareView* cmp = &view;
+        cmp->runNow();
+        QTableWidget* t = cmp->totalsTable();
+        auto row = [&](const QString& label) {
+            for (int i = 0; i < t->rowCount(); ++i) {
+                if (t->verticalHeaderItem(i)->text() == label) return i;
+            }
+            return -1;
+        };
+        const int hostFull = row(QStringLiteral("fallback: host full"));
+        QVERIFY(hostFull >= 0 && row(QStringLiteral("fallback: prefix shrunk")) >= 0 &&
+                row(QStringLiteral("fallback: no full block")) >= 0);
+        const pl::Recovery modes[] = {pl::Recovery::Recompute, pl::Recovery::Swap, pl::Recovery::Adaptive,
+                                      pl::Recovery::Hybrid};
+        pl::Workload wl = uitest::loadSample(seed);
+        wl.config.host_capacity_bytes = 1000;
+        std::int64_t swapFallbacks = 0;
+        for (int c = 0; c < 4; ++c) {
+            wl.policy.recovery = modes[c];
+            const pl::FallbackCounts f = pl::summarize(wl, pl::runWorkload(wl)).fallbacks;
+            QCOMPARE(t->item(hostFull, c)->text(), plui::groupedNumber(f.host_full));
+            QCOMPARE(t->item(row(QStringLiteral("fallback: no full block")), c)->text(), plui::groupedNumber(f.nothing_to_swap));
+            if (modes[c] == pl::Recovery::Swap) swapFallbacks = f.host_full;
+        }
+        QVERIFY(swapFallbacks > 0);
+        QCOMPARE(t->item(hostFull, 0)->text(), QStringLiteral("0"));
+        QVERIFY(!t->item(hostFull, 0)->font().bold()); // fewer fallbacks is no better mode
+        const QString note = cmp->fallbackNoteText();
+        QVERIFY2(note.contains(QStringLiteral("swap: all %1 evictions fell back to recompute because host memory was "
+                                              "full (host_capacity_bytes 1000")
+                                   .arg(swapFallbacks)) &&
+                     note.contains(QStringLiteral("--host-capacity-bytes")),
+                 qPrintable(note));
+        const auto* label = cmp->findChild<QLabel*>(QStringLiteral("compareFallbackNote"));
+        QVERIFY(label && label->isVisibleTo(cmp));
+
+        QVERIFY(doc.setSetting(QStringLiteral("host_capacity_bytes"), QStringLiteral("1048576"), &error));
+        cmp->runNow();
+        QCOMPARE(t->item(hostFull, 1)->text(), QStringLiteral("0"));
+        QVERIFY(cmp->fallbackNoteText().isEmpty() && !label->isVisibleTo(cmp));
+    }
+
     void compareNamesTheTailRequest() {
         plui::LabDocument doc;
         doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
