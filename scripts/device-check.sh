@@ -108,14 +108,14 @@ fi
 CLI=""
 stamp=$("$SRC/scripts/source-stamp.sh" "$SRC")
 kitstamp=$(cat "$KIT/stamp" 2>/dev/null || true)
-if [ -x "$KIT/bin/preemptlab-cli" ] && [ "$(cat "$KIT/stamp" 2>/dev/null)" = "$stamp" ] &&
+if [ -x "$KIT/bin/preemptlab-cli" ] && [ "$kitstamp" = "$stamp" ] &&
     cli_loads "$KIT/bin/preemptlab-cli"; then
     CLI=$KIT/bin/preemptlab-cli
     echo "cli: device-kit/bin/preemptlab-cli (built by device-kit.sh from these sources, ${stamp:0:12})" >>"$SUMMARY"
 else
     reason="no device-kit"
     if [ -x "$KIT/bin/preemptlab-cli" ]; then
-        if [ "$(cat "$KIT/stamp" 2>/dev/null)" != "$stamp" ]; then
+        if [ "$kitstamp" != "$stamp" ]; then
             reason="device-kit CLI is from other sources: kit ${kitstamp:0:12}, here ${stamp:0:12}"
         else
             reason="device-kit CLI does not load here (cli-load.txt in the tarball says why)"
@@ -174,8 +174,9 @@ for s in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer
 done
 if [ -n "$SANITIZER" ]; then
     failedBefore=$failed
+    memcheckRc=0
     step memcheck 300 "$WORK/memcheck.txt" "$SANITIZER" --tool memcheck --leak-check full --error-exitcode 9 \
-        "$CLI" gpu-selftest --cycles 20
+        "$CLI" gpu-selftest --cycles 20 || memcheckRc=$?
     # The step's exit code mixes two verdicts: 9 is memcheck's (errors found); any other non-zero is the
     # selftest's own or the tool's. Say which, with memcheck's own summary line.
     verdict=$(grep -m1 "ERROR SUMMARY" "$WORK/memcheck.txt" 2>/dev/null | sed 's/^=* *//')
@@ -188,8 +189,13 @@ if [ -n "$SANITIZER" ]; then
     fi
     if grep -q "ERROR SUMMARY: 0 errors" "$WORK/memcheck.txt" 2>/dev/null; then
         echo "target memcheck clean on the selftest: met (${verdict})" >>"$SUMMARY"
-        # Clean is the memcheck verdict; the selftest's own is the gpu-selftest step above.
-        failed=$failedBefore
+        # Clean is the memcheck verdict; the selftest's own is the gpu-selftest step above. A step that ran to
+        # its end (not timed out or killed) and failed only the exact free-memory check under the tool does
+        # not fail the run; any other failing check still does.
+        otherFails=$(grep '^FAIL' "$WORK/memcheck.txt" | grep -vc '^FAIL leak: ')
+        if [ "$memcheckRc" -ne 124 ] && [ "$memcheckRc" -ne 137 ] && [ "$otherFails" -eq 0 ]; then
+            failed=$failedBefore
+        fi
     elif grep -q "Device not supported" "$WORK/memcheck.txt" 2>/dev/null; then
         echo "memcheck: compute-sanitizer does not support this device or runtime (not a finding)" >>"$SUMMARY"
         echo "target memcheck clean on the selftest: not measured (device not supported by the tool)" >>"$SUMMARY"

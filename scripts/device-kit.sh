@@ -62,5 +62,7 @@ readelf -d "$KIT/bin/preemptlab-cli" | grep -E 'NEEDED|RUNPATH|RPATH' >"$KIT/nee
 echo "$stamp" >"$KIT/stamp"
 echo "device-kit: $KIT ($(du -sh "$KIT" | cut -f1)), CLI for sm_$ARCHS, sources $stamp"
 # The device tool sends the checkout the session runs from, with `carry` taken from there: build the kit in
-# that checkout, after the last commit that touches core/, gpu/ or app/, or device-check.sh builds from source.
+# that checkout, after the last change to what scripts/source-stamp.sh covers (there: the sources the CLI is
+# built from, ignored files such as editor swap files included, which the tool does not send), or
+# device-check.sh builds from source.
 echo "device-kit: carry it from $SRC (device-check.sh compares this stamp with scripts/source-stamp.sh there)"

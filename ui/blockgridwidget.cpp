@@ -55,7 +55,7 @@ void BlockGridWidget::setPool(std::span<const std::int32_t> owners, std::span<co
     inFlight_.assign(inFlight.begin(), inFlight.end());
     victims_.assign(victims.begin(), victims.end());
     victimOwners_.assign(victimOwners.begin(), victimOwners.end());
-    poolLabelsCell_ = -1;
+    poolLabelsChecked_ = false;
     imageDirty_ = true;
     if (sizeChanged) updateMinimumHeight();
     update();
@@ -170,12 +170,23 @@ QString BlockGridWidget::labelFor(int owner, int cell, const QFontMetrics& metri
 
 QString BlockGridWidget::poolLabel(int owner, int cell, const QFontMetrics& metrics) const {
     if (owner < 0 || cell < kNumberLabelCell) return {};
+    if (!poolLabelsChecked_) {
+        std::vector<std::int32_t> labelled;
+        for (std::size_t b = 0; b < owners_.size(); ++b) {
+            if (const int r = labelledRequest(b); r >= 0) labelled.push_back(r);
+        }
+        std::sort(labelled.begin(), labelled.end());
+        labelled.erase(std::unique(labelled.begin(), labelled.end()), labelled.end());
+        if (labelled != poolLabelled_) {
+            poolLabelled_ = std::move(labelled);
+            poolLabelsCell_ = -1;
+        }
+        poolLabelsChecked_ = true;
+    }
     if (poolLabelsCell_ != cell) {
         poolLabels_.clear();
         QHash<QString, int> uses;
-        for (std::size_t b = 0; b < owners_.size(); ++b) {
-            const int r = labelledRequest(b);
-            if (r < 0 || poolLabels_.contains(r)) continue;
+        for (const std::int32_t r : poolLabelled_) {
             const QString label = labelFor(r, cell, metrics);
             poolLabels_.insert(r, label);
             ++uses[label];

@@ -98,7 +98,8 @@ class BlockGridWidget : public QWidget {
     QString labelFor(int owner, int cell, const QFontMetrics& metrics) const;
     // What the pool writes in request `owner`'s cells: labelFor's label, unless another request on the pool
     // would read the same ("b…-07" for batch-0107 and batch-0207); then each of them gets its palette number.
-    // Computed for every request on the pool at once and kept until the pool, the names or the cell change.
+    // Computed for every request on the pool at once and kept until the names, the cell or the set of requests
+    // on the pool change (a tick that moves blocks among the same requests keeps them: one pass over the pool).
     QString poolLabel(int owner, int cell, const QFontMetrics& metrics) const;
 
     std::vector<std::int32_t> owners_;
@@ -114,6 +115,8 @@ class BlockGridWidget : public QWidget {
     mutable std::optional<QSet<QString>> spelled_;
     mutable QHash<int, QString> poolLabels_; // poolLabel's, for cell size poolLabelsCell_ (-1: to be made)
     mutable int poolLabelsCell_ = -1;
+    mutable bool poolLabelsChecked_ = false;  // false: the pool changed; the labels hold if its requests did not
+    mutable std::vector<std::int32_t> poolLabelled_; // the requests labelled on the pool, sorted
     int selected_ = -1;
     int cellSize_ = 0;
     QImage image_;

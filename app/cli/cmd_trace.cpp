@@ -5,6 +5,7 @@
 #include "trace_args.h"
 
 #include "atomic_file.h"
+#include "cost/model_preset.h"
 #include "summary.h"
 #include "trace/fixed_point.h"
 #include "trace/generator.h"
@@ -219,8 +220,9 @@ int runImportTrace(int argc, char** argv) {
                            : "set them as flags, or --model M --gpu G for a GPU's rates (import-trace --help)");
         const bool hostLeft = std::any_of(left.begin(), left.end(),
                                           [](const auto& kv) { return kv.first == "host_capacity_bytes"; });
-        if (hostLeft && args.has("model")) {
-            if (const auto note = hostCapacityNote(workload, args.value("model")); !note.empty()) {
+        if (hostLeft && rated) { // --gpu alone rates the default model's KV too
+            const std::string model = args.value("model").value_or(std::string(cost::kDefaultModelPreset));
+            if (const auto note = hostCapacityNote(workload, model); !note.empty()) {
                 std::fprintf(stderr, "import-trace: note: %s\n", note.c_str());
             }
         }

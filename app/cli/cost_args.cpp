@@ -147,7 +147,7 @@ std::optional<std::string> costInputsFromArgs(const Args& args, CostInputs& in) 
             }
             in.model = pl::cost::ModelSpec{"custom", "custom model", 0, 0, 0, 0, 0.0, 2, 2};
         } else {
-            in.model = *pl::cost::findModelPreset("llama-3.1-8b");
+            in.model = *pl::cost::findModelPreset(pl::cost::kDefaultModelPreset);
         }
     }
     // GPU: a preset, or its numbers.
@@ -165,7 +165,7 @@ std::optional<std::string> costInputsFromArgs(const Args& args, CostInputs& in) 
         }
         in.hardware = pl::cost::HardwareSpec{"custom", "custom GPU", 0.0, 0.0, 0.0, "host link", 0.0};
     } else {
-        in.hardware = *pl::cost::findHardwarePreset("h100-sxm");
+        in.hardware = *pl::cost::findHardwarePreset(pl::cost::kDefaultHardwarePreset);
     }
     for (const auto& [k, v] : args.options) {
         if (auto err = applyOne(k, v, in)) {

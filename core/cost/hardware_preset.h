@@ -22,6 +22,8 @@ struct HardwareSpec {
 };
 
 const std::vector<HardwareSpec>& hardwarePresets();
+// The GPU a command uses when none is named.
+inline constexpr std::string_view kDefaultHardwarePreset = "h100-sxm";
 std::optional<HardwareSpec> findHardwarePreset(std::string_view name);
 std::string hardwarePresetNames();
 

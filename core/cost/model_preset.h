@@ -30,6 +30,8 @@ std::int64_t kvBytesPerToken(const ModelSpec& m);
 double attentionFlopPerPair(const ModelSpec& m);
 
 const std::vector<ModelSpec>& modelPresets();
+// The model a command uses when none is named.
+inline constexpr std::string_view kDefaultModelPreset = "llama-3.1-8b";
 std::optional<ModelSpec> findModelPreset(std::string_view name);
 // "llama-3.1-8b, llama-3.1-70b, ..." for help and error messages.
 std::string modelPresetNames();

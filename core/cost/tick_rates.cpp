@@ -65,11 +65,11 @@ std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& 
 
 std::variant<TickRates, CostInputError> presetTickRates(std::string_view model, std::string_view gpu, double tickUs) {
     TickRatesInputs in;
-    const auto m = findModelPreset(model.empty() ? std::string_view("llama-3.1-8b") : model);
+    const auto m = findModelPreset(model.empty() ? kDefaultModelPreset : model);
     if (!m) {
         return CostInputError{"model", "unknown preset '" + std::string(model) + "' (known: " + modelPresetNames() + ")"};
     }
-    const auto h = findHardwarePreset(gpu.empty() ? std::string_view("h100-sxm") : gpu);
+    const auto h = findHardwarePreset(gpu.empty() ? kDefaultHardwarePreset : gpu);
     if (!h) {
         return CostInputError{"gpu", "unknown preset '" + std::string(gpu) + "' (known: " + hardwarePresetNames() + ")"};
     }

@@ -599,19 +599,29 @@ class TestBackgroundWork : public QObject {
         QCOMPARE(exports->bundleFilesIn(bundle).size(), exports->bundleViews().size() + 3);
         QVERIFY(exports->bundleFilesIn(out.filePath(QStringLiteral("nothing-here"))).isEmpty());
         QVERIFY(QFile::resize(QDir(bundle).filePath(QStringLiteral("summary.md")), 0)); // to see a replacement
-        auto answer = [](const char* role) {
-            QTimer::singleShot(0, [role]() {
+        // What the box showed, checked once it is answered (a failed check inside the timer would leave the box
+        // open and the test waiting on it).
+        struct Seen {
+            QString name, text;
+            bool cancelIsDefault = false;
+        } seen;
+        auto answer = [&seen](const char* role) {
+            QTimer::singleShot(0, [&seen, role]() {
                 auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-                QVERIFY(box && box->objectName() == QStringLiteral("replaceBundle"));
-                QVERIFY(box->text().contains(QStringLiteral("summary.md")));
-                QCOMPARE(box->defaultButton(), box->button(QMessageBox::Cancel));
+                if (!box) return; // no box: writeBundleAsking returns without one, and the checks below fail
+                seen = {box->objectName(), box->text(), box->defaultButton() == box->button(QMessageBox::Cancel)};
+                QAbstractButton* chosen = box->button(QMessageBox::Cancel);
                 for (QAbstractButton* button : box->buttons()) {
-                    if (button->text().remove(QLatin1Char('&')) == QString::fromLatin1(role)) button->click();
+                    if (button->text().remove(QLatin1Char('&')) == QString::fromLatin1(role)) chosen = button;
                 }
+                chosen->click();
             });
         };
         answer("Cancel");
         QVERIFY(!exports->writeBundleAsking(bundle));
+        QCOMPARE(seen.name, QStringLiteral("replaceBundle"));
+        QVERIFY2(seen.text.contains(QStringLiteral("summary.md")), qPrintable(seen.text));
+        QVERIFY(seen.cancelIsDefault);
         QCOMPARE(QFileInfo(QDir(bundle).filePath(QStringLiteral("summary.md"))).size(), qint64{0});
         QVERIFY(w->statusBar()->currentMessage().startsWith(QStringLiteral("Review bundle not written")));
         answer("Replace");

@@ -459,9 +459,6 @@ class TestLabGui : public QObject {
         QVERIFY2(cmp->statusText().contains(QStringLiteral("before your last change")), qPrintable(cmp->statusText()));
     }
 
-    // Host memory that holds no block (the seed example's block is 4 KiB): every swap falls back to recompute.
-    // The table counts the fallbacks per mode (core's FallbackCounts) and the note under it names the mode and
-    // the fix, as `preemptlab-cli compare` does; with the sample's own 1 MiB the rows read 0 and there is no note.
     void menusHaveOneActionPerKey() {
         // Ctrl+Shift+S was both Save As (on Linux desktops) and the window screenshot: Qt fires neither.
         auto w = makeWindow(QString());

@@ -180,10 +180,9 @@ class TestPlotLabels : public QObject {
         }
     }
 
-    // The compare view's CDFs mark each mode's tail and name the request there: on the starvation sample the
-    // one starving request (bg-report) is otherwise a 3% step at the right edge.
-    // The compare view counts the evictions that did not run as asked (swap with host memory full) and says so
-    // under its table: seed example with 1,000 bytes of host memory, where every swap falls back.
+    // Host memory that holds no block (the seed example's block is 4 KiB): every swap falls back to recompute.
+    // The table counts the fallbacks per mode (core's FallbackCounts) and the note under it names the mode and
+    // the fix, as `preemptlab-cli compare` does; with the sample's own 1 MiB the rows read 0 and there is no note.
     void compareShowsFallbacks() {
         const QString seed = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json");
         plui::LabDocument doc;
@@ -235,6 +234,8 @@ class TestPlotLabels : public QObject {
         QVERIFY(cmp->fallbackNoteText().isEmpty() && !label->isVisibleTo(cmp));
     }
 
+    // The compare view's CDFs mark each mode's tail and name the request there: on the starvation sample the
+    // one starving request (bg-report) is otherwise a 3% step at the right edge.
     void compareNamesTheTailRequest() {
         plui::LabDocument doc;
         doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
