@@ -150,12 +150,9 @@ void ExportActions::exportView(const QString& name) {
 }
 
 QStringList ExportActions::bundleFilesIn(const QString& folder) const {
-    QStringList names = {QStringLiteral("receipt.json"), QStringLiteral("ledger.csv")};
-    for (const auto& view : bundleViews()) names << view.first + QStringLiteral(".png");
-    names << QStringLiteral("summary.md");
     QStringList there;
     const QDir dir(folder);
-    for (const QString& name : names) {
+    for (const QString& name : reviewBundleFileNames(bundleViews())) {
         if (QFileInfo::exists(dir.filePath(name))) there << name;
     }
     return there;

@@ -152,6 +152,13 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
     return md;
 }
 
+QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views) {
+    QStringList names = {QStringLiteral("receipt.json"), QStringLiteral("ledger.csv")};
+    for (const auto& view : views) names << view.first + QStringLiteral(".png");
+    names << QStringLiteral("summary.md");
+    return names;
+}
+
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
                                const std::string* receipt) {

@@ -9,6 +9,7 @@
 #include <QList>
 #include <QPair>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <string>
@@ -32,6 +33,8 @@ std::string receiptTextOf(const LabDocument& doc);
 QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFiles);
 // views: (file stem, widget) pairs, each written as STEM.png. `receipt`: the run's receipt text when already
 // made (receiptTextOf; the lab makes it on a worker), else it is made here.
+// The files a review bundle writes, in order: receipt.json, ledger.csv, each view's STEM.png, summary.md.
+QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views);
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
                                const std::string* receipt = nullptr);
