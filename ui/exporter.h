@@ -31,10 +31,10 @@ ExportError exportWidgetImage(QWidget* widget, const QString& path);
 std::optional<QByteArray> renderWidget(QWidget* widget, const QString& format, QString* error);
 std::string receiptTextOf(const LabDocument& doc);
 QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFiles);
-// views: (file stem, widget) pairs, each written as STEM.png. `receipt`: the run's receipt text when already
-// made (receiptTextOf; the lab makes it on a worker), else it is made here.
 // The files a review bundle writes, in order: receipt.json, ledger.csv, each view's STEM.png, summary.md.
 QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views);
+// views: (file stem, widget) pairs, each written as STEM.png. `receipt`: the run's receipt text when already
+// made (receiptTextOf; the lab makes it on a worker), else it is made here.
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
                                const std::string* receipt = nullptr);

@@ -210,17 +210,15 @@ MainWindow::MainWindow(QWidget* parent)
     connect(busyCancel_, &QPushButton::clicked, doc_, &LabDocument::cancelRun);
 
     QSettings settings;
-    const QByteArray geometry = settings.value(QStringLiteral("window/geometry")).toByteArray();
-    const bool geometryRestored = restoreGeometry(geometry);
-    if (!geometryRestored && screen()) {
+    // The docks first: restoring them widens a window not yet shown to their preferred widths (900 px closed
+    // came back 1,116 px, a third more on every second start, off a projector's screen), so the saved geometry
+    // comes after them.
+    layoutRestored_ = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()) && screen()) {
         // A first start: nine tenths of the screen up to the README's 1600x1000, set when first shown (until
         // then the docks' preferred widths hold the window at least 1,064 px wide, wider than a projector).
         firstStartSize_ = (screen()->availableGeometry().size() * 9 / 10).boundedTo(QSize(1600, 1000));
     }
-    layoutRestored_ = restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    // Restoring the docks widens a window not yet shown to their preferred widths (900 px closed came back
-    // 1,116 px, a third more on every second start, off a projector's screen): the saved geometry again.
-    if (geometryRestored) restoreGeometry(geometry);
     bool speedOk = false;
     const int speed = settings.value(QStringLiteral("transport/speed")).toInt(&speedOk);
     if (speedOk && speed >= transport_->speedSlider()->minimum() && speed <= transport_->speedSlider()->maximum()) {

@@ -82,8 +82,11 @@ TraceImportOutcome runTraceImport(const TraceImportJob& job, const std::atomic<b
     return catchingOutcome<pl::trace::ImportResult>(job.path, [&](TraceImportOutcome& out) {
         pl::Workload base;
         if (!job.model.isEmpty() || !job.gpu.isEmpty()) {
-            const auto rates = pl::cost::presetTickRates(job.model.toStdString(), job.gpu.toStdString(),
-                                                         static_cast<double>(job.options.tick_us));
+            const std::string model = job.model.toStdString(), gpu = job.gpu.toStdString();
+            const auto name = [](const std::string& s) {
+                return s.empty() ? std::nullopt : std::optional<std::string_view>(s); // empty: the default preset
+            };
+            const auto rates = pl::cost::presetTickRates(name(model), name(gpu), static_cast<double>(job.options.tick_us));
             if (const auto* e = std::get_if<pl::cost::CostInputError>(&rates)) {
                 out.error = job.path + QStringLiteral(": %1: %2").arg(qs(e->field), qs(e->reason));
                 return;

@@ -1,8 +1,5 @@
 #include "machine_rates.h"
 
-
-#include "cost/hardware_preset.h"
-#include "cost/model_preset.h"
 #include "cost/tick_rates.h"
 #include "workload_rules.h"
 
@@ -23,13 +20,11 @@ std::optional<std::string> applyMachineRates(const Args& args, double tickUs, Co
     if (!model && !gpu) {
         return std::nullopt;
     }
-    // An empty name is the default preset to presetTickRates; on the command line it is a mistake.
-    if ((model && model->empty()) || (gpu && gpu->empty())) {
-        return model && model->empty() ? "--model: unknown preset '' (known: " + cost::modelPresetNames() + ")"
-                                       : "--gpu: unknown preset '' (known: " + cost::hardwarePresetNames() + ")";
-    }
     // The lab's import dialog computes its machine the same way (cost::presetTickRates).
-    const auto result = cost::presetTickRates(model.value_or(""), gpu.value_or(""), tickUs);
+    const auto asView = [](const std::optional<std::string>& s) {
+        return s ? std::optional<std::string_view>(*s) : std::nullopt;
+    };
+    const auto result = cost::presetTickRates(asView(model), asView(gpu), tickUs);
     if (const auto* err = std::get_if<cost::CostInputError>(&result)) {
         return "--" + err->field + ": " + err->reason;
     }

@@ -63,15 +63,16 @@ std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& 
     return r;
 }
 
-std::variant<TickRates, CostInputError> presetTickRates(std::string_view model, std::string_view gpu, double tickUs) {
+std::variant<TickRates, CostInputError> presetTickRates(std::optional<std::string_view> model,
+                                                        std::optional<std::string_view> gpu, double tickUs) {
     TickRatesInputs in;
-    const auto m = findModelPreset(model.empty() ? kDefaultModelPreset : model);
+    const auto m = findModelPreset(model.value_or(kDefaultModelPreset));
     if (!m) {
-        return CostInputError{"model", "unknown preset '" + std::string(model) + "' (known: " + modelPresetNames() + ")"};
+        return CostInputError{"model", "unknown preset '" + std::string(*model) + "' (known: " + modelPresetNames() + ")"};
     }
-    const auto h = findHardwarePreset(gpu.empty() ? kDefaultHardwarePreset : gpu);
+    const auto h = findHardwarePreset(gpu.value_or(kDefaultHardwarePreset));
     if (!h) {
-        return CostInputError{"gpu", "unknown preset '" + std::string(gpu) + "' (known: " + hardwarePresetNames() + ")"};
+        return CostInputError{"gpu", "unknown preset '" + std::string(*gpu) + "' (known: " + hardwarePresetNames() + ")"};
     }
     in.cost.model = *m;
     in.cost.hardware = *h;

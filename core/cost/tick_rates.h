@@ -35,9 +35,10 @@ struct TickRates {
 std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& in);
 
 // The rates of named presets at one tick of `tickUs` (import-trace and generate's --model M --gpu G, the lab's
-// import dialog): an empty name is the default preset (llama-3.1-8b, h100-sxm), an unknown one an error on
-// field "model" or "gpu" that lists the known names.
-std::variant<TickRates, CostInputError> presetTickRates(std::string_view model, std::string_view gpu, double tickUs);
+// import dialog): no name is the default preset (kDefaultModelPreset, kDefaultHardwarePreset); a name that is
+// no preset (the empty one too) is an error on field "model" or "gpu" that lists the known names.
+std::variant<TickRates, CostInputError> presetTickRates(std::optional<std::string_view> model,
+                                                        std::optional<std::string_view> gpu, double tickUs);
 
 // Writes the rates into a workload's config (block size, KV bytes per token, prefill and transfer rates, and
 // capacity where the GPU's memory is known); returns the keys it set.
