@@ -28,6 +28,8 @@ struct DeviceSetup {
     std::int64_t host_slots = 1;   // blocks of pinned, mapped host memory (same layout)
     bool with_model = false;       // allocate the synthetic transformer (prefill)
     TransformerShape model;        // its KV shape must match `arena`
+    bool softmax_cache = true;     // keep score rows in shared memory where they fit (false: the selftest's
+                                   // second path, which must give the same bits)
 };
 
 class DeviceContext {

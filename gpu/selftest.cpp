@@ -207,6 +207,66 @@ void recomputeChecks(Checker& c) {
              "K/V of positions 0..39 with and without 60 later tokens: max |diff| " + std::to_string(diffCausal));
 }
 
+// The softmax keeps score rows of up to 12,288 keys in shared memory and reads longer ones from global memory
+// three times. Both paths do the same arithmetic in the same order, so a context built with the cache off must
+// give the K/V of `recomputeChecks`'s contexts bit for bit, one-shot (a) and token by token (b).
+void softmaxPathCheck(Checker& c) {
+    const TransformerShape shape = *findTransformerPreset("tiny");
+    DeviceSetup setup;
+    setup.arena = kvShapeOf(shape, 16, 16, KvDtype::Bf16);
+    setup.with_model = true;
+    setup.model = shape;
+    std::string err;
+    auto cached = DeviceContext::create(setup, &err);
+    setup.softmax_cache = false;
+    auto uncached = cached ? DeviceContext::create(setup, &err) : nullptr;
+    if (!uncached) {
+        c.report(false, "softmax-paths", err);
+        return;
+    }
+    const std::uint32_t seed = 977;
+    const std::int64_t prompt = 48, total = 80;
+    const auto a = range(0, 5), b = range(5, 5);
+    double us = 0, maxDiff = 0;
+    std::int64_t differing = 0;
+    for (DeviceContext* ctx : {cached.get(), uncached.get()}) {
+        if (!c.device(ctx->prefill(seed, 0, total, a, &us), "softmax-paths") ||
+            !c.device(ctx->prefill(seed, 0, prompt, b, &us), "softmax-paths")) {
+            return;
+        }
+        for (std::int64_t t = prompt; t < total; ++t) {
+            if (!c.device(ctx->prefill(seed, t, 1, b, &us), "softmax-paths")) {
+                return;
+            }
+        }
+    }
+    std::vector<float> x, y;
+    for (const auto* table : {&a, &b}) {
+        for (std::int64_t l = 0; l < shape.layers; ++l) {
+            for (int kv = 0; kv < 2; ++kv) {
+                for (std::int64_t pos = 0; pos < total; ++pos) {
+                    if (!c.device(cached->readToken(*table, l, kv, pos, &x), "softmax-paths") ||
+                        !c.device(uncached->readToken(*table, l, kv, pos, &y), "softmax-paths")) {
+                        return;
+                    }
+                    // != also counts a NaN on either side; a size mismatch counts as one value.
+                    differing += x.size() == y.size() ? 0 : 1;
+                    for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) {
+                        if (x[i] != y[i]) {
+                            ++differing;
+                            maxDiff = std::max(maxDiff, static_cast<double>(std::fabs(x[i] - y[i])));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    c.report(differing == 0, "softmax-paths",
+             "K/V of " + std::to_string(total) + " tokens, one-shot and token by token, with the score rows in "
+             "shared memory and without: " + std::to_string(differing) + " values differ (max |diff| " +
+                 std::to_string(maxDiff) + "); expected 0");
+}
+
 void leakCheck(Checker& c, std::int64_t cycles) {
     const pl::Workload w = leakCheckWorkload();
     std::string err;
@@ -280,6 +340,7 @@ int runSelftest(const SelftestOptions& options, std::ostream& log, std::string* 
     swapChecks(c, KvDtype::Bf16);
     swapChecks(c, KvDtype::Fp8E4M3);
     recomputeChecks(c);
+    softmaxPathCheck(c);
     leakCheck(c, options.cycles);
     errorChecks(c);
     log << (c.failures == 0 ? "selftest: all checks passed\n"

@@ -199,6 +199,9 @@ std::unique_ptr<DeviceContext> DeviceContext::create(const DeviceSetup& setup, s
             if (auto e = m.prefill->init(setup.model, m.blas, m.stream, m.info.sm_count)) {
                 return "model " + setup.model.name + ": " + *e;
             }
+            if (!setup.softmax_cache) {
+                m.prefill->disableSoftmaxCache();
+            }
         }
         return std::nullopt;
     };
