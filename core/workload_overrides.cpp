@@ -3,6 +3,7 @@
 // request still fits) are left to validateWorkload, which the caller runs afterwards.
 #include "workload_io.h"
 
+#include "number_text.h"
 #include "workload_rules.h"
 
 #include <algorithm>
@@ -40,11 +41,13 @@ std::optional<InputError> setEnum(std::string_view key, std::string_view value, 
 }
 
 std::optional<InputError> setInteger(std::string_view key, std::string_view value, std::int64_t& target,
-                                     std::int64_t min, std::int64_t max = kMaxSafeInteger) {
-    const auto parsed = parseInteger(value);
+                                     std::int64_t min, std::int64_t max = kMaxSafeInteger, bool bytes = false) {
+    const auto parsed = bytes ? parseByteSize(value) : parseInteger(value);
     if (!parsed) {
-        return overrideError(key, "expected an integer from " + std::to_string(min) + " to " + std::to_string(max) +
-                                      ", got \"" + std::string(value) + "\"");
+        return overrideError(key, "expected " + std::string(bytes ? "bytes" : "an integer") + " from " +
+                                      std::to_string(min) + " to " + std::to_string(max) + ", got \"" +
+                                      std::string(value) + "\"" +
+                                      (bytes ? std::string("; write ") + kByteSizeForms : std::string()));
     }
     if (auto problem = integerRangeProblem(*parsed, min, max)) {
         return overrideError(key, *problem);
@@ -123,7 +126,7 @@ std::optional<InputError> applyOverride(Workload& w, std::string_view rawKey, st
     std::replace(key.begin(), key.end(), '-', '_'); // accept the flag spelling too
     for (const auto& field : configFields()) {
         if (field.key == key) {
-            return setInteger(key, value, w.config.*(field.member), field.min);
+            return setInteger(key, value, w.config.*(field.member), field.min, kMaxSafeInteger, field.bytes);
         }
     }
     Policy& p = w.policy;

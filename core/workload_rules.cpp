@@ -33,15 +33,24 @@ const std::vector<ConfigField>& configFields() {
     static const std::vector<ConfigField> fields{
         {"block_size_tokens", &Config::block_size_tokens, 1},
         {"capacity_blocks", &Config::capacity_blocks, 1},
-        {"kv_bytes_per_token", &Config::kv_bytes_per_token, 1},
+        {"kv_bytes_per_token", &Config::kv_bytes_per_token, 1, true},
         {"prefill_tokens_per_tick", &Config::prefill_tokens_per_tick, 1},
-        {"transfer_bytes_per_tick", &Config::transfer_bytes_per_tick, 1},
-        {"host_capacity_bytes", &Config::host_capacity_bytes, 0},
+        {"transfer_bytes_per_tick", &Config::transfer_bytes_per_tick, 1, true},
+        {"host_capacity_bytes", &Config::host_capacity_bytes, 0, true},
         {"max_ticks", &Config::max_ticks, 1},
         {"wait_threshold_ticks", &Config::wait_threshold_ticks, 0},
         {"preemption_threshold", &Config::preemption_threshold, 0},
     };
     return fields;
+}
+
+bool isByteKey(std::string_view key) {
+    for (const auto& field : configFields()) {
+        if (field.key == key) {
+            return field.bytes;
+        }
+    }
+    return false;
 }
 
 bool isValidName(std::string_view s) {

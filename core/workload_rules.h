@@ -26,8 +26,10 @@ struct ConfigField {
     std::string_view key;
     std::int64_t Config::*member;
     std::int64_t min;
+    bool bytes = false; // its flag also takes "64G" (parseByteSize)
 };
 const std::vector<ConfigField>& configFields();
+bool isByteKey(std::string_view key); // a config key whose flag takes "64G"
 
 // Ids and tenants: 1..64 characters of A-Z a-z 0-9 . _ -
 bool isValidName(std::string_view s);

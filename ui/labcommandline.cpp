@@ -1,7 +1,9 @@
 #include "labcommandline.h"
 
+#include "number_text.h"
 #include "utf8.h"
 #include "workload_io.h"
+#include "workload_rules.h"
 #include "qtext.h"
 
 #include <QCommandLineParser>
@@ -53,8 +55,10 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
             const QString unit = keyHelp.unit.empty() ? QString()
                                                    : QStringLiteral(" (%1)").arg(qsv(keyHelp.unit));
             QCommandLineOption o(flag,
-                                 QStringLiteral("Override %1 %2%3: %4").arg(what, key, unit,
-                                     qsv(keyHelp.meaning)),
+                                 QStringLiteral("Override %1 %2%3: %4%5").arg(what, key, unit,
+                                     qsv(keyHelp.meaning),
+                                     pl::isByteKey(k) ? QStringLiteral(" ") + QString::fromLatin1(pl::kByteUnitsHint)
+                                                      : QString()),
                                  QStringLiteral("V"));
             parser.addOption(o);
             keyOptions.append({key, o});

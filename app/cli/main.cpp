@@ -1,7 +1,9 @@
 // preemptlab-cli: the headless face of PreemptLab. Dispatches to the command table (commands.h).
 #include "commands.h"
+#include "number_text.h"
 #include "run_control.h"
 #include "workload_io.h"
+#include "workload_rules.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -47,8 +49,9 @@ void printWorkloadKeys(std::FILE* to, std::string_view except) {
             }
             const pl::SettingHelp help = pl::settingHelp(key);
             const std::string unit = help.unit.empty() ? std::string() : " (" + std::string(help.unit) + ")";
-            std::fprintf(to, "  %s%s\n      %.*s\n", pl::settingFlag(key).c_str(), unit.c_str(), static_cast<int>(help.meaning.size()),
-                         help.meaning.data());
+            std::fprintf(to, "  %s%s\n      %.*s%s%s\n", pl::settingFlag(key).c_str(), unit.c_str(),
+                         static_cast<int>(help.meaning.size()), help.meaning.data(), pl::isByteKey(key) ? " " : "",
+                         pl::isByteKey(key) ? pl::kByteUnitsHint : "");
         }
     }
 }

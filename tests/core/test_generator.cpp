@@ -94,6 +94,49 @@ class TestGenerator : public QObject {
         QCOMPARE(formatThousands(INT64_MIN), std::string("-9,223,372,036,854,775,808"));
     }
 
+    void byteSizes_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qint64>("bytes"); // -1: refused
+        const qint64 kMax = (qint64{1} << 53) - 1;
+        QTest::newRow("plain") << "1048576" << qint64{1048576};
+        QTest::newRow("B") << "512B" << qint64{512};
+        QTest::newRow("K") << "4K" << qint64{4096};
+        QTest::newRow("lower k") << "4k" << qint64{4096};
+        QTest::newRow("KiB") << "4KiB" << qint64{4096};
+        QTest::newRow("KB decimal") << "4KB" << qint64{4000};
+        QTest::newRow("G") << "64G" << qint64{68719476736};
+        QTest::newRow("gib any case") << "64gib" << qint64{68719476736};
+        QTest::newRow("1.5GiB") << "1.5GiB" << qint64{1610612736};
+        QTest::newRow("half K") << "0.5K" << qint64{512};
+        QTest::newRow("MB") << "512MB" << qint64{512000000};
+        QTest::newRow("T") << "2T" << qint64{2199023255552};
+        QTest::newRow("largest") << "9007199254740991" << kMax;
+        QTest::newRow("largest with unit") << "8191.999999999999T" << qint64{-1}; // not whole
+        QTest::newRow("8 PiB in T") << "8192T" << qint64{-1};                      // 2^53: one past
+        QTest::newRow("8191 T") << "8191T" << qint64{9006099743113216};
+        QTest::newRow("fraction of a byte") << "1.3K" << qint64{-1};
+        QTest::newRow("bytes with a point") << "1.5" << qint64{-1};
+        QTest::newRow("whole with a point") << "2.0" << qint64{2};
+        QTest::newRow("empty") << "" << qint64{-1};
+        QTest::newRow("unit only") << "G" << qint64{-1};
+        QTest::newRow("sign") << "-1G" << qint64{-1};
+        QTest::newRow("space") << "64 G" << qint64{-1};
+        QTest::newRow("point first") << ".5G" << qint64{-1};
+        QTest::newRow("point last") << "1.G" << qint64{-1};
+        QTest::newRow("unknown unit") << "3P" << qint64{-1};
+        QTest::newRow("bits") << "3Gb" << qint64{3000000000}; // any case: Gb reads as GB, not gigabits
+        QTest::newRow("thousands separator") << "1,024" << qint64{-1};
+        QTest::newRow("huge digits") << "99999999999999999999999999999999" << qint64{-1};
+        QTest::newRow("many decimals") << "1.0000000000000000001K" << qint64{-1};
+    }
+
+    void byteSizes() {
+        QFETCH(QString, text);
+        QFETCH(qint64, bytes);
+        const auto parsed = parseByteSize(text.toStdString());
+        QCOMPARE(parsed.has_value() ? qint64{*parsed} : qint64{-1}, bytes);
+    }
+
     void utf8Checks() {
         QVERIFY(isValidUtf8("plain ascii"));
         QVERIFY(isValidUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
