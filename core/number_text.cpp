@@ -1,6 +1,7 @@
 #include "number_text.h"
 
 #include <charconv>
+#include <cstring>
 #include <cstdint>
 #include <system_error>
 
@@ -40,65 +41,65 @@ __extension__ typedef unsigned __int128 Wide;
 } // namespace
 
 std::optional<std::int64_t> parseByteSize(std::string_view text) {
-    std::size_t i = 0;
-    Wide whole = 0, frac = 0, fracScale = 1;
     constexpr Wide kCap = (std::uint64_t{1} << 53) - 1;
-    auto digit = [&](std::size_t at) { return at < text.size() && text[at] >= '0' && text[at] <= '9'; };
-    if (!digit(0)) {
-        return std::nullopt; // no sign, no space, no leading point
+    std::size_t i = 0;
+    auto at = [&](std::size_t k) { return k < text.size() ? text[k] : '\0'; };
+    auto lower = [&](std::size_t k) { const char c = at(k); return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    auto isDigit = [&](std::size_t k) { return at(k) >= '0' && at(k) <= '9'; };
+    auto skipSpaces = [&] { while (at(i) == ' ' || at(i) == '\t') ++i; };
+    skipSpaces();
+    if (!isDigit(i)) {
+        return std::nullopt; // no sign, no leading point
     }
-    for (; digit(i); ++i) {
-        whole = whole * 10 + static_cast<unsigned>(text[i] - '0');
+    Wide whole = 0, frac = 0, fracScale = 1;
+    for (; isDigit(i); ++i) {
+        whole = whole * 10 + static_cast<unsigned>(at(i) - '0');
         if (whole > kCap) {
             return std::nullopt;
         }
     }
-    if (i < text.size() && text[i] == '.') {
+    if (at(i) == '.') {
         ++i;
-        if (!digit(i)) {
+        if (!isDigit(i)) {
             return std::nullopt; // "1." or "1.G"
         }
-        for (; digit(i); ++i) {
+        for (; isDigit(i); ++i) {
             if (fracScale >= 1'000'000'000'000'000ULL) {
                 return std::nullopt; // more than 18 decimals: not a size anyone means
             }
-            frac = frac * 10 + static_cast<unsigned>(text[i] - '0');
+            frac = frac * 10 + static_cast<unsigned>(at(i) - '0');
             fracScale *= 10;
         }
     }
-    std::string unit;
-    for (; i < text.size(); ++i) {
-        const char c = text[i];
-        unit += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+    skipSpaces();
+    // [K|M|G|T][i][B]: every prefix a power of 1024 (KB too: KV caches are sized in binary units).
+    int power = 0;
+    if (const char* p = std::strchr("kmgt", lower(i)); p != nullptr && *p != '\0') {
+        power = static_cast<int>(p - "kmgt") + 1;
+        ++i;
+        if (lower(i) == 'i') {
+            ++i;
+        }
     }
-    static const struct {
-        const char* unit;
-        unsigned base;
-        int power;
-    } units[] = {{"", 1, 0},      {"B", 1, 0},       {"K", 1024, 1},    {"KIB", 1024, 1}, {"KB", 1000, 1},
-                 {"M", 1024, 2},  {"MIB", 1024, 2},  {"MB", 1000, 2},   {"G", 1024, 3},   {"GIB", 1024, 3},
-                 {"GB", 1000, 3}, {"T", 1024, 4},    {"TIB", 1024, 4},  {"TB", 1000, 4}};
-    for (const auto& u : units) {
-        if (unit != u.unit) {
-            continue;
-        }
-        Wide scale = 1;
-        for (int p = 0; p < u.power; ++p) {
-            scale *= u.base;
-        }
-        // whole * scale + frac * scale / fracScale, exactly; both terms stay far below 2^128 (whole <= 2^53,
-        // scale <= 2^40, frac < 10^18 < 2^60).
-        const Wide fracBytes = frac * scale;
-        if (fracBytes % fracScale != 0) {
-            return std::nullopt; // not a whole number of bytes
-        }
-        const Wide bytes = whole * scale + fracBytes / fracScale;
-        if (bytes > kCap) {
-            return std::nullopt;
-        }
-        return static_cast<std::int64_t>(bytes);
+    skipSpaces();
+    if (lower(i) == 'b') {
+        ++i;
     }
-    return std::nullopt;
+    skipSpaces();
+    if (i != text.size()) {
+        return std::nullopt;
+    }
+    const Wide scale = Wide{1} << (10 * power);
+    // whole * scale + frac * scale / fracScale, exactly: whole <= 2^53, scale <= 2^40, frac < 10^18 < 2^60.
+    const Wide fracBytes = frac * scale;
+    if (fracBytes % fracScale != 0) {
+        return std::nullopt; // not a whole number of bytes
+    }
+    const Wide bytes = whole * scale + fracBytes / fracScale;
+    if (bytes > kCap) {
+        return std::nullopt;
+    }
+    return static_cast<std::int64_t>(bytes);
 }
 
 } // namespace pl

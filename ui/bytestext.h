@@ -24,7 +24,8 @@ QString exactBytesText(std::int64_t bytes);
 
 // Reads what exactBytesText writes, and what a person types: "262144", "262144 B", "256 KiB", "256K", "1.5 MiB"
 // (units are binary; K, M, G, T are taken as KiB, MiB, GiB, TiB; case does not matter). A fraction must come
-// to a whole number of bytes. nullopt for anything else, a negative number, or more than 2^53-1 bytes.
+// to a whole number of bytes. nullopt for anything else, a negative number, or more than 2^53-1 bytes. Core's
+// pl::parseByteSize, which the CLI's byte flags read with.
 std::optional<std::int64_t> parseBytesText(const QString& text);
 
 } // namespace plui

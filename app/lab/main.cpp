@@ -17,10 +17,11 @@ int main(int argc, char** argv) {
                              "takes any bytes)\n", qPrintable(bad));
         return 2;
     }
-    // A --screenshot run, --help and --version need no display: use the offscreen platform unless the caller
+    // A --screenshot or --bundle run, --help and --version need no display: use the offscreen platform unless the caller
     // chose one (so they work over ssh and in scripts).
     for (int i = 1; i < argc; ++i) {
-        const bool headless = std::strncmp(argv[i], "--screenshot", 12) == 0 || std::strcmp(argv[i], "--help") == 0 ||
+        const bool headless = std::strncmp(argv[i], "--screenshot", 12) == 0 ||
+                              std::strncmp(argv[i], "--bundle", 8) == 0 || std::strcmp(argv[i], "--help") == 0 ||
                               std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help-all") == 0 ||
                               std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0;
         if (headless && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
@@ -45,12 +46,12 @@ int main(int argc, char** argv) {
     if (const std::string problem = pl::eventBudgetProblem(); !problem.empty()) {
         std::fprintf(stderr, "preemptlab: %s\n", problem.c_str());
         // Started from a desktop, nobody reads stderr: say it in a box too.
-        if (options.screenshot.isEmpty()) {
+        if (!options.headless()) {
             QMessageBox::critical(nullptr, QStringLiteral("PreemptLab"), QString::fromStdString(problem));
         }
         return 2;
     }
-    if (!options.screenshot.isEmpty()) {
+    if (options.headless()) {
         return plui::runHeadless(options);
     }
     plui::MainWindow window;

@@ -573,7 +573,7 @@ void TestWorkloadIo::overrides_data() {
     QTest::newRow("host zero") << "host_capacity_bytes" << "0" << "/config/host_capacity_bytes" << "0";
     QTest::newRow("bytes in GiB") << "host-capacity-bytes" << "64G" << "/config/host_capacity_bytes" << "68719476736";
     QTest::newRow("bytes in GB") << "transfer_bytes_per_tick" << "1.5GB" << "/config/transfer_bytes_per_tick"
-                                 << "1500000000";
+                                 << "1610612736";
     QTest::newRow("recovery") << "recovery" << "adaptive" << "/policy/recovery" << "\"adaptive\"";
     QTest::newRow("victim rule") << "victim_rule" << "fewest-decoded" << "/policy/victim_rule" << "\"fewest-decoded\"";
     QTest::newRow("tie") << "adaptive_tie" << "recompute" << "/policy/adaptive_tie" << "\"recompute\"";
@@ -604,7 +604,7 @@ void TestWorkloadIo::overrideErrors_data() {
     QTest::newRow("negative") << "max_ticks" << "-1" << "--max-ticks" << "got \"-1\"";
     QTest::newRow("plus sign") << "max_ticks" << "+5" << "--max-ticks" << "expected an integer";
     QTest::newRow("fraction") << "kv_bytes_per_token" << "1.5" << "--kv-bytes-per-token" << "expected bytes from 1";
-    QTest::newRow("trailing text") << "kv_bytes_per_token" << "15x" << "--kv-bytes-per-token" << "1.5GiB or 512MB";
+    QTest::newRow("trailing text") << "kv_bytes_per_token" << "15x" << "--kv-bytes-per-token" << "1.5GiB or 512K";
     QTest::newRow("units on counts") << "capacity_blocks" << "64K" << "--capacity-blocks" << "expected an integer";
     QTest::newRow("zero count") << "block_size_tokens" << "0" << "--block-size-tokens" << "must be at least 1, got 0";
     QTest::newRow("too large") << "max_ticks" << "9007199254740992" << "--max-ticks" << "expected an integer";
