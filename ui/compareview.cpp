@@ -32,6 +32,7 @@ struct CompareView::Impl {
     QFutureWatcher<CompareResult> watcher;
     QCustomPlot* plots[2] = {};
     bool hasResult = false;
+    bool current = false; // the result is for the workload as it is now
     int loadCount = -1;
     bool pending = false;            // started, its end not yet handled (the future may be done already)
     bool editedWhileRunning = false; // the workload changed after the pending comparison took its copy
@@ -245,6 +246,7 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
             const CompareResult result = d->watcher.result();
             show(result);
             if (d->editedWhileRunning && result.error.isEmpty()) {
+                d->current = false;
                 status_->setText(tr("This comparison ran on the workload as it was before your last change: "
                                     "run it again."));
             }
@@ -254,6 +256,7 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     });
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (!(what & LabChangeKind::Workload)) return;
+        d->current = false;
         if (d->pending) {
             d->editedWhileRunning = true;
         } else if (d->hasResult) {
@@ -273,6 +276,35 @@ QCustomPlot* CompareView::plot(int i) const { return i >= 0 && i < 2 ? d->plots[
 bool CompareView::running() const { return d->watcher.isRunning(); }
 
 bool CompareView::hasResult() const { return d->hasResult; }
+
+bool CompareView::isCurrent() const { return d->current; }
+
+QString CompareView::markdown() const {
+    if (!d->current) return {};
+    QString md = QStringLiteral("|  |");
+    QString rule = QStringLiteral("|---|");
+    for (int c = 0; c < table_->columnCount(); ++c) {
+        md += QStringLiteral(" %1 |").arg(table_->horizontalHeaderItem(c)->text());
+        rule += QStringLiteral("---:|");
+    }
+    md += QLatin1Char('\n') + rule + QLatin1Char('\n');
+    for (int i = 0; i < table_->rowCount(); ++i) {
+        // "*" marks a row over different requests per mode: escaped, or markdown reads it as emphasis.
+        QString label = table_->verticalHeaderItem(i)->text();
+        if (label.endsWith(QLatin1Char('*'))) label = label.chopped(1) + QStringLiteral("\\*");
+        md += QStringLiteral("| %1 |").arg(label);
+        for (int c = 0; c < table_->columnCount(); ++c) {
+            const QTableWidgetItem* item = table_->item(i, c);
+            const QString text = item ? item->text() : QString();
+            md += item && item->font().bold() ? QStringLiteral(" **%1** |").arg(text) : QStringLiteral(" %1 |").arg(text);
+        }
+        md += QLatin1Char('\n');
+    }
+    md += QLatin1Char('\n') + status_->text().replace(QLatin1Char('*'), QStringLiteral("\\*")) + QLatin1Char('\n');
+    const QString notes = fallbackNote_->text();
+    for (const QString& line : notes.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) md += QStringLiteral("\n> %1\n").arg(line);
+    return md;
+}
 
 QString CompareView::statusText() const { return status_->text(); }
 
@@ -301,9 +333,11 @@ void CompareView::cancel() { d->watcher.cancel(); }
 void CompareView::show(const CompareResult& r) {
     if (!r.error.isEmpty()) {
         status_->setText(tr("Compare stopped: %1").arg(r.error));
+        d->current = false;
         return;
     }
     d->hasResult = true;
+    d->current = true;
     const int cols = static_cast<int>(r.entries.size());
     // The rows of `preemptlab-cli compare`, with the same numbers (core's RunSummary); bytes in binary units.
     struct Row {

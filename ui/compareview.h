@@ -28,6 +28,10 @@ class CompareView : public QWidget {
     void cancel();
     bool running() const;
     bool hasResult() const;
+    // A result for the workload as it is now (none before the first run, after an edit or a stopped run).
+    bool isCurrent() const;
+    // The table as markdown (best figures bold), then the notes under it: for the review bundle's summary.md.
+    QString markdown() const;
     QTableWidget* totalsTable() const { return table_; }
     QString fallbackNoteText() const; // under the table: modes whose every swap found host memory full
     QString statusText() const;

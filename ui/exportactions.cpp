@@ -1,6 +1,7 @@
 #include "exportactions.h"
 
 #include "backgroundjob.h"
+#include "compareview.h"
 #include "exporter.h"
 #include "labdocument.h"
 #include "labcommandline.h"
@@ -81,7 +82,7 @@ bool ExportActions::writeBundle(const QString& folder) {
                                 return;
                             }
                             done(exportReviewBundle(*window_->document(), *window_->ledger()->model(),
-                                                    bundleViews(), folder, &receipt),
+                                                    bundleViews(), folder, &receipt, window_->compare()->markdown()),
                                  folder);
                         });
 }
@@ -113,11 +114,14 @@ void ExportActions::setRunShown(bool shown) {
 }
 
 QList<QPair<QString, QWidget*>> ExportActions::bundleViews() const {
-    return {{QStringLiteral("window"), window_},
-            {QStringLiteral("pool"), window_->view(QStringLiteral("pool"))},
-            {QStringLiteral("timeline"), window_->view(QStringLiteral("timeline"))},
-            {QStringLiteral("ledger"), window_->view(QStringLiteral("ledger"))},
-            {QStringLiteral("plots"), window_->view(QStringLiteral("plots"))}};
+    QList<QPair<QString, QWidget*>> views = {{QStringLiteral("window"), window_},
+                                            {QStringLiteral("pool"), window_->view(QStringLiteral("pool"))},
+                                            {QStringLiteral("timeline"), window_->view(QStringLiteral("timeline"))},
+                                            {QStringLiteral("ledger"), window_->view(QStringLiteral("ledger"))},
+                                            {QStringLiteral("plots"), window_->view(QStringLiteral("plots"))}};
+    // The comparison only where it is of this workload as it is now (a stale one would show another run).
+    if (window_->compare()->isCurrent()) views.append({QStringLiteral("compare"), window_->compare()});
+    return views;
 }
 
 void ExportActions::done(const std::optional<QString>& error, const QString& what) {
@@ -152,8 +156,8 @@ void ExportActions::exportView(const QString& name) {
 QStringList ExportActions::bundleFilesIn(const QString& folder) const {
     QStringList there;
     const QDir dir(folder);
-    for (const QString& name : reviewBundleFileNames(bundleViews())) {
-        if (QFileInfo::exists(dir.filePath(name))) there << name;
+    for (const QString& name : reviewBundleFileNames(bundleViews()) + reviewBundleOptionalFiles()) {
+        if (QFileInfo::exists(dir.filePath(name)) && !there.contains(name)) there << name;
     }
     return there;
 }

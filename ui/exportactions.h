@@ -27,7 +27,8 @@ class ExportActions : public QObject {
   public:
     explicit ExportActions(MainWindow* window);
     void buildMenu(QMenu* menu);
-    // The views written into a review bundle, as (file stem, widget).
+    // The views written into a review bundle, as (file stem, widget): the window, pool, timeline, ledger and
+    // plots, and the comparison where it is current (CompareView::isCurrent).
     QList<QPair<QString, QWidget*>> bundleViews() const;
     // The receipt, ledger CSV and review bundle need a run: disabled, saying so, until there is one.
     void setRunShown(bool shown);
@@ -36,7 +37,7 @@ class ExportActions : public QObject {
     bool writeReceipt(const QString& path);
     bool writeBundle(const QString& folder);
     // The review bundle's files that `folder` already holds (receipt.json, ledger.csv, the views' PNGs,
-    // summary.md).
+    // compare.png, summary.md).
     QStringList bundleFilesIn(const QString& folder) const;
     // What the menu entry does once a folder is chosen: where the folder holds an earlier bundle, asks before
     // replacing it (as a save dialog does for one file; Cancel is the default and writes nothing), then

@@ -7,6 +7,7 @@
 #include "receipt.h"
 #include "session.h"
 #include "qtext.h"
+#include "bytestext.h"
 
 #include <qcustomplot.h>
 
@@ -104,7 +105,7 @@ ExportError exportWidgetImage(QWidget* widget, const QString& path) {
     return writeBytes(path, std::string_view(bytes->constData(), static_cast<std::size_t>(bytes->size())));
 }
 
-QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFiles) {
+QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFiles, const QString& compareMarkdown) {
     const pl::Session* s = doc.session();
     if (!s) return {};
     const pl::Workload& w = s->workload();
@@ -113,9 +114,10 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
     QString md;
     md += QStringLiteral("# PreemptLab review: %1\n\n").arg(QString::fromStdString(w.name));
     if (!w.notes.empty()) md += QStringLiteral("> %1\n\n").arg(QString::fromStdString(w.notes));
-    md += QStringLiteral("Source: `%1`. %2 requests, %3 device blocks of %4 tokens, host pool %5 bytes.\n\n")
-              .arg(doc.sourceName()).arg(w.requests.size()).arg(w.config.capacity_blocks)
-              .arg(w.config.block_size_tokens).arg(w.config.host_capacity_bytes);
+    md += QStringLiteral("Source: `%1`. %2 requests, %3 device blocks of %4 tokens, host pool %5.\n\n")
+              .arg(doc.sourceName(), groupedNumber(static_cast<std::int64_t>(w.requests.size())),
+                   groupedNumber(w.config.capacity_blocks), groupedNumber(w.config.block_size_tokens),
+                   bytesText(w.config.host_capacity_bytes));
     md += QStringLiteral("Policy: recovery `%1`, victim rule `%2`, resume guard `%3`, watermark %4, preempt-ahead %5.\n\n")
               .arg(qsv(pl::toString(w.policy.recovery)), qsv(pl::toString(w.policy.victim_rule)),
                    qsv(pl::toString(w.policy.resume_guard)))
@@ -129,17 +131,45 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
         {QStringLiteral("swap-in bytes"), t.swap_in_bytes}, {QStringLiteral("peak host bytes"), t.peak_host_bytes},
         {QStringLiteral("completed"), t.completed},   {QStringLiteral("censored"), t.censored},
         {QStringLiteral("queue re-entries"), t.queue_reentries}};
-    for (const auto& r : rows) md += QStringLiteral("| %1 | %2 |\n").arg(r.first).arg(r.second);
+    for (const auto& r : rows) {
+        // Bytes also in binary units: "5,079,040 (4.8 MiB)".
+        const bool bytes = r.first.endsWith(QLatin1String("bytes")) && r.second >= 1024;
+        md += QStringLiteral("| %1 | %2%3 |\n")
+                  .arg(r.first, groupedNumber(r.second),
+                       bytes ? QStringLiteral(" (%1)").arg(bytesText(r.second)) : QString());
+    }
+    if (!compareMarkdown.isEmpty()) {
+        md += QStringLiteral("\n## Recovery modes compared\n\nThe same workload and policy under each recovery "
+                             "mode (`preemptlab-cli compare` prints the same figures).\n\n") +
+              compareMarkdown;
+    }
+    // The first kSummaryFlaggedIds in workload order; a large trace flags thousands.
     QStringList flagged;
+    std::int64_t nFlagged = 0, waits = 0, preempted = 0;
     for (const pl::RequestRecord& r : s->result().records) {
         if (!r.excessive_wait && !r.repeated_preemption) continue;
+        ++nFlagged;
+        waits += r.excessive_wait ? 1 : 0;
+        preempted += r.repeated_preemption ? 1 : 0;
+        if (flagged.size() >= kSummaryFlaggedIds) continue;
         QStringList why;
-        if (r.excessive_wait) why << QStringLiteral("excessive wait (%1 ticks queued)").arg(r.queue_ticks);
+        if (r.excessive_wait) why << QStringLiteral("excessive wait (%1 ticks queued)").arg(groupedNumber(r.queue_ticks));
         if (r.repeated_preemption) why << QStringLiteral("repeated preemption (%1)").arg(r.preemptions);
         flagged << QStringLiteral("- `%1`: %2").arg(QString::fromStdString(w.requests[static_cast<std::size_t>(r.request)].id),
                                                    why.join(QStringLiteral(", ")));
     }
-    md += QStringLiteral("\n## Flagged requests\n\n%1\n").arg(flagged.isEmpty() ? QStringLiteral("None.") : flagged.join(QLatin1Char('\n')));
+    md += QStringLiteral("\n## Flagged requests\n\n");
+    if (nFlagged == 0) {
+        md += QStringLiteral("None.\n");
+    } else {
+        md += QStringLiteral("%1 of %2 requests: %3 for excessive wait, %4 for repeated preemption.\n\n%5\n")
+                  .arg(groupedNumber(nFlagged), groupedNumber(static_cast<std::int64_t>(w.requests.size())),
+                       groupedNumber(waits), groupedNumber(preempted), flagged.join(QLatin1Char('\n')));
+        if (nFlagged > flagged.size()) {
+            md += QStringLiteral("- ... and %1 more (receipt.json lists each request's `flags`)\n")
+                      .arg(groupedNumber(nFlagged - flagged.size()));
+        }
+    }
     md += QStringLiteral("\n## Hashes\n\n- input `%1`\n- policy `%2`\n- events `%3`\n")
               .arg(QString::fromStdString(h.input_hash), QString::fromStdString(h.policy_hash),
                    QString::fromStdString(h.event_hash));
@@ -159,9 +189,11 @@ QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views) 
     return names;
 }
 
+QStringList reviewBundleOptionalFiles() { return {QStringLiteral("compare.png")}; }
+
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
-                               const std::string* receipt) {
+                               const std::string* receipt, const QString& compareMarkdown) {
     if (!doc.session()) return folder + QStringLiteral(": no run to export");
     if (!QDir().mkpath(folder)) return folder + QStringLiteral(": cannot create the folder");
     const QDir dir(folder);
@@ -171,15 +203,31 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
         return e;
     }
     if (auto e = exportLedgerCsv(ledger, dir.filePath(QStringLiteral("ledger.csv")))) return e;
+    // A view in a dock tabbed behind another (compare behind the running plots) is parked off the window at
+    // the size it last had (or none): it is drawn at the window's size instead (render() lays a widget out for
+    // its new size first) and given its old size back, so nothing on screen moves.
     QStringList images;
     for (const auto& [stem, widget] : views) {
+        const QSize old = widget->size();
+        const bool parked = widget->parentWidget() && widget->visibleRegion().isEmpty();
+        if (parked) widget->resize(widget->window()->size());
         const QString name = stem + QStringLiteral(".png");
-        if (auto e = exportWidgetImage(widget, dir.filePath(name))) return e;
+        const ExportError e = exportWidgetImage(widget, dir.filePath(name));
+        if (parked) widget->resize(old);
+        if (e) return e;
         images << name;
     }
-    const QByteArray md = reviewSummaryMarkdown(doc, images).toUtf8();
-    return writeBytes(dir.filePath(QStringLiteral("summary.md")),
-                      std::string_view(md.constData(), static_cast<std::size_t>(md.size())));
+    const QByteArray md = reviewSummaryMarkdown(doc, images, compareMarkdown).toUtf8();
+    if (auto e = writeBytes(dir.filePath(QStringLiteral("summary.md")),
+                            std::string_view(md.constData(), static_cast<std::size_t>(md.size())))) {
+        return e;
+    }
+    for (const QString& name : reviewBundleOptionalFiles()) {
+        if (!images.contains(name) && QFileInfo::exists(dir.filePath(name)) && !QFile::remove(dir.filePath(name))) {
+            return dir.filePath(name) + QStringLiteral(": an earlier bundle's picture could not be removed");
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace plui

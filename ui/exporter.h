@@ -30,13 +30,21 @@ ExportError exportWidgetImage(QWidget* widget, const QString& path);
 // The image bytes without writing (tests, bundle).
 std::optional<QByteArray> renderWidget(QWidget* widget, const QString& format, QString* error);
 std::string receiptTextOf(const LabDocument& doc);
-QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFiles);
+// `compareMarkdown`: the compare view's table (CompareView::markdown), or empty where it has no result for
+// this workload. At most kSummaryFlaggedIds flagged requests are listed, with the count of all.
+QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFiles,
+                              const QString& compareMarkdown = {});
+inline constexpr int kSummaryFlaggedIds = 20;
 // The files a review bundle writes, in order: receipt.json, ledger.csv, each view's STEM.png, summary.md.
 QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views);
-// views: (file stem, widget) pairs, each written as STEM.png. `receipt`: the run's receipt text when already
-// made (receiptTextOf; the lab makes it on a worker), else it is made here.
+// Views a bundle holds only sometimes (compare.png, where the comparison is current): an earlier bundle's
+// copy is removed when a bundle without it replaces that bundle, so no picture of another run stays beside it.
+QStringList reviewBundleOptionalFiles();
+// views: (file stem, widget) pairs, each written as STEM.png; a view in a dock tabbed behind another (not on
+// screen) is drawn at the window's size. `receipt`: the run's receipt text when
+// already made (receiptTextOf; the lab makes it on a worker), else it is made here.
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
-                               const std::string* receipt = nullptr);
+                               const std::string* receipt = nullptr, const QString& compareMarkdown = {});
 
 } // namespace plui

@@ -2,9 +2,11 @@
 
 #include "calibrationactions.h"
 #include "compareview.h"
+#include "exportactions.h"
 #include "exporter.h"
 #include "labcommandline.h"
 #include "labdocument.h"
+#include "ledgerview.h"
 #include "mainwindow.h"
 
 #include <QApplication>
@@ -20,6 +22,33 @@ namespace {
 int fail(const QString& message) {
     std::fprintf(stderr, "preemptlab: %s\n", qPrintable(message));
     return 2;
+}
+
+// --bundle DIR: Export > Review Bundle without the window, the comparison run first so that the bundle has
+// compare.png and summary.md its table. An earlier bundle in DIR is kept unless --replace.
+int writeBundle(MainWindow& window, const LabOptions& options) {
+    const QStringList there = window.exportActions()->bundleFilesIn(options.bundle);
+    if (!there.isEmpty() && !options.replace) {
+        return fail(QStringLiteral("--bundle: %1 already holds a review bundle's files (%2); add --replace to "
+                                   "replace them, or choose another folder")
+                        .arg(options.bundle, there.join(QStringLiteral(", "))));
+    }
+    std::fprintf(stderr, "preemptlab: running the four recovery modes for the bundle's comparison...\n");
+    window.compare()->runNow();
+    if (!window.compare()->isCurrent()) {
+        std::fprintf(stderr, "preemptlab: note: the bundle has no comparison: %s\n",
+                     qPrintable(window.compare()->statusText()));
+    }
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    const auto views = window.exportActions()->bundleViews();
+    if (const ExportError e = exportReviewBundle(*window.document(), *window.ledger()->model(), views,
+                                                 options.bundle, nullptr, window.compare()->markdown())) {
+        return fail(*e);
+    }
+    std::fprintf(stderr, "preemptlab: wrote the review bundle %s (%s; tick %lld, window %dx%d)\n",
+                 qPrintable(options.bundle), qPrintable(reviewBundleFileNames(views).join(QStringLiteral(", "))),
+                 static_cast<long long>(window.document()->currentTick()), window.width(), window.height());
+    return 0;
 }
 } // namespace
 
@@ -66,6 +95,11 @@ int runHeadless(const LabOptions& options) {
     // 1,064 px wide); once laid out, the docks shrink to their least widths, so the size asked for is set again.
     QApplication::processEvents();
     window.resize(options.size);
+    if (!options.bundle.isEmpty()) {
+        for (int i = 0; i < 3; ++i) QApplication::processEvents();
+        if (const int code = writeBundle(window, options)) return code;
+        if (options.screenshot.isEmpty()) return 0;
+    }
     QWidget* target = window.view(options.view);
     if (!target) return fail(QStringLiteral("--view: unknown view '%1'").arg(options.view));
     if (options.view == QLatin1String("compare")) window.compare()->runNow();

@@ -1,7 +1,7 @@
 #pragma once
-// Headless rendering for scripts and reviews: open the workload, apply the overrides, move to the tick,
-// render one view to PNG/SVG/PDF and return the exit code (0 done, 2 bad input or output; the reason on
-// stderr). Works under QT_QPA_PLATFORM=offscreen.
+// Headless rendering for scripts and reviews: open the workload, apply the overrides, move to the tick, write
+// the review bundle (--bundle) and/or render one view to PNG/SVG/PDF (--screenshot), and return the exit code
+// (0 done, 2 bad input or output; the reason on stderr). Works under QT_QPA_PLATFORM=offscreen.
 
 namespace plui {
 

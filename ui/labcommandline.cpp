@@ -44,7 +44,16 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         QStringLiteral("calibration"),
         QStringLiteral("Load a calibration.json (preemptlab-cli calibrate), as File > Load Calibration does."),
         QStringLiteral("FILE"));
-    parser.addOptions({workload, tick, view, shot, size, calibration});
+    const QCommandLineOption bundle(
+        QStringLiteral("bundle"),
+        QStringLiteral("Write the review bundle into DIR and exit, as Export > Review Bundle does: receipt.json, "
+                       "ledger.csv, the views as PNGs at --size with the cursor at --tick, compare.png (the "
+                       "four recovery modes, run first) and summary.md. A folder holding an earlier bundle is "
+                       "refused unless --replace."),
+        QStringLiteral("DIR"));
+    const QCommandLineOption replace(QStringLiteral("replace"),
+                                     QStringLiteral("Let --bundle replace an earlier bundle in DIR."));
+    parser.addOptions({workload, tick, view, shot, size, calibration, bundle, replace});
     QList<QPair<QString, QCommandLineOption>> keyOptions;
     auto addKeys = [&](const std::vector<std::string_view>& keys, const QString& what) {
         for (auto k : keys) {
@@ -115,6 +124,16 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         return false;
     }
     out->screenshot = parser.value(shot);
+    out->bundle = parser.value(bundle);
+    out->replace = parser.isSet(replace);
+    if (out->replace && out->bundle.isEmpty()) {
+        *error = QStringLiteral("--replace is for --bundle DIR (a screenshot file is always replaced)");
+        return false;
+    }
+    if (!out->bundle.isEmpty() && out->workload.isEmpty()) {
+        *error = QStringLiteral("--bundle needs a workload (--workload FILE)");
+        return false;
+    }
     static const QRegularExpression sizeRe(QStringLiteral("^(\\d{2,5})x(\\d{2,5})$"));
     const auto m = sizeRe.match(parser.value(size));
     if (!m.hasMatch()) {

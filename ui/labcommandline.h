@@ -1,9 +1,11 @@
 #pragma once
 // The lab's command line (QCommandLineParser):
 //   preemptlab [WORKLOAD] [--workload FILE] [--<config or policy key> VALUE ...] [--tick N]
-//              [--view NAME] [--screenshot OUT.png|svg|pdf] [--size WxH] [--calibration FILE]
+//              [--view NAME] [--screenshot OUT.png|svg|pdf] [--bundle DIR [--replace]] [--size WxH]
+//              [--calibration FILE]
 // Every `config` and `policy` key is a flag, underscores written as dashes, as in preemptlab-cli.
-// With --screenshot the lab renders one view and exits (headless.h), from the defaults and the command line
+// With --screenshot (one view) or --bundle (the review bundle) the lab writes and exits (headless.h), from the
+// defaults and the command line
 // only: the user's saved settings (layout, remembered calibration, speed) are neither read nor written, so the
 // same command draws the same picture on every machine. --calibration FILE loads a calibration in both modes.
 
@@ -25,8 +27,11 @@ struct LabOptions {
     std::optional<std::int64_t> tick;
     QString view = QStringLiteral("window");
     QString screenshot;
+    QString bundle;       // --bundle DIR
+    bool replace = false; // --replace: --bundle may replace an earlier bundle
     QSize size{1600, 1000};
     int exitCode = -1; // >= 0: help or version was printed, exit with it
+    bool headless() const { return !screenshot.isEmpty() || !bundle.isEmpty(); }
 };
 
 // Views --view accepts.

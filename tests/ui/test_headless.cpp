@@ -4,9 +4,17 @@
 // screen (it was drawn at least 1,235 px wide, then 1,064, from the docks' first layout); it cannot be
 // narrower than its docks' least widths (about 580 px): a smaller --size is drawn larger, and the program
 // says so.
+#include "compareview.h"
+#include "exportactions.h"
+#include "exporter.h"
 #include "labcommandline.h"
+#include "labdocument.h"
+#include "ledgerview.h"
+#include "mainwindow.h"
 #include "uitestutil.h"
 
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
@@ -84,7 +92,103 @@ class TestHeadless : public QObject {
         QVERIFY2(err.contains(QStringLiteral("(pool view, tick 62, 600x400)")), qPrintable(err));
     }
 
+    // --bundle: Export > Review Bundle from the command line, with the comparison run first. Its receipt is the
+    // CLI's byte for byte; an earlier bundle is kept unless --replace; summary.md lists 20 flagged requests and
+    // counts the rest (a sliced trace flags 88 of 100; every one was listed).
+    void bundleWritesTheReviewFolder() {
+        const QString exe = QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab");
+        const QString cli = QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab-cli");
+        if (!QFileInfo::exists(exe) || !QFileInfo::exists(cli)) QSKIP("preemptlab or preemptlab-cli not built");
+        const QString slice = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/mooncake-conv-slice.workload.json");
+        QTemporaryDir dir;
+        const QString bundle = dir.filePath(QStringLiteral("review"));
+        const QStringList args = {QStringLiteral("--workload"), slice, QStringLiteral("--recovery"), QStringLiteral("swap"),
+                                  QStringLiteral("--host-capacity-bytes"), QStringLiteral("64G"), QStringLiteral("--tick"),
+                                  QStringLiteral("300"), QStringLiteral("--size"), QStringLiteral("1200x800"),
+                                  QStringLiteral("--bundle"), bundle};
+        QString err;
+        QCOMPARE(runLab(dir, args, &err), 0);
+        const QDir out(bundle);
+        for (const char* f : {"receipt.json", "ledger.csv", "window.png", "pool.png", "timeline.png", "ledger.png",
+                              "plots.png", "compare.png", "summary.md"}) {
+            QVERIFY2(QFileInfo(out.filePath(QString::fromLatin1(f))).size() > 100, f);
+        }
+        // The comparison was drawn at the window's size, not at the size of the tab it hides behind.
+        QCOMPARE(QImage(out.filePath(QStringLiteral("compare.png"))).size(), QSize(1200, 800));
+        QVERIFY(uitest::distinctColours(QImage(out.filePath(QStringLiteral("compare.png")))) > 8);
+        QProcess p;
+        p.start(cli, {QStringLiteral("run"), slice, QStringLiteral("--recovery"), QStringLiteral("swap"),
+                      QStringLiteral("--host-capacity-bytes"), QStringLiteral("68719476736")});
+        QVERIFY(p.waitForFinished(60'000));
+        QCOMPARE(readFile(out.filePath(QStringLiteral("receipt.json"))), p.readAllStandardOutput());
+        const QString md = QString::fromUtf8(readFile(out.filePath(QStringLiteral("summary.md"))));
+        QVERIFY2(md.contains(QStringLiteral("88 of 100 requests: 88 for excessive wait")), qPrintable(md));
+        QCOMPARE(md.count(QStringLiteral("- `mc-")), 20);
+        QVERIFY2(md.contains(QStringLiteral("- ... and 68 more")), qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("## Recovery modes compared")), qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("|  | recompute | swap | adaptive | hybrid |")), qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("![compare.png](compare.png)")), qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("cursor at tick 300")), qPrintable(md));
+        // Again into the same folder: refused, naming the files, and nothing replaced.
+        QVERIFY(QFile::resize(out.filePath(QStringLiteral("summary.md")), 0));
+        QCOMPARE(runLab(dir, args, &err), 2);
+        QVERIFY2(err.contains(QStringLiteral("already holds a review bundle's files (receipt.json, ledger.csv")) &&
+                     err.contains(QStringLiteral("add --replace")),
+                 qPrintable(err));
+        QCOMPARE(QFileInfo(out.filePath(QStringLiteral("summary.md"))).size(), qint64{0});
+        QCOMPARE(runLab(dir, args + QStringList{QStringLiteral("--replace")}, &err), 0);
+        QVERIFY(QFileInfo(out.filePath(QStringLiteral("summary.md"))).size() > 100);
+        // --replace alone, and --bundle without a workload, are usage errors.
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), slice, QStringLiteral("--replace")}, &err), 2);
+        QVERIFY2(err.contains(QStringLiteral("--replace is for --bundle DIR")), qPrintable(err));
+        QCOMPARE(runLab(dir, {QStringLiteral("--bundle"), bundle}, &err), 2);
+        QVERIFY2(err.contains(QStringLiteral("--bundle needs a workload")), qPrintable(err));
+    }
+
+    // In the lab the bundle has compare.png only while the comparison is of the workload as it is; a bundle
+    // without one removes an earlier bundle's, which showed another run.
+    void theComparisonIsInTheBundleOnlyWhileCurrent() {
+        uitest::isolateSettings(QStringLiteral("test_headless"));
+        plui::MainWindow w;
+        w.document()->setRunMode(plui::LabDocument::RunMode::Synchronous);
+        w.resize(1200, 800);
+        w.show();
+        QVERIFY(w.openPath(kSeed));
+        QTemporaryDir dir;
+        const QDir out(dir.path());
+        auto stems = [&] {
+            QStringList names;
+            for (const auto& view : w.exportActions()->bundleViews()) names << view.first;
+            return names;
+        };
+        auto write = [&] {
+            return plui::exportReviewBundle(*w.document(), *w.ledger()->model(), w.exportActions()->bundleViews(),
+                                            dir.path(), nullptr, w.compare()->markdown());
+        };
+        QFile old(out.filePath(QStringLiteral("compare.png")));
+        QVERIFY(old.open(QIODevice::WriteOnly) && old.write("another run's picture") > 0);
+        old.close();
+        QVERIFY(!w.compare()->isCurrent() && !stems().contains(QStringLiteral("compare")));
+        QVERIFY(w.exportActions()->bundleFilesIn(dir.path()).contains(QStringLiteral("compare.png")));
+        QVERIFY(!write());
+        QVERIFY(!QFileInfo::exists(out.filePath(QStringLiteral("compare.png"))));
+        QVERIFY(!readFile(out.filePath(QStringLiteral("summary.md"))).contains("## Recovery modes compared"));
+        w.compare()->runNow();
+        QVERIFY(w.compare()->isCurrent() && stems().contains(QStringLiteral("compare")));
+        QVERIFY(!write());
+        QVERIFY(QFileInfo(out.filePath(QStringLiteral("compare.png"))).size() > 1000);
+        QVERIFY(readFile(out.filePath(QStringLiteral("summary.md"))).contains("| evictions |"));
+        QString error;
+        QVERIFY2(w.document()->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("48"), &error), qPrintable(error));
+        QVERIFY(!w.compare()->isCurrent() && w.compare()->markdown().isEmpty());
+    }
+
   private:
+    static QByteArray readFile(const QString& path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }
+
     // Runs the lab headless with a settings folder of its own; its exit code, stderr in `err`.
     static int runLab(const QTemporaryDir& dir, const QStringList& args, QString* err) {
         QProcess p;
