@@ -13,6 +13,8 @@
 #include <qcustomplot.h>
 
 #include <QGridLayout>
+#include <QScrollArea>
+#include <QVBoxLayout>
 
 namespace plui {
 
@@ -119,16 +121,29 @@ void fitValueAxis(QCPAxis* axis, const std::vector<QCPGraph*>& graphs, double ma
 
 PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()) {
     d->doc = doc;
-    auto* grid = new QGridLayout(this);
+    // The plots scroll rather than shrink past reading: in a 1024x700 window the dock had 250 px for both rows,
+    // and the occupancy plot's axes got 35 px with its legend's second row cut off.
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("plotsScroll"));
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* inner = new QWidget(scroll);
+    auto* grid = new QGridLayout(inner);
     grid->setContentsMargins(2, 2, 2, 2);
-    d->plots[0] = makePlot(this, tr("Occupancy and queue"), QStringLiteral("occupancyPlot"));
-    d->plots[1] = makePlot(this, tr("Cumulative recovery cost"), QStringLiteral("costPlot"));
-    d->plots[2] = makePlot(this, tr("TTFT-like (ticks)"), QStringLiteral("ttftPlot"));
-    d->plots[3] = makePlot(this, tr("TPOT-like (ticks per token)"), QStringLiteral("tpotPlot"));
+    d->plots[0] = makePlot(inner, tr("Occupancy and queue"), QStringLiteral("occupancyPlot"));
+    d->plots[1] = makePlot(inner, tr("Cumulative recovery cost"), QStringLiteral("costPlot"));
+    d->plots[2] = makePlot(inner, tr("TTFT-like (ticks)"), QStringLiteral("ttftPlot"));
+    d->plots[3] = makePlot(inner, tr("TPOT-like (ticks per token)"), QStringLiteral("tpotPlot"));
     for (int i = 0; i < 4; ++i) {
+        // Title, two legend rows and the tick axis above; title and a two-line caption below: 60 px of axes.
+        d->plots[i]->setMinimumHeight(i < 2 ? kLinePlotMinHeight : kHistogramMinHeight);
         grid->addWidget(d->plots[i], i / 2, i % 2);
         useCompactTicks(d->plots[i]);
     }
+    scroll->setWidget(inner);
+    outer->addWidget(scroll);
     d->plots[3]->xAxis->setTicker(QSharedPointer<CompactTicker>::create(false)); // ticks per token: fractions
     for (int i = 2; i < 4; ++i) d->plots[i]->installEventFilter(this); // their captions follow their width
     for (int i = 0; i < 2; ++i) {

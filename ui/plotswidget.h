@@ -12,6 +12,10 @@ namespace plui {
 
 class LabDocument;
 
+// The least heights the plots keep; a shorter dock scrolls them.
+inline constexpr int kLinePlotMinHeight = 175;
+inline constexpr int kHistogramMinHeight = 145;
+
 class PlotsWidget : public QWidget {
     Q_OBJECT
   public:

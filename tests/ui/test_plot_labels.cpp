@@ -13,6 +13,8 @@
 #include "summary.h"
 
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QTest>
 
@@ -177,6 +179,38 @@ class TestPlotLabels : public QObject {
             }
             QCOMPARE(legendEntries(legend), 4);
             QVERIFY(legend->rowCount() == 1 || legend->columnCount() <= 2); // 2 and 2, never 3 and a lone 1
+        }
+    }
+
+    // A short dock (a 1024x700 window leaves the plots about 250 px for both rows) scrolls the plots instead of
+    // squeezing them: the occupancy plot's axes had 35 px and its legend's second row was cut off.
+    void shortDocksScrollThePlots() {
+        plui::LabDocument doc;
+        doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+        QString error;
+        QVERIFY2(doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json")),
+                                 QStringLiteral("swap-wins"), &error),
+                 qPrintable(error));
+        plui::PlotsWidget plots(&doc);
+        plots.show();
+        for (const int height : {250, 700}) {
+            plots.resize(480, height);
+            QCoreApplication::processEvents();
+            for (int i = 0; i < 4; ++i) {
+                QCustomPlot* p = plots.plot(i);
+                p->replot();
+                QVERIFY2(p->height() >= (i < 2 ? plui::kLinePlotMinHeight : plui::kHistogramMinHeight),
+                         qPrintable(QStringLiteral("plot %1: %2 px").arg(i).arg(p->height())));
+                QVERIFY2(p->axisRect()->height() >= 50, qPrintable(QStringLiteral("plot %1: axes %2 px").arg(i).arg(p->axisRect()->height())));
+                if (i < 2) {
+                    QVERIFY2(p->legend->outerRect().bottom() <= p->height(),
+                             qPrintable(QStringLiteral("plot %1: legend ends at %2 of %3 px").arg(i)
+                                            .arg(p->legend->outerRect().bottom()).arg(p->height())));
+                }
+            }
+            auto* scroll = plots.findChild<QScrollArea*>(QStringLiteral("plotsScroll"));
+            QVERIFY(scroll);
+            QCOMPARE(scroll->verticalScrollBar()->maximum() > 0, height == 250); // scrolls only when short
         }
     }
 
