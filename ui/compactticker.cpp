@@ -178,4 +178,21 @@ void legendBelow(QCustomPlot* plot, int pointSize) {
     plot->installEventFilter(new LegendFitter(plot));
 }
 
+void showNoRun(QCustomPlot* plot, bool noRun, bool hasWorkload) {
+    auto* note = plot->findChild<QCPItemText*>(QStringLiteral("emptyNote"));
+    if (!note) {
+        note = new QCPItemText(plot);
+        note->setObjectName(QStringLiteral("emptyNote"));
+        note->position->setType(QCPItemPosition::ptAxisRectRatio);
+        note->position->setCoords(0.5, 0.5);
+        note->setColor(QColor(0x6b, 0x72, 0x80));
+    }
+    note->setText(hasWorkload ? QObject::tr("No run yet: the run is being made")
+                              : QObject::tr("No run yet: open a workload\n(Ctrl+O, or File > Samples)"));
+    note->setVisible(noRun);
+    plot->xAxis->setVisible(!noRun);
+    plot->yAxis->setVisible(!noRun);
+    if (noRun) plot->yAxis2->setVisible(false);
+}
+
 } // namespace plui

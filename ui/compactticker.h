@@ -61,4 +61,9 @@ void legendBelow(QCustomPlot* plot, int pointSize = 8);
 // Re-wraps a legendBelow legend to the plot's width; call it after adding or removing legend entries.
 void fitLegend(QCustomPlot* plot);
 
+// Where there is no run, a plot draws no key or value axis (QCustomPlot's own 0..5 scales read as a run of
+// nothing) and says why in a grey note on its axes ("emptyNote"): the run is being made, or no workload is open.
+// With a run the axes are back and the note hidden. The right value axis is the caller's.
+void showNoRun(QCustomPlot* plot, bool noRun, bool hasWorkload);
+
 } // namespace plui

@@ -34,8 +34,14 @@ void HostPoolBar::paintEvent(QPaintEvent*) {
         p.fillRect(fill, stateColor(LaneState::SwappedOut)); // the colour of swapped-out lanes
         p.fillRect(fill, QBrush(QColor(255, 255, 255, 120), Qt::FDiagPattern));
     }
-    const double pct = capacity_ > 0 ? static_cast<double>(used_) * 100.0 / static_cast<double>(capacity_) : 0.0;
     p.setPen(palette().color(QPalette::WindowText));
+    if (capacity_ == 0 && used_ == 0) {
+        // No workload, or one with host_capacity_bytes 0 (every swap falls back to recompute): "0 B of 0 B, 0%
+        // used" said nothing.
+        p.drawText(QRect(0, bar.bottom() + 4, width(), 2 * textH), Qt::AlignHCenter, tr("no host\nmemory"));
+        return;
+    }
+    const double pct = capacity_ > 0 ? static_cast<double>(used_) * 100.0 / static_cast<double>(capacity_) : 0.0;
     p.drawText(QRect(0, bar.bottom() + 4, width(), textH), Qt::AlignHCenter, bytesText(used_));
     p.drawText(QRect(0, bar.bottom() + 4 + textH, width(), textH), Qt::AlignHCenter,
                tr("of %1").arg(bytesText(capacity_)));

@@ -27,6 +27,11 @@ void PlotCursor::moveTo(double x) {
     }
 }
 
+void PlotCursor::setVisible(bool visible) {
+    halo_->setVisible(visible);
+    line_->setVisible(visible);
+}
+
 void PlotCursor::replotLayer() { plot_->layer(layerName())->replot(); }
 
 } // namespace plui

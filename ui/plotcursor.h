@@ -15,6 +15,7 @@ class PlotCursor {
     explicit PlotCursor(QCustomPlot* plot, double width = 1.5);
     // A vertical line at key coordinate x.
     void moveTo(double x);
+    void setVisible(bool visible); // hidden where there is no run to point into
     // Repaints the cursor's layer alone (the data layers stay as drawn).
     void replotLayer();
     // The cursor's layer, for what must be drawn over the cursor and move with it (the timeline's marks of the

@@ -171,17 +171,24 @@ QCustomPlot* PlotsWidget::plot(int i) const { return i >= 0 && i < 4 ? d->plots[
 void PlotsWidget::rebuild() {
     const pl::Session* s = d->doc->session();
     for (int i = 0; i < 2; ++i) d->plots[i]->clearGraphs();
-    if (!s) {
-        for (auto* p : d->plots) p->replot(QCustomPlot::rpQueuedReplot);
-        return;
+    // Without a run the plots say so, with no axes: QCustomPlot's own 0..5 scales read as a run of nothing,
+    // and the histograms kept the last run's bars.
+    for (int i = 0; i < 4; ++i) {
+        showNoRun(d->plots[i], s == nullptr, d->doc->hasWorkload());
+        d->plots[i]->yAxis2->setVisible(s != nullptr && i < 2);
+        if (i < 2) d->cursors[i]->setVisible(s != nullptr);
     }
-    const auto& series = s->series();
+    // Without a run the lines are made with no points: their legends say what a run will draw (and an empty
+    // legend would narrow the plot's layout to its own width).
+    static const std::vector<pl::TickStats> kNoSeries;
+    const auto& series = s ? s->series() : kNoSeries;
     const auto n = static_cast<qsizetype>(series.size());
     QVector<double> t(n), occ(n), fly(n), wait(n), replay(n), replayed(n), out(n), in(n);
     // Tokens of finished replays, counted when each finishes (replay_done carries its resume's replay_tokens:
     // what was left after the prefix cache gave its part back); the dropped tokens step up at the evictions. A
     // replay cut short by another eviction never finishes: under thrashing the gap is lost work too.
-    const auto& events = s->result().ledger.events;
+    static const std::vector<pl::Event> kNoEvents;
+    const auto& events = s ? s->result().ledger.events : kNoEvents;
     auto ev = events.begin();
     std::int64_t replayedSoFar = 0;
     for (qsizetype i = 0; i < n; ++i) {
@@ -202,11 +209,11 @@ void PlotsWidget::rebuild() {
     // Drawn in the order added: the queue (which can flip every tick and fill its band) first, in a light solid
     // pen (dashes on a band that flips every tick cross-hatch it), then the pool's capacity, then in flight and
     // occupied on top, so occupancy always reads.
-    const double capacity = static_cast<double>(s->workload().config.capacity_blocks);
+    const double capacity = s ? static_cast<double>(s->workload().config.capacity_blocks) : 0.0;
     QCPGraph* waiting = addLine(p0, p0->yAxis2, tr("waiting (right)"), QColor(0x6b, 0x72, 0x80, 70), Qt::SolidLine, 1.0);
     waiting->setData(t, wait, true);
     QCPGraph* cap = addLine(p0, p0->yAxis, tr("capacity"), QColor(0x11, 0x18, 0x27), Qt::DashDotLine, 1.0);
-    cap->setData(QVector<double>{t.isEmpty() ? 0.0 : t.front(), t.isEmpty() ? 1.0 : t.back()}, {capacity, capacity}, true);
+    if (s) cap->setData(QVector<double>{t.isEmpty() ? 0.0 : t.front(), t.isEmpty() ? 1.0 : t.back()}, {capacity, capacity}, true);
     QCPGraph* flying = addLine(p0, p0->yAxis, tr("in flight"), QColor(0x93, 0x33, 0xea), Qt::DotLine);
     flying->setData(t, fly, true);
     QCPGraph* occupied = addLine(p0, p0->yAxis, tr("occupied"), QColor(0x1d, 0x4e, 0xd8), Qt::SolidLine);
@@ -216,11 +223,8 @@ void PlotsWidget::rebuild() {
     p0->legend->clearItems();
     const bool anyInFlight = std::any_of(fly.begin(), fly.end(), [](double v) { return v > 0; });
     for (QCPGraph* g : {occupied, flying, waiting, cap}) {
-        if (g != flying || anyInFlight) g->addToLegend();
+        if (g != flying || anyInFlight || !s) g->addToLegend();
     }
-    p0->rescaleAxes();
-    p0->yAxis->setRange(0, capacity * 1.05);
-    p0->yAxis2->setRangeLower(0);
     QCustomPlot* p1 = d->plots[1];
     QCPGraph* replayLine = addLine(p1, p1->yAxis, tr("dropped for replay"), QColor(0xf9, 0x73, 0x16), Qt::SolidLine);
     QCPGraph* replayedLine = addLine(p1, p1->yAxis, tr("replays finished"), QColor(0xc2, 0x41, 0x0c), Qt::DashDotLine);
@@ -230,6 +234,20 @@ void PlotsWidget::rebuild() {
     replayedLine->setData(t, replayed, true);
     outLine->setData(t, out, true);
     inLine->setData(t, in, true);
+    if (!s) {
+        fitLegend(p0);
+        fitLegend(p1);
+        for (int i = 2; i < 4; ++i) {
+            d->plots[i]->clearPlottables(); // the last run's bars
+            d->captions[i - 2] = Caption{};
+            fitCaption(i);
+        }
+        for (auto* p : d->plots) p->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    p0->rescaleAxes();
+    p0->yAxis->setRange(0, capacity * 1.05);
+    p0->yAxis2->setRangeLower(0);
     p1->rescaleAxes();
     // The totals are cumulative: the last point is each series' largest.
     const auto& last = series.empty() ? pl::TickStats{} : series.back();

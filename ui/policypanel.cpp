@@ -146,7 +146,9 @@ void PolicyPanel::build() {
     form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     builtFor_ = doc_->loadCount();
     if (!doc_->hasWorkload()) {
-        form->addRow(new QLabel(tr("Open a workload to change its policy and machine."), form_));
+        auto* hint = new QLabel(tr("Open a workload to change its policy and machine."), form_);
+        hint->setWordWrap(true); // the dock can be narrower than the sentence
+        form->addRow(hint);
         return;
     }
     auto addSection = [&](const QString& title, const std::vector<std::string_view>& keys, bool config) {

@@ -353,6 +353,8 @@ void TimelineWidget::rebuild() {
     d->plot->yAxis->setTicker(QSharedPointer<LaneIdTicker>::create(std::move(ids), &d->lanes->victimLanes, d->plot->yAxis));
     d->plot->yAxis->setLabel(n <= 64 ? QString() : tr("request (of %1; drag, zoom)").arg(n));
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.keyEnd)));
+    showNoRun(d->plot, s == nullptr, d->doc->hasWorkload());
+    d->cursor->setVisible(s != nullptr);
     // Many requests: show the first 60 lanes; zoom or drag to see the rest.
     d->plot->yAxis->setRange(-0.5, std::min(n, 60) - 0.5);
     updateSelection();

@@ -160,8 +160,8 @@ void TransportBar::refresh() {
     scrub_->setRange(0, static_cast<int>(std::max<std::int64_t>(0, last + 1)));
     scrub_->setValue(static_cast<int>(cur + 1));
     scrub_->setPageStep(std::max(1, static_cast<int>((last + 1) / 20)));
-    tickLabel_->setText(tr(" tick %1 / %2 ").arg(groupedNumber(cur), groupedNumber(last)));
     const bool has = doc_->session() != nullptr;
+    tickLabel_->setText(has ? tr(" tick %1 / %2 ").arg(groupedNumber(cur), groupedNumber(last)) : tr(" no run "));
     for (auto* a : transportActions()) {
         a->setEnabled(has);
         // A disabled button says why; the key is in the tooltip either way.

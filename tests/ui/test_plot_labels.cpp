@@ -7,6 +7,7 @@
 #include "distributions.h"
 #include "labdocument.h"
 #include "plotswidget.h"
+#include "timelinewidget.h"
 #include "uitestutil.h"
 
 #include "session.h"
@@ -212,6 +213,39 @@ class TestPlotLabels : public QObject {
             QVERIFY(scroll);
             QCOMPARE(scroll->verticalScrollBar()->maximum() > 0, height == 250); // scrolls only when short
         }
+    }
+
+    // Without a run the plots and the timeline say so and draw no axes: QCustomPlot's own 0..5 scales read as
+    // a run of nothing, and an empty legend narrowed the occupancy plot's layout to a third of its width.
+    void withoutARunThePlotsSaySo() {
+        plui::LabDocument doc;
+        doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+        plui::PlotsWidget plots(&doc);
+        plui::TimelineWidget timeline(&doc);
+        plots.resize(900, 500);
+        plots.show();
+        QCoreApplication::processEvents();
+        std::vector<QCustomPlot*> all = {plots.plot(0), plots.plot(1), plots.plot(2), plots.plot(3),
+                                         timeline.findChild<QCustomPlot*>(QStringLiteral("timelinePlot"))};
+        auto note = [](QCustomPlot* p) { return p->findChild<QCPItemText*>(QStringLiteral("emptyNote")); };
+        for (QCustomPlot* p : all) {
+            QVERIFY(note(p) && note(p)->visible());
+            QVERIFY2(note(p)->text().contains(QStringLiteral("open a workload")), qPrintable(note(p)->text()));
+            QVERIFY(!p->xAxis->visible() && !p->yAxis->visible() && !p->yAxis2->visible());
+        }
+        plots.plot(0)->replot();
+        QVERIFY2(plots.plot(0)->axisRect()->width() > 300, qPrintable(QString::number(plots.plot(0)->axisRect()->width())));
+        QCOMPARE(legendEntries(plots.plot(0)->legend), 4); // what a run will draw
+        QString error;
+        QVERIFY2(doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json")),
+                                 QStringLiteral("swap-wins"), &error),
+                 qPrintable(error));
+        for (QCustomPlot* p : all) {
+            QVERIFY(!note(p)->visible());
+            QVERIFY(p->xAxis->visible() && p->yAxis->visible());
+        }
+        QVERIFY(plots.plot(0)->yAxis2->visible() && !plots.plot(2)->yAxis2->visible());
+        QVERIFY(plots.plot(2)->plottableCount() > 0);
     }
 
     // Host memory that holds no block (the seed example's block is 4 KiB): every swap falls back to recompute.
