@@ -30,6 +30,7 @@ QDoubleSpinBox* decimalBox(QWidget* parent, double lo, double hi, int decimals, 
     auto* box = new QDoubleSpinBox(parent);
     box->setRange(lo, hi);
     box->setDecimals(decimals);
+    box->setGroupSeparatorShown(true); // "20,000", as the policy panel and the CLI print numbers
     box->setValue(value);
     if (!special.isEmpty()) box->setSpecialValueText(special);
     return box;
@@ -38,6 +39,7 @@ QDoubleSpinBox* decimalBox(QWidget* parent, double lo, double hi, int decimals, 
 QSpinBox* integerBox(QWidget* parent, int lo, int hi, int value, const QString& special = {}) {
     auto* box = new QSpinBox(parent);
     box->setRange(lo, hi);
+    box->setGroupSeparatorShown(true); // "20,000", as the policy panel and the CLI print numbers
     box->setValue(value);
     if (!special.isEmpty()) box->setSpecialValueText(special);
     return box;

@@ -144,6 +144,10 @@ class TestBackgroundWork : public QObject {
         QVERIFY2(cli.contains(QStringLiteral("--format mooncake /tmp/x.jsonl --tick-ms 12.5 --start 1.5 "
                                              "--duration 0.25 --limit 9 --rate-scale 1.5")),
                  qPrintable(cli));
+        // Thousands grouped, as the policy panel and the CLI print them.
+        d.limit()->setValue(20000);
+        QCOMPARE(d.limit()->cleanText(), QStringLiteral("20,000"));
+        QCOMPARE(d.job().options.limit.value_or(-1), std::int64_t{20'000});
         // Zero means "to the end" and "no limit".
         d.durationS()->setValue(0);
         d.limit()->setValue(0);
