@@ -17,6 +17,9 @@
 #include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -182,6 +185,16 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
+    // Ctrl+C (and the context menu) copy the whole table, tab-separated: a cell at a time was all Qt offered.
+    auto* copy = new QAction(tr("Copy Table"), table_);
+    copy->setObjectName(QStringLiteral("copyCompareTable"));
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy, &QAction::triggered, this, [this] {
+        if (const QString tsv = tabSeparated(); !tsv.isEmpty()) QGuiApplication::clipboard()->setText(tsv);
+    });
+    table_->addAction(copy);
+    table_->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto* row = new QHBoxLayout;
     // The table as wide as its columns (every mode readable), the plots the rest.
     table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
@@ -279,31 +292,49 @@ bool CompareView::hasResult() const { return d->hasResult; }
 
 bool CompareView::isCurrent() const { return d->current; }
 
-QString CompareView::markdown() const {
-    if (!d->current) return {};
-    QString md = QStringLiteral("|  |");
-    QString rule = QStringLiteral("|---|");
-    for (int c = 0; c < table_->columnCount(); ++c) {
-        md += QStringLiteral(" %1 |").arg(table_->horizontalHeaderItem(c)->text());
-        rule += QStringLiteral("---:|");
-    }
-    md += QLatin1Char('\n') + rule + QLatin1Char('\n');
+QList<QStringList> CompareView::cells(bool markBest) const {
+    QList<QStringList> rows;
+    QStringList header = {QString()};
+    for (int c = 0; c < table_->columnCount(); ++c) header << table_->horizontalHeaderItem(c)->text();
+    rows << header;
     for (int i = 0; i < table_->rowCount(); ++i) {
-        // "*" marks a row over different requests per mode: escaped, or markdown reads it as emphasis.
-        QString label = table_->verticalHeaderItem(i)->text();
-        if (label.endsWith(QLatin1Char('*'))) label = label.chopped(1) + QStringLiteral("\\*");
-        md += QStringLiteral("| %1 |").arg(label);
+        QStringList row = {table_->verticalHeaderItem(i)->text()};
         for (int c = 0; c < table_->columnCount(); ++c) {
             const QTableWidgetItem* item = table_->item(i, c);
             const QString text = item ? item->text() : QString();
-            md += item && item->font().bold() ? QStringLiteral(" **%1** |").arg(text) : QStringLiteral(" %1 |").arg(text);
+            row << (markBest && item && item->font().bold() ? QStringLiteral("**%1**").arg(text) : text);
         }
-        md += QLatin1Char('\n');
+        rows << row;
+    }
+    return rows;
+}
+
+QString CompareView::markdown() const {
+    if (!d->current) return {};
+    const QList<QStringList> rows = cells(true);
+    // "*" marks a row over different requests per mode: escaped, or markdown reads it as emphasis.
+    auto escaped = [](QString label) {
+        return label.endsWith(QLatin1Char('*')) ? label.chopped(1) + QStringLiteral("\\*") : label;
+    };
+    QString md;
+    for (int r = 0; r < rows.size(); ++r) {
+        QStringList row = rows[r];
+        row[0] = escaped(row[0]);
+        md += QStringLiteral("| %1 |\n").arg(row.join(QStringLiteral(" | ")));
+        if (r == 0) md += QStringLiteral("|---|") + QStringLiteral("---:|").repeated(row.size() - 1) + QLatin1Char('\n');
     }
     md += QLatin1Char('\n') + status_->text().replace(QLatin1Char('*'), QStringLiteral("\\*")) + QLatin1Char('\n');
-    const QString notes = fallbackNote_->text();
-    for (const QString& line : notes.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) md += QStringLiteral("\n> %1\n").arg(line);
+    for (const QString& line : fallbackNote_->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        md += QStringLiteral("\n> %1\n").arg(line);
+    }
     return md;
+}
+
+QString CompareView::tabSeparated() const {
+    if (!d->hasResult) return {};
+    QString tsv;
+    for (const QStringList& row : cells(false)) tsv += row.join(QLatin1Char('\t')) + QLatin1Char('\n');
+    return tsv;
 }
 
 QString CompareView::statusText() const { return status_->text(); }

@@ -32,6 +32,9 @@ class CompareView : public QWidget {
     bool isCurrent() const;
     // The table as markdown (best figures bold), then the notes under it: for the review bundle's summary.md.
     QString markdown() const;
+    // The table as tab-separated text (a header row of the modes, then a row per figure, as shown): what Ctrl+C
+    // on the table and its context menu's "Copy Table" put on the clipboard, for a spreadsheet or a review.
+    QString tabSeparated() const;
     QTableWidget* totalsTable() const { return table_; }
     QString fallbackNoteText() const; // under the table: modes whose every swap found host memory full
     QString statusText() const;
@@ -43,6 +46,8 @@ class CompareView : public QWidget {
 
   private:
     void show(const CompareResult& r);
+    // The header row, then each figure's row: its label and the text of each mode's cell; `bold` marks best.
+    QList<QStringList> cells(bool markBest) const;
     struct Impl;
     std::unique_ptr<Impl> d;
     LabDocument* doc_;

@@ -13,7 +13,10 @@
 #include "mainwindow.h"
 #include "uitestutil.h"
 
+#include <QAction>
+#include <QClipboard>
 #include <QDir>
+#include <QGuiApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
@@ -178,6 +181,14 @@ class TestHeadless : public QObject {
         QVERIFY(!write());
         QVERIFY(QFileInfo(out.filePath(QStringLiteral("compare.png"))).size() > 1000);
         QVERIFY(readFile(out.filePath(QStringLiteral("summary.md"))).contains("| evictions |"));
+        // Ctrl+C on the table copies all of it, tab-separated, for a spreadsheet.
+        auto* copy = w.compare()->findChild<QAction*>(QStringLiteral("copyCompareTable"));
+        QVERIFY(copy && copy->shortcut() == QKeySequence(QKeySequence::Copy));
+        copy->trigger();
+        const QStringList lines = QGuiApplication::clipboard()->text().split(QLatin1Char('\n'));
+        QCOMPARE(lines.value(0), QStringLiteral("\trecompute\tswap\tadaptive\thybrid"));
+        QVERIFY2(lines.value(2).startsWith(QStringLiteral("evictions\t")) && lines.value(2).count(QLatin1Char('\t')) == 4,
+                 qPrintable(lines.value(2)));
         QString error;
         QVERIFY2(w.document()->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("48"), &error), qPrintable(error));
         QVERIFY(!w.compare()->isCurrent() && w.compare()->markdown().isEmpty());
