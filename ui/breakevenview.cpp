@@ -29,6 +29,24 @@ namespace plui {
 
 namespace {
 
+// core's cost report (`preemptlab-cli breakeven`: a title, "  label<pad to 20>value" lines, a verdict) as an
+// HTML table: the labels in a column of their own, the values wrapping in theirs.
+QString reportHtml(const QString& text) {
+    QString title, rows, tail;
+    for (const QString& line : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        if (line.startsWith(QLatin1String("  ")) && line.size() > 22) {
+            rows += QStringLiteral("<tr><td style=\"white-space: nowrap; padding-right: 8px;\">%1</td><td>%2</td></tr>")
+                        .arg(line.mid(2, 20).trimmed().toHtmlEscaped(), line.mid(22).trimmed().toHtmlEscaped());
+        } else if (title.isEmpty() && rows.isEmpty()) {
+            title = line.toHtmlEscaped();
+        } else {
+            tail += QStringLiteral("<p>%1</p>").arg(line.toHtmlEscaped());
+        }
+    }
+    return QStringLiteral("<p><b>%1</b></p><table cellspacing=\"0\" cellpadding=\"1\" width=\"100%\">%2</table>%3")
+        .arg(title, rows, tail);
+}
+
 // One slider: integer positions mapped to a value (linear or logarithmic).
 struct SliderSpec {
     QString name;
@@ -214,9 +232,11 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     workload_->setVisible(false);
     form->addRow(workload_);
     report_ = new QLabel(controls);
-    // The CLI's report, in columns: kept whole (no wrap in mid-line; the pane scrolls) and under the
-    // controls, not centred in the space left below them.
-    report_->setWordWrap(false);
+    report_->setObjectName(QStringLiteral("breakevenReport"));
+    // The CLI's report as a two-column table whose values wrap, under the controls (not centred in the space
+    // left below them): as monospace lines, its longest lines ran off the pane and scrolled sideways.
+    report_->setWordWrap(true);
+    report_->setTextFormat(Qt::RichText);
     report_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     report_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont mono(QStringLiteral("DejaVu Sans Mono"));
@@ -229,9 +249,10 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(controls);
-    // The report scrolls sideways on its own, so its long lines never widen the controls above it.
+    // The report scrolls on its own (down only: its values wrap), so it never widens the controls above it.
     auto* reportScroll = new QScrollArea(left);
     reportScroll->setWidgetResizable(true);
+    reportScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     reportScroll->setFrameShape(QFrame::NoFrame);
     reportScroll->setWidget(report_);
     leftLayout->addWidget(reportScroll, 1);
@@ -486,7 +507,7 @@ void BreakevenView::recompute() {
                           .arg(out.swap_us_per_token, 0, 'f', 2)
                           .arg(out.recompute_us_per_token, 0, 'f', 2)
                           .arg(out.effective_link_gbps, 0, 'f', 1));
-    report_->setText(qs(pl::cost::costReportText(in, out)));
+    report_->setText(reportHtml(qs(pl::cost::costReportText(in, out))));
     fitColumns(); // another model or preset writes lines of another length
 }
 

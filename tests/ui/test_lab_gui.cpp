@@ -530,6 +530,13 @@ class TestLabGui : public QObject {
         v.slider(QStringLiteral("overhead"))->setValue(0);
         QVERIFY2(v.verdictText().contains(QStringLiteral("swap")), qPrintable(v.verdictText()));
         QVERIFY(uitest::distinctColours(v.grab().toImage()) > 8);
+        // The CLI's report, every line readable without scrolling sideways: its values wrap in a table.
+        v.show();
+        QApplication::processEvents();
+        auto* report = v.findChild<QLabel*>(QStringLiteral("breakevenReport"));
+        QVERIFY(report);
+        QVERIFY2(report->text().contains(QStringLiteral(">spare compute</td>")), qPrintable(report->text()));
+        QVERIFY2(report->width() <= report->parentWidget()->width(), qPrintable(QString::number(report->width())));
     }
 
     void headlessScreenshotPath() {
