@@ -63,6 +63,15 @@ std::optional<std::string> writeFileAtomically(const std::string& path, std::str
 std::optional<std::string> checkWritable(const std::string& path) { return AtomicFileWriter(path).error(); }
 
 std::optional<std::string> writeFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::vector<std::pair<std::string, std::string_view>> views;
+    views.reserve(files.size());
+    for (const auto& [path, contents] : files) {
+        views.emplace_back(path, contents);
+    }
+    return writeFilesAtomically(views);
+}
+
+std::optional<std::string> writeFilesAtomically(const std::vector<std::pair<std::string, std::string_view>>& files) {
     std::vector<std::unique_ptr<AtomicFileWriter>> writers;
     for (const auto& [path, contents] : files) {
         writers.push_back(std::make_unique<AtomicFileWriter>(path));

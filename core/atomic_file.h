@@ -24,6 +24,8 @@ std::optional<std::string> checkWritable(const std::string& path);
 // Several files, all or nothing as far as POSIX allows: every temporary is written and synced before the first
 // rename, so an unwritable path or a full disk anywhere leaves every target as it was.
 std::optional<std::string> writeFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files);
+// The same, the contents viewed where they are (a receipt of hundreds of MB is not copied).
+std::optional<std::string> writeFilesAtomically(const std::vector<std::pair<std::string, std::string_view>>& files);
 
 // Streaming form for large outputs: write() appends; commit() makes it visible atomically; the destructor
 // discards an uncommitted temporary.

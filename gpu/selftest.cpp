@@ -209,7 +209,9 @@ void recomputeChecks(Checker& c) {
 
 // The softmax keeps score rows of up to 12,288 keys in shared memory and reads longer ones from global memory
 // three times. Both paths do the same arithmetic in the same order, so a context built with the cache off must
-// give the K/V of `recomputeChecks`'s contexts bit for bit, one-shot (a) and token by token (b).
+// give the K/V of one built with it bit for bit, one-shot (a) and token by token (b). The two contexts have
+// cuBLAS handles of their own; for the same shapes on one device it picks the same algorithms
+// (`recompute-bitwise` checks that within one context), so a difference here is the softmax's.
 void softmaxPathCheck(Checker& c) {
     const TransformerShape shape = *findTransformerPreset("tiny");
     DeviceSetup setup;

@@ -178,7 +178,7 @@ void legendBelow(QCustomPlot* plot, int pointSize) {
     plot->installEventFilter(new LegendFitter(plot));
 }
 
-void showNoRun(QCustomPlot* plot, bool noRun, bool hasWorkload) {
+void showNoRun(QCustomPlot* plot, bool noRun, const QString& why) {
     auto* note = plot->findChild<QCPItemText*>(QStringLiteral("emptyNote"));
     if (!note) {
         note = new QCPItemText(plot);
@@ -187,8 +187,7 @@ void showNoRun(QCustomPlot* plot, bool noRun, bool hasWorkload) {
         note->position->setCoords(0.5, 0.5);
         note->setColor(QColor(0x6b, 0x72, 0x80));
     }
-    note->setText(hasWorkload ? QObject::tr("No run yet: the run is being made")
-                              : QObject::tr("No run yet: open a workload\n(Ctrl+O, or File > Samples)"));
+    note->setText(why);
     note->setVisible(noRun);
     plot->xAxis->setVisible(!noRun);
     plot->yAxis->setVisible(!noRun);

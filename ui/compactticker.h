@@ -62,8 +62,8 @@ void legendBelow(QCustomPlot* plot, int pointSize = 8);
 void fitLegend(QCustomPlot* plot);
 
 // Where there is no run, a plot draws no key or value axis (QCustomPlot's own 0..5 scales read as a run of
-// nothing) and says why in a grey note on its axes ("emptyNote"): the run is being made, or no workload is open.
-// With a run the axes are back and the note hidden. The right value axis is the caller's.
-void showNoRun(QCustomPlot* plot, bool noRun, bool hasWorkload);
+// nothing) and says why in a grey note on its axes ("emptyNote", LabDocument::noRunReason). With a run the axes
+// are back and the note hidden. The right value axis is the caller's.
+void showNoRun(QCustomPlot* plot, bool noRun, const QString& why);
 
 } // namespace plui

@@ -36,6 +36,7 @@ struct CompareView::Impl {
     QCustomPlot* plots[2] = {};
     bool hasResult = false;
     bool current = false; // the result is for the workload as it is now
+    QString resultNote;   // what the result says under its table (bold = best, starred rows, identical runs)
     int loadCount = -1;
     bool pending = false;            // started, its end not yet handled (the future may be done already)
     bool editedWhileRunning = false; // the workload changed after the pending comparison took its copy
@@ -323,7 +324,8 @@ QString CompareView::markdown() const {
         md += QStringLiteral("| %1 |\n").arg(row.join(QStringLiteral(" | ")));
         if (r == 0) md += QStringLiteral("|---|") + QStringLiteral("---:|").repeated(row.size() - 1) + QLatin1Char('\n');
     }
-    md += QLatin1Char('\n') + status_->text().replace(QLatin1Char('*'), QStringLiteral("\\*")) + QLatin1Char('\n');
+    // The result's own note, not the status line (which a later run's progress or Cancel replaces).
+    md += QLatin1Char('\n') + QString(d->resultNote).replace(QLatin1Char('*'), QStringLiteral("\\*")) + QLatin1Char('\n');
     for (const QString& line : fallbackNote_->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
         md += QStringLiteral("\n> %1\n").arg(line);
     }
@@ -492,13 +494,14 @@ void CompareView::show(const CompareResult& r) {
             }
         }
     }
-    status_->setText(tr("Same workload, four recovery modes; bold = best in the row (none where all agree).") +
+    d->resultNote = tr("Same workload, four recovery modes; bold = best in the row (none where all agree).") +
                      (anyPopulationDiffers ? tr(" * The modes' percentiles are over different numbers of requests "
                                                 "(censored ones drop out of TTFT and completion; hover for the count).")
                                            : QString()) +
                      (same.isEmpty() ? QString()
                                      : tr(" Identical runs (same event hash, their curves coincide): %1.")
-                                           .arg(same.join(QStringLiteral(", ")))));
+                                           .arg(same.join(QStringLiteral(", "))));
+    status_->setText(d->resultNote);
 }
 
 } // namespace plui

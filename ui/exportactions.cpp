@@ -82,7 +82,7 @@ bool ExportActions::writeBundle(const QString& folder) {
                                 return;
                             }
                             done(exportReviewBundle(*window_->document(), *window_->ledger()->model(),
-                                                    bundleViews(), folder, &receipt, window_->compare()->markdown()),
+                                                    bundleViews(), folder, &receipt, compareMarkdown()),
                                  folder);
                         });
 }
@@ -119,9 +119,20 @@ QList<QPair<QString, QWidget*>> ExportActions::bundleViews() const {
                                             {QStringLiteral("timeline"), window_->view(QStringLiteral("timeline"))},
                                             {QStringLiteral("ledger"), window_->view(QStringLiteral("ledger"))},
                                             {QStringLiteral("plots"), window_->view(QStringLiteral("plots"))}};
-    // The comparison only where it is of this workload as it is now (a stale one would show another run).
-    if (window_->compare()->isCurrent()) views.append({QStringLiteral("compare"), window_->compare()});
+    // The comparison only where it and the run on screen are of the workload as it is now (a stale one, or one
+    // made while an edit's run was pending or after it failed, would sit beside another run's receipt).
+    if (!compareMarkdown().isEmpty()) views.append({QStringLiteral("compare"), window_->compare()});
     return views;
+}
+
+QString ExportActions::compareMarkdown() const {
+    const bool current = window_->compare()->isCurrent() && window_->document()->sessionShowsWorkload();
+    return current ? window_->compare()->markdown() : QString();
+}
+
+std::optional<QString> ExportActions::writeBundleNow(const QString& folder) {
+    return exportReviewBundle(*window_->document(), *window_->ledger()->model(), bundleViews(), folder, nullptr,
+                              compareMarkdown());
 }
 
 void ExportActions::done(const std::optional<QString>& error, const QString& what) {

@@ -36,6 +36,11 @@ class ExportActions : public QObject {
     // after their file dialogs; false when there is no run or an export is still being made.
     bool writeReceipt(const QString& path);
     bool writeBundle(const QString& folder);
+    // The review bundle made and written here and now, the receipt too (headless --bundle).
+    std::optional<QString> writeBundleNow(const QString& folder);
+    // The comparison's table for summary.md where the bundle has compare.png: the Compare view's result is of
+    // the workload as it is and the run on screen is of that workload too; else empty.
+    QString compareMarkdown() const;
     // The review bundle's files that `folder` already holds (receipt.json, ledger.csv, the views' PNGs,
     // compare.png, summary.md).
     QStringList bundleFilesIn(const QString& folder) const;

@@ -2,6 +2,7 @@
 
 #include "labdocument.h"
 #include "ledgermodel.h"
+#include "plotswidget.h"
 
 #include "atomic_file.h"
 #include "receipt.h"
@@ -52,6 +53,8 @@ ExportError exportLedgerCsv(const LedgerModel& ledger, const QString& path) {
 }
 
 std::optional<QByteArray> renderWidget(QWidget* widget, const QString& format, QString* error) {
+    // The running plots scroll in a short dock: their picture is all four, whole.
+    if (auto* plots = qobject_cast<PlotsWidget*>(widget)) widget = plots->content();
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
@@ -113,7 +116,11 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
     const pl::ReceiptHashes h = pl::receiptHashes(w, s->result());
     QString md;
     md += QStringLiteral("# PreemptLab review: %1\n\n").arg(QString::fromStdString(w.name));
-    if (!w.notes.empty()) md += QStringLiteral("> %1\n\n").arg(QString::fromStdString(w.notes));
+    // Every line of the notes quoted: a line of its own ("# ...") would otherwise be markdown of the summary's.
+    if (!w.notes.empty()) {
+        for (const QString& line : QString::fromStdString(w.notes).split(QLatin1Char('\n'))) md += QStringLiteral("> %1\n").arg(line);
+        md += QLatin1Char('\n');
+    }
     md += QStringLiteral("Source: `%1`. %2 requests, %3 device blocks of %4 tokens, host pool %5.\n\n")
               .arg(doc.sourceName(), groupedNumber(static_cast<std::int64_t>(w.requests.size())),
                    groupedNumber(w.config.capacity_blocks), groupedNumber(w.config.block_size_tokens),
@@ -197,31 +204,37 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
     if (!doc.session()) return folder + QStringLiteral(": no run to export");
     if (!QDir().mkpath(folder)) return folder + QStringLiteral(": cannot create the folder");
     const QDir dir(folder);
-    // Written from where it is (hundreds of MB for a large run): no copy of a receipt made on the worker.
+    // Everything is made first and written together (pl::writeFilesAtomically): a failure anywhere, a picture
+    // that cannot be encoded or a full disk, leaves every file of an earlier bundle as it was. The receipt is
+    // written from where it is (hundreds of MB for a large run), not copied.
     const std::string made = receipt ? std::string() : receiptTextOf(doc);
-    if (auto e = writeBytes(dir.filePath(QStringLiteral("receipt.json")), receipt ? *receipt : made)) {
-        return e;
-    }
-    if (auto e = exportLedgerCsv(ledger, dir.filePath(QStringLiteral("ledger.csv")))) return e;
+    const std::string csv = ledger.csv();
     // A view in a dock tabbed behind another (compare behind the running plots) is parked off the window at
     // the size it last had (or none): it is drawn at the window's size instead (render() lays a widget out for
     // its new size first) and given its old size back, so nothing on screen moves.
     QStringList images;
+    std::vector<QByteArray> pngs;
     for (const auto& [stem, widget] : views) {
         const QSize old = widget->size();
         const bool parked = widget->parentWidget() && widget->visibleRegion().isEmpty();
         if (parked) widget->resize(widget->window()->size());
         const QString name = stem + QStringLiteral(".png");
-        const ExportError e = exportWidgetImage(widget, dir.filePath(name));
+        QString error;
+        auto bytes = renderWidget(widget, QStringLiteral("png"), &error);
         if (parked) widget->resize(old);
-        if (e) return e;
+        if (!bytes) return dir.filePath(name) + QStringLiteral(": ") + error;
         images << name;
+        pngs.push_back(std::move(*bytes));
     }
     const QByteArray md = reviewSummaryMarkdown(doc, images, compareMarkdown).toUtf8();
-    if (auto e = writeBytes(dir.filePath(QStringLiteral("summary.md")),
-                            std::string_view(md.constData(), static_cast<std::size_t>(md.size())))) {
-        return e;
-    }
+    auto view = [](const QByteArray& b) { return std::string_view(b.constData(), static_cast<std::size_t>(b.size())); };
+    auto path = [&](const QString& name) { return dir.filePath(name).toStdString(); };
+    std::vector<std::pair<std::string, std::string_view>> files = {
+        {path(QStringLiteral("receipt.json")), receipt ? std::string_view(*receipt) : std::string_view(made)},
+        {path(QStringLiteral("ledger.csv")), csv}};
+    for (std::size_t i = 0; i < pngs.size(); ++i) files.emplace_back(path(images[static_cast<qsizetype>(i)]), view(pngs[i]));
+    files.emplace_back(path(QStringLiteral("summary.md")), view(md));
+    if (auto e = pl::writeFilesAtomically(files)) return QString::fromStdString(*e);
     for (const QString& name : reviewBundleOptionalFiles()) {
         if (!images.contains(name) && QFileInfo::exists(dir.filePath(name)) && !QFile::remove(dir.filePath(name))) {
             return dir.filePath(name) + QStringLiteral(": an earlier bundle's picture could not be removed");

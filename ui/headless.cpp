@@ -25,8 +25,13 @@ int fail(const QString& message) {
 }
 
 // --bundle DIR: Export > Review Bundle without the window, the comparison run first so that the bundle has
-// compare.png and summary.md its table. An earlier bundle in DIR is kept unless --replace.
-int writeBundle(MainWindow& window, const LabOptions& options) {
+// compare.png and summary.md its table. An earlier bundle in DIR is kept unless --replace. `failure`: why the
+// run failed, where it did.
+int writeBundle(MainWindow& window, const LabOptions& options, const QString& failure) {
+    if (!window.document()->session()) {
+        return fail(QStringLiteral("--bundle: no run to put in it: %1")
+                        .arg(failure.isEmpty() ? QStringLiteral("the workload did not run") : failure));
+    }
     const QStringList there = window.exportActions()->bundleFilesIn(options.bundle);
     if (!there.isEmpty() && !options.replace) {
         return fail(QStringLiteral("--bundle: %1 already holds a review bundle's files (%2); add --replace to "
@@ -40,13 +45,10 @@ int writeBundle(MainWindow& window, const LabOptions& options) {
                      qPrintable(window.compare()->statusText()));
     }
     for (int i = 0; i < 3; ++i) QApplication::processEvents();
-    const auto views = window.exportActions()->bundleViews();
-    if (const ExportError e = exportReviewBundle(*window.document(), *window.ledger()->model(), views,
-                                                 options.bundle, nullptr, window.compare()->markdown())) {
-        return fail(*e);
-    }
+    if (const auto e = window.exportActions()->writeBundleNow(options.bundle)) return fail(*e);
     std::fprintf(stderr, "preemptlab: wrote the review bundle %s (%s; tick %lld, window %dx%d)\n",
-                 qPrintable(options.bundle), qPrintable(reviewBundleFileNames(views).join(QStringLiteral(", "))),
+                 qPrintable(options.bundle),
+                 qPrintable(reviewBundleFileNames(window.exportActions()->bundleViews()).join(QStringLiteral(", "))),
                  static_cast<long long>(window.document()->currentTick()), window.width(), window.height());
     return 0;
 }
@@ -67,6 +69,8 @@ int runHeadless(const LabOptions& options) {
         }
     }
     window.document()->setRunMode(LabDocument::RunMode::Synchronous);
+    QString failure; // a run that failed (too large for this machine) says so here, not in a dialog
+    QObject::connect(window.document(), &LabDocument::runFailed, [&failure](const QString& m) { failure = m; });
     window.resize(options.size);
     if (!options.workload.isEmpty()) {
         QString error;
@@ -97,7 +101,7 @@ int runHeadless(const LabOptions& options) {
     window.resize(options.size);
     if (!options.bundle.isEmpty()) {
         for (int i = 0; i < 3; ++i) QApplication::processEvents();
-        if (const int code = writeBundle(window, options)) return code;
+        if (const int code = writeBundle(window, options, failure)) return code;
         if (options.screenshot.isEmpty()) return 0;
     }
     QWidget* target = window.view(options.view);

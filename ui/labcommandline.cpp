@@ -47,9 +47,9 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
     const QCommandLineOption bundle(
         QStringLiteral("bundle"),
         QStringLiteral("Write the review bundle into DIR and exit, as Export > Review Bundle does: receipt.json, "
-                       "ledger.csv, the views as PNGs at --size with the cursor at --tick, compare.png (the "
-                       "four recovery modes, run first) and summary.md. A folder holding an earlier bundle is "
-                       "refused unless --replace."),
+                       "ledger.csv, the window at --size with the cursor at --tick and its views as PNGs, "
+                       "compare.png (the four recovery modes, run first) and summary.md. A folder holding an "
+                       "earlier bundle is refused unless --replace."),
         QStringLiteral("DIR"));
     const QCommandLineOption replace(QStringLiteral("replace"),
                                      QStringLiteral("Let --bundle replace an earlier bundle in DIR."));
@@ -125,6 +125,14 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
     }
     out->screenshot = parser.value(shot);
     out->bundle = parser.value(bundle);
+    // An empty value (a script's unset $OUT) ran the window unseen, offscreen, and never ended.
+    for (const auto& [option, value] : {std::pair{&shot, out->screenshot}, std::pair{&bundle, out->bundle}}) {
+        if (parser.isSet(*option) && value.isEmpty()) {
+            *error = QStringLiteral("--%1 needs a %2, got an empty value")
+                         .arg(option->names().constFirst(), option == &shot ? QStringLiteral("file name") : QStringLiteral("folder"));
+            return false;
+        }
+    }
     out->replace = parser.isSet(replace);
     if (out->replace && out->bundle.isEmpty()) {
         *error = QStringLiteral("--replace is for --bundle DIR (a screenshot file is always replaced)");

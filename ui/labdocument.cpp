@@ -233,6 +233,7 @@ void LabDocument::installSession(LabRun run, std::int64_t tick) {
     beforeLoad_.reset();
     shownLive_ = pendingLive_;
     session_ = std::move(run.session);
+    sessionGeneration_ = generation_;
     liveRun_ = std::move(run.live);
     session_->seek(tick);
     updateVictims();
@@ -251,6 +252,11 @@ void LabDocument::stopBackgroundRun() {
     stop_.reset();
 }
 
+QString LabDocument::noRunReason() const {
+    if (!workload_) return tr("No run yet: open a workload\n(Ctrl+O, or File > Samples)");
+    return busy() ? tr("No run yet: the run is being made") : tr("No run: it failed (the status bar says why)");
+}
+
 void LabDocument::cancelRun() {
     if (running_ == 0) return;
     ++generation_; // the finishing run sees a stale generation and is dropped
@@ -260,6 +266,7 @@ void LabDocument::cancelRun() {
         // live mode it ran in (a cancelled switch).
         if (!revertUndoTo(session_->workload())) undo_->resetClean();
         workload_ = session_->workload();
+        sessionGeneration_ = generation_; // the shown run is the workload's again
         live_ = shownLive_;
         emit changed(LabChangeKind::Workload);
     } else if (beforeLoad_) {

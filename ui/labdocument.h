@@ -61,6 +61,11 @@ class LabDocument : public QObject {
     // Counts setWorkload calls: views reset per-workload state (slider ranges) when it changes.
     int loadCount() const { return loadCount_; }
     const pl::Session* session() const { return session_.get(); }
+    // The run on screen is of the workload as it is now: false while an edit's run is pending or after it
+    // failed (the screen then shows the run before the edit).
+    bool sessionShowsWorkload() const { return session_ && sessionGeneration_ == generation_; }
+    // Why there is no run, for the views' empty state: none open, the run being made, or the last one failed.
+    QString noRunReason() const;
     // The same run, for work that outlives a newer run replacing it (a receipt made on a worker).
     std::shared_ptr<const pl::Session> sharedSession() const { return session_; }
     bool busy() const { return running_ > 0; }
@@ -188,6 +193,7 @@ class LabDocument : public QObject {
     int loadCount_ = 0;
     int running_ = 0;
     std::uint64_t generation_ = 0;
+    std::uint64_t sessionGeneration_ = 0; // generation_ when the shown session was installed
     std::shared_ptr<std::atomic<bool>> stop_; // the stop flag of the newest background run
     std::shared_ptr<const std::atomic<bool>> runGate_; // holdRunsUntil
     int stoppedRuns_ = 0;

@@ -30,6 +30,7 @@ struct PlotsWidget::Impl {
     QCustomPlot* plots[4] = {};
     std::unique_ptr<PlotCursor> cursors[2];
     Caption captions[2]; // plots 2 and 3
+    QWidget* content = nullptr; // the scroll area's widget: the four plots
 };
 
 namespace {
@@ -144,6 +145,7 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     }
     scroll->setWidget(inner);
     outer->addWidget(scroll);
+    d->content = inner;
     d->plots[3]->xAxis->setTicker(QSharedPointer<CompactTicker>::create(false)); // ticks per token: fractions
     for (int i = 2; i < 4; ++i) d->plots[i]->installEventFilter(this); // their captions follow their width
     for (int i = 0; i < 2; ++i) {
@@ -158,7 +160,8 @@ PlotsWidget::PlotsWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     d->plots[1]->yAxis2->setLabel(tr("swapped"));
     d->plots[1]->yAxis2->setTicker(QSharedPointer<BytesTicker>::create()); // KiB/MiB, as the ledger prints
     connect(doc, &LabDocument::changed, this, [this](LabChange what) {
-        if (what & LabChangeKind::Session) rebuild();
+        // Busy without a run: the run being made has ended (failed), and the empty notes say so.
+        if ((what & LabChangeKind::Session) || ((what & LabChangeKind::Busy) && !d->doc->session())) rebuild();
         else if (what & LabChangeKind::Cursor) updateCursor();
     });
     rebuild();
@@ -168,13 +171,15 @@ PlotsWidget::~PlotsWidget() = default;
 
 QCustomPlot* PlotsWidget::plot(int i) const { return i >= 0 && i < 4 ? d->plots[i] : nullptr; }
 
+QWidget* PlotsWidget::content() const { return d->content; }
+
 void PlotsWidget::rebuild() {
     const pl::Session* s = d->doc->session();
     for (int i = 0; i < 2; ++i) d->plots[i]->clearGraphs();
     // Without a run the plots say so, with no axes: QCustomPlot's own 0..5 scales read as a run of nothing,
     // and the histograms kept the last run's bars.
     for (int i = 0; i < 4; ++i) {
-        showNoRun(d->plots[i], s == nullptr, d->doc->hasWorkload());
+        showNoRun(d->plots[i], s == nullptr, d->doc->noRunReason());
         d->plots[i]->yAxis2->setVisible(s != nullptr && i < 2);
         if (i < 2) d->cursors[i]->setVisible(s != nullptr);
     }

@@ -23,6 +23,9 @@ class PlotsWidget : public QWidget {
     ~PlotsWidget() override;
     // 0: occupancy/queue, 1: cumulative costs, 2: TTFT-like, 3: TPOT-like.
     QCustomPlot* plot(int i) const;
+    // The four plots without the scroll area around them, at their whole size: what a picture of this view
+    // draws (a short dock shows part of them).
+    QWidget* content() const;
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -308,7 +308,8 @@ int TimelineWidget::laneAt(QPoint pos) const {
 
 void TimelineWidget::onChanged(int what) {
     const LabChange w = LabChange::fromInt(what);
-    if (w & (LabChangeKind::Session | LabChangeKind::Workload)) {
+    // Busy without a run: the run being made has ended (failed), and the empty note says so.
+    if ((w & (LabChangeKind::Session | LabChangeKind::Workload)) || ((w & LabChangeKind::Busy) && !d->doc->session())) {
         rebuild();
         return;
     }
@@ -353,7 +354,7 @@ void TimelineWidget::rebuild() {
     d->plot->yAxis->setTicker(QSharedPointer<LaneIdTicker>::create(std::move(ids), &d->lanes->victimLanes, d->plot->yAxis));
     d->plot->yAxis->setLabel(n <= 64 ? QString() : tr("request (of %1; drag, zoom)").arg(n));
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.keyEnd)));
-    showNoRun(d->plot, s == nullptr, d->doc->hasWorkload());
+    showNoRun(d->plot, s == nullptr, d->doc->noRunReason());
     d->cursor->setVisible(s != nullptr);
     // Many requests: show the first 60 lanes; zoom or drag to see the rest.
     d->plot->yAxis->setRange(-0.5, std::min(n, 60) - 0.5);

@@ -1,7 +1,9 @@
 #include "cost/sweep.h"
 
+#include "number_text.h"
 #include "receipt.h"
 #include "workload_io.h"
+#include "workload_rules.h"
 
 #include <algorithm>
 #include <atomic>
@@ -180,11 +182,15 @@ std::variant<SweepAxis, InputError> parseSweepAxis(std::string_view text) {
         if (c2 == std::string_view::npos || spec.find(':', c2 + 1) != std::string_view::npos) {
             return axisError(axis.key, quoted(spec, " is not LO:HI:STEP"));
         }
-        const auto lo = parseInt(spec.substr(0, c1));
-        const auto hi = parseInt(spec.substr(c1 + 1, c2 - c1 - 1));
-        const auto step = parseInt(spec.substr(c2 + 1));
+        // A byte key's range takes units as its flag does (host_capacity_bytes=1G:4G:1G).
+        const bool bytes = isByteKey(axis.key);
+        const auto number = [bytes](std::string_view t) { return bytes ? parseByteSize(t) : parseInt(t); };
+        const auto lo = number(spec.substr(0, c1));
+        const auto hi = number(spec.substr(c1 + 1, c2 - c1 - 1));
+        const auto step = number(spec.substr(c2 + 1));
         if (!lo || !hi || !step) {
-            return axisError(axis.key, quoted(spec, ": LO, HI and STEP must be whole numbers"));
+            return axisError(axis.key, quoted(spec, bytes ? ": LO, HI and STEP must be bytes (whole numbers, or 1G, 512K)"
+                                                          : ": LO, HI and STEP must be whole numbers"));
         }
         if (*step < 1 || *hi < *lo) {
             return axisError(axis.key, quoted(spec, ": needs LO <= HI and STEP >= 1"));

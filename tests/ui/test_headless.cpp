@@ -11,6 +11,7 @@
 #include "labdocument.h"
 #include "ledgerview.h"
 #include "mainwindow.h"
+#include "plotswidget.h"
 #include "uitestutil.h"
 
 #include <QAction>
@@ -23,6 +24,9 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <atomic>
+#include <memory>
 
 namespace {
 
@@ -107,7 +111,7 @@ class TestHeadless : public QObject {
         const QString bundle = dir.filePath(QStringLiteral("review"));
         const QStringList args = {QStringLiteral("--workload"), slice, QStringLiteral("--recovery"), QStringLiteral("swap"),
                                   QStringLiteral("--host-capacity-bytes"), QStringLiteral("64G"), QStringLiteral("--tick"),
-                                  QStringLiteral("300"), QStringLiteral("--size"), QStringLiteral("1200x800"),
+                                  QStringLiteral("300"), QStringLiteral("--size"), QStringLiteral("1024x700"),
                                   QStringLiteral("--bundle"), bundle};
         QString err;
         QCOMPARE(runLab(dir, args, &err), 0);
@@ -116,8 +120,11 @@ class TestHeadless : public QObject {
                               "plots.png", "compare.png", "summary.md"}) {
             QVERIFY2(QFileInfo(out.filePath(QString::fromLatin1(f))).size() > 100, f);
         }
-        // The comparison was drawn at the window's size, not at the size of the tab it hides behind.
-        QCOMPARE(QImage(out.filePath(QStringLiteral("compare.png"))).size(), QSize(1200, 800));
+        // The comparison was drawn at the window's size, not at the size of the tab it hides behind; the plots
+        // whole, though their dock in a 1024x700 window shows part of them (the picture was cut at the dock).
+        QCOMPARE(QImage(out.filePath(QStringLiteral("compare.png"))).size(), QSize(1024, 700));
+        QVERIFY2(QImage(out.filePath(QStringLiteral("plots.png"))).height() >= plui::kLinePlotMinHeight + plui::kHistogramMinHeight,
+                 qPrintable(QString::number(QImage(out.filePath(QStringLiteral("plots.png"))).height())));
         QVERIFY(uitest::distinctColours(QImage(out.filePath(QStringLiteral("compare.png")))) > 8);
         QProcess p;
         p.start(cli, {QStringLiteral("run"), slice, QStringLiteral("--recovery"), QStringLiteral("swap"),
@@ -146,6 +153,19 @@ class TestHeadless : public QObject {
         QVERIFY2(err.contains(QStringLiteral("--replace is for --bundle DIR")), qPrintable(err));
         QCOMPARE(runLab(dir, {QStringLiteral("--bundle"), bundle}, &err), 2);
         QVERIFY2(err.contains(QStringLiteral("--bundle needs a workload")), qPrintable(err));
+        // An empty folder or file name (a script's unset variable) ran an unseen window that never ended.
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), slice, QStringLiteral("--bundle"), QString()}, &err), 2);
+        QVERIFY2(err.contains(QStringLiteral("--bundle needs a folder, got an empty value")), qPrintable(err));
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), slice, QStringLiteral("--screenshot=")}, &err), 2);
+        QVERIFY2(err.contains(QStringLiteral("--screenshot needs a file name")), qPrintable(err));
+        // A run that fails (more events than this machine allows) is said, and no bundle is written.
+        const QString failed = dir.filePath(QStringLiteral("failed"));
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), slice, QStringLiteral("--bundle"), failed}, &err,
+                        {{QStringLiteral("PREEMPTLAB_MAX_EVENTS"), QStringLiteral("50")}}),
+                 2);
+        QVERIFY2(err.contains(QStringLiteral("--bundle: no run to put in it:")) && err.contains(QStringLiteral("the run failed")),
+                 qPrintable(err));
+        QVERIFY(QDir(failed).isEmpty());
     }
 
     // In the lab the bundle has compare.png only while the comparison is of the workload as it is; a bundle
@@ -192,6 +212,26 @@ class TestHeadless : public QObject {
         QString error;
         QVERIFY2(w.document()->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("48"), &error), qPrintable(error));
         QVERIFY(!w.compare()->isCurrent() && w.compare()->markdown().isEmpty());
+        // A comparison of an edit whose run is still pending: of the workload, not of the run on screen, whose
+        // receipt the bundle holds; it joins the bundle once that run is in.
+        auto open = std::make_shared<std::atomic<bool>>(false);
+        w.document()->holdRunsUntil(open);
+        w.document()->setRunMode(plui::LabDocument::RunMode::Background);
+        QVERIFY2(w.document()->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("40"), &error), qPrintable(error));
+        QVERIFY(w.document()->busy() && !w.document()->sessionShowsWorkload());
+        w.compare()->runNow();
+        QVERIFY(w.compare()->isCurrent());
+        QVERIFY(w.exportActions()->compareMarkdown().isEmpty() && !stems().contains(QStringLiteral("compare")));
+        open->store(true);
+        QTRY_VERIFY_WITH_TIMEOUT(!w.document()->busy(), 20'000);
+        QVERIFY(w.document()->sessionShowsWorkload() && stems().contains(QStringLiteral("compare")));
+        // Every line of the workload's notes is quoted in summary.md: a "# ..." line was a heading of its own.
+        pl::Workload edited = w.document()->workload();
+        edited.notes = "first line\n# not a heading";
+        QVERIFY(w.document()->setWorkload(edited, QStringLiteral("notes"), &error));
+        QTRY_VERIFY_WITH_TIMEOUT(w.document()->session() != nullptr, 20'000);
+        const QString md = plui::reviewSummaryMarkdown(*w.document(), {});
+        QVERIFY2(md.contains(QStringLiteral("> first line\n> # not a heading\n")), qPrintable(md));
     }
 
   private:
@@ -201,9 +241,11 @@ class TestHeadless : public QObject {
     }
 
     // Runs the lab headless with a settings folder of its own; its exit code, stderr in `err`.
-    static int runLab(const QTemporaryDir& dir, const QStringList& args, QString* err) {
+    static int runLab(const QTemporaryDir& dir, const QStringList& args, QString* err,
+                      const QList<QPair<QString, QString>>& extraEnv = {}) {
         QProcess p;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const auto& [key, value] : extraEnv) env.insert(key, value);
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.filePath(QStringLiteral("config")));
         p.setProcessEnvironment(env);

@@ -58,9 +58,13 @@ class TestSweep : public QObject {
         QCOMPARE(a.values, (std::vector<std::string>{"0", "2", "4"}));
         a = std::get<SweepAxis>(parseSweepAxis("victim_rule=priority-newest,longest-context"));
         QCOMPARE(a.values.size(), std::size_t{2});
+        // A byte key's range takes units, as its flag does; a count's does not.
+        a = std::get<SweepAxis>(parseSweepAxis("host-capacity-bytes=64K:256K:64K"));
+        QCOMPARE(a.values, (std::vector<std::string>{"65536", "131072", "196608", "262144"}));
         for (const char* bad : {"capacity_blocks", "capacity_blocks=", "nosuchkey=1:2:1", "recovery=swap",
                                 "capacity_blocks=5:1:1", "capacity_blocks=1:5:0", "capacity_blocks=1:x:1",
-                                "capacity_blocks=1:2", "victim_rule=a,,b"}) {
+                                "capacity_blocks=1:2", "victim_rule=a,,b", "capacity_blocks=1K:2K:1K",
+                                "host_capacity_bytes=1.3K:2K:1K"}) {
             QVERIFY2(std::holds_alternative<InputError>(parseSweepAxis(bad)), bad);
         }
         QVERIFY(parseSweepMetric("p95-queue") == SweepMetric::P95Queue);
