@@ -107,12 +107,19 @@ void swapChecks(Checker& c, KvDtype dtype) {
     }
 }
 
-void recomputeChecks(Checker& c) {
+// A context with the selftest's tiny transformer and `blocks` arena blocks of 16 tokens.
+DeviceSetup tinyModelSetup(std::int64_t blocks) {
     const TransformerShape shape = *findTransformerPreset("tiny");
     DeviceSetup setup;
-    setup.arena = kvShapeOf(shape, 16, 64, KvDtype::Bf16);
+    setup.arena = kvShapeOf(shape, 16, blocks, KvDtype::Bf16);
     setup.with_model = true;
     setup.model = shape;
+    return setup;
+}
+
+void recomputeChecks(Checker& c) {
+    const DeviceSetup setup = tinyModelSetup(64);
+    const TransformerShape& shape = setup.model;
     std::string err;
     auto ctx = DeviceContext::create(setup, &err);
     if (!ctx) {
@@ -213,11 +220,8 @@ void recomputeChecks(Checker& c) {
 // cuBLAS handles of their own; for the same shapes on one device it picks the same algorithms
 // (`recompute-bitwise` checks that within one context), so a difference here is the softmax's.
 void softmaxPathCheck(Checker& c) {
-    const TransformerShape shape = *findTransformerPreset("tiny");
-    DeviceSetup setup;
-    setup.arena = kvShapeOf(shape, 16, 16, KvDtype::Bf16);
-    setup.with_model = true;
-    setup.model = shape;
+    DeviceSetup setup = tinyModelSetup(16);
+    const TransformerShape shape = setup.model;
     std::string err;
     auto cached = DeviceContext::create(setup, &err);
     setup.softmax_cache = false;

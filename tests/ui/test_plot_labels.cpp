@@ -26,6 +26,16 @@
 using plui::compactNumber;
 
 namespace {
+// swap-wins in `doc`, run at once.
+bool openSwapWins(plui::LabDocument& doc) {
+    doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+    QString error;
+    const bool ok = doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json")),
+                                    QStringLiteral("swap-wins"), &error);
+    if (!ok) qWarning("%s", qPrintable(error));
+    return ok;
+}
+
 // The entries of a legend (itemCount() counts a wrapped grid's empty cells too).
 int legendEntries(QCPLegend* legend) {
     int n = 0;
@@ -150,11 +160,7 @@ class TestPlotLabels : public QObject {
     // plot too narrow for it (a laptop-sized window), so no entry is cut at the plot's edge.
     void legendsWrapToThePlotsWidth() {
         plui::LabDocument doc;
-        doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
-        QString error;
-        QVERIFY2(doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json")),
-                                 QStringLiteral("swap-wins"), &error),
-                 qPrintable(error));
+        QVERIFY(openSwapWins(doc));
         plui::PlotsWidget plots(&doc);
         QCustomPlot* occupancy = plots.plot(0);
         QCOMPARE(legendEntries(occupancy->legend), 4); // occupied, in flight, waiting, capacity
@@ -187,11 +193,7 @@ class TestPlotLabels : public QObject {
     // squeezing them: the occupancy plot's axes had 35 px and its legend's second row was cut off.
     void shortDocksScrollThePlots() {
         plui::LabDocument doc;
-        doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
-        QString error;
-        QVERIFY2(doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json")),
-                                 QStringLiteral("swap-wins"), &error),
-                 qPrintable(error));
+        QVERIFY(openSwapWins(doc));
         plui::PlotsWidget plots(&doc);
         plots.show();
         for (const int height : {250, 700}) {
@@ -236,10 +238,7 @@ class TestPlotLabels : public QObject {
         plots.plot(0)->replot();
         QVERIFY2(plots.plot(0)->axisRect()->width() > 300, qPrintable(QString::number(plots.plot(0)->axisRect()->width())));
         QCOMPARE(legendEntries(plots.plot(0)->legend), 4); // what a run will draw
-        QString error;
-        QVERIFY2(doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json")),
-                                 QStringLiteral("swap-wins"), &error),
-                 qPrintable(error));
+        QVERIFY(openSwapWins(doc));
         for (QCustomPlot* p : all) {
             QVERIFY(!note(p)->visible());
             QVERIFY(p->xAxis->visible() && p->yAxis->visible());
