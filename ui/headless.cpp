@@ -6,7 +6,6 @@
 #include "exporter.h"
 #include "labcommandline.h"
 #include "labdocument.h"
-#include "ledgerview.h"
 #include "mainwindow.h"
 
 #include <QApplication>
