@@ -121,13 +121,16 @@ QList<QPair<QString, QWidget*>> ExportActions::bundleViews() const {
                                             {QStringLiteral("plots"), window_->view(QStringLiteral("plots"))}};
     // The comparison only where it and the run on screen are of the workload as it is now (a stale one, or one
     // made while an edit's run was pending or after it failed, would sit beside another run's receipt).
-    if (!compareMarkdown().isEmpty()) views.append({QStringLiteral("compare"), window_->compare()});
+    if (comparisonInBundle()) views.append({QStringLiteral("compare"), window_->compare()});
     return views;
 }
 
+bool ExportActions::comparisonInBundle() const {
+    return window_->compare()->isCurrent() && window_->document()->sessionShowsWorkload();
+}
+
 QString ExportActions::compareMarkdown() const {
-    const bool current = window_->compare()->isCurrent() && window_->document()->sessionShowsWorkload();
-    return current ? window_->compare()->markdown() : QString();
+    return comparisonInBundle() ? window_->compare()->markdown() : QString();
 }
 
 std::optional<QString> ExportActions::writeBundleNow(const QString& folder) {

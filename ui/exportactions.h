@@ -38,8 +38,10 @@ class ExportActions : public QObject {
     bool writeBundle(const QString& folder);
     // The review bundle made and written here and now, the receipt too (headless --bundle).
     std::optional<QString> writeBundleNow(const QString& folder);
-    // The comparison's table for summary.md where the bundle has compare.png: the Compare view's result is of
-    // the workload as it is and the run on screen is of that workload too; else empty.
+    // The bundle has compare.png and the comparison's table where the Compare view's result is of the workload
+    // as it is and the run on screen is of that workload too.
+    bool comparisonInBundle() const;
+    // That table for summary.md, or empty where the bundle has no comparison.
     QString compareMarkdown() const;
     // The review bundle's files that `folder` already holds (receipt.json, ledger.csv, the views' PNGs,
     // compare.png, summary.md).
