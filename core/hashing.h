@@ -13,7 +13,9 @@ std::string canonicalJson(const nlohmann::json& value);
 // "sha256:<64 lowercase hex>"
 std::string sha256Tagged(std::string_view bytes);
 
-// Incremental hashing for large payloads (the event array is hashed while it is written).
+// Incremental hashing for large payloads (the event array is hashed while it is written). Destroying one frees
+// what libcrypto keeps for the calling thread (OPENSSL_thread_stop), so a worker thread that hashed leaves
+// nothing behind for its exit to race.
 class Sha256 {
   public:
     Sha256();

@@ -1,11 +1,68 @@
 // Canonical JSON and SHA-256: published test vectors, key-order independence, UTF-8 kept as is, floats and
-// invalid UTF-8 refused, incremental hashing equal to one-shot.
+// invalid UTF-8 refused, incremental hashing equal to one-shot, no libcrypto state left on a thread that hashed.
 #include "hashing.h"
 
 #include <QtTest>
 
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
+
+namespace {
+
+// libcrypto's frees on a thread after it stopped hashing: what the thread's exit had left to free. Counted by
+// memory functions main() installs before libcrypto allocates anything (CRYPTO_set_mem_functions refuses
+// after that).
+thread_local bool tExiting = false;
+std::atomic<long> gFreedAtExit{0};
+std::atomic<long> gAllocated{0};
+
+void* countedMalloc(std::size_t size, const char*, int) {
+    ++gAllocated;
+    return std::malloc(size);
+}
+
+void countedFree(void* p, const char*, int) {
+    if (p != nullptr && tExiting) ++gFreedAtExit;
+    std::free(p);
+}
+
+void* countedRealloc(void* p, std::size_t size, const char* file, int line) {
+    if (p == nullptr) return countedMalloc(size, file, line);
+    if (size == 0) {
+        countedFree(p, file, line);
+        return nullptr;
+    }
+    return std::realloc(p, size);
+}
+
+constexpr char kFirstHashOnAWorker[] = "--first-hash-on-a-worker";
+
+// The process's first hash, on a worker thread, as a Qt pool job makes it; the exit code is the number of
+// blocks the worker's exit freed (64 when the count saw no allocation at all, so it measured nothing).
+int firstHashOnAWorker(bool counting) {
+    if (!counting) return 65;
+    std::thread worker([] {
+        {
+            pl::Sha256 h;
+            h.update("abc");
+            if (h.finishTagged() != "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") {
+                std::abort();
+            }
+        }
+        tExiting = true;
+    });
+    worker.join();
+    if (gAllocated.load() == 0) return 64;
+    return static_cast<int>(std::min(gFreedAtExit.load(), 63L));
+}
+
+} // namespace
 
 using nlohmann::json;
 
@@ -23,6 +80,7 @@ class TestHashing : public QObject {
     void canonicalSortsKeysByBytes();
     void canonicalRejectsFloats();
     void canonicalRejectsInvalidUtf8();
+    void aHashingThreadKeepsNoLibcryptoState();
 };
 
 void TestHashing::knownVectors_data() {
@@ -113,5 +171,24 @@ void TestHashing::canonicalRejectsInvalidUtf8() {
     QVERIFY_THROWS_EXCEPTION(nlohmann::json::type_error, pl::canonicalJson(v));
 }
 
-QTEST_APPLESS_MAIN(TestHashing)
+// A thread that hashed holds no libcrypto memory once its Sha256 is gone, so its exit has nothing to free and
+// cannot race process exit into a leak. Qt's pool threads are detached: one can still be exiting after
+// QThreadPool has handed it back, while exit() runs OPENSSL_cleanup. The process's first hash is the one that
+// gives a thread its error queue, so the check runs in a fresh copy of this program.
+void TestHashing::aHashingThreadKeepsNoLibcryptoState() {
+    QProcess child;
+    child.start(QStringLiteral("/proc/self/exe"), {QString::fromLatin1(kFirstHashOnAWorker)});
+    QVERIFY2(child.waitForFinished(30000), qPrintable(child.errorString()));
+    QCOMPARE(child.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(child.exitCode() != 65, "libcrypto allocated before main() could count its allocations");
+    QVERIFY2(child.exitCode() != 64, "the count saw no allocation while hashing: it measures nothing");
+    QCOMPARE(child.exitCode(), 0); // blocks the worker's exit freed
+}
+
+int main(int argc, char** argv) {
+    const bool counting = CRYPTO_set_mem_functions(countedMalloc, countedRealloc, countedFree) == 1;
+    if (argc == 2 && std::string_view(argv[1]) == kFirstHashOnAWorker) return firstHashOnAWorker(counting);
+    TestHashing test;
+    return QTest::qExec(&test, argc, argv);
+}
 #include "test_hashing.moc"
