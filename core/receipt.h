@@ -25,7 +25,9 @@ const std::vector<std::string>& receiptLimitations(bool prefixSharing = false);
 // The receipt text (keys sorted, one event and one request per line, trailing newline). `stop` (the lab's
 // Cancel of an export; the CLI gives none) is read every few thousand events and requests and between the
 // steps: once set, pl::Cancelled (stop_check.h) and no text. The text does not depend on it.
-std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop = nullptr);
+// `conservationPassed`, where given, gets the text's checks.conservation.passed (no need to parse it back).
+std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop = nullptr,
+                        bool* conservationPassed = nullptr);
 ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run);
 
 // Run and write atomically; returns an error message on failure (nothing written).

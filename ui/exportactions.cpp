@@ -9,6 +9,7 @@
 #include "mainwindow.h"
 
 #include "atomic_file.h"
+#include "compare_report.h"
 #include "receipt.h"
 #include "session.h"
 
@@ -30,6 +31,15 @@ using ReceiptOutcome = JobOutcome<std::string>;
 ReceiptOutcome makeReceipt(const std::shared_ptr<const pl::Session>& session, const std::atomic<bool>* stop) {
     return catchingOutcome<std::string>(QStringLiteral("the receipt could not be made"), [&](ReceiptOutcome& out) {
         out.value = pl::receiptText(session->workload(), session->result(), stop);
+    });
+}
+
+// On the worker: the comparison file's text (JSON or, with `csv`, CSV), or why it could not be made (a run that
+// outgrew the machine's memory: RunTooLarge's advice).
+ReceiptOutcome makeComparison(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop) {
+    return catchingOutcome<std::string>(QStringLiteral("the comparison could not be made"), [&](ReceiptOutcome& out) {
+        const auto columns = pl::compareRuns(workload, pl::memoryBounded(stop), false);
+        out.value = pl::compareFileText(workload, columns, csv);
     });
 }
 
@@ -87,11 +97,37 @@ bool ExportActions::writeBundle(const QString& folder) {
                         });
 }
 
+bool ExportActions::writeComparison(const QString& path) {
+    const QString suffix = QFileInfo(path).suffix();
+    const bool csv = suffix == QLatin1String("csv");
+    if (!csv && suffix != QLatin1String("json") && !suffix.isEmpty()) {
+        done(path + tr(": a comparison is written as .json or .csv"), path);
+        return false;
+    }
+    if (job_->busy() || !window_->document()->sharedSession()) return false;
+    // The worker holds its own copy: an edit meanwhile does not change what it compares.
+    return job_->start({tr("Comparing the four recovery modes for %1...").arg(QFileInfo(path).fileName()),
+                        tr("Stopping the comparison..."), tr("Comparison not written: cancelled")},
+                       [w = window_->document()->workload(), csv](const std::atomic<bool>* stop) {
+                           return makeComparison(w, csv, stop);
+                       },
+                       [this, path](ReceiptOutcome outcome) {
+                           if (!outcome.value) {
+                               done(path + QStringLiteral(": ") + outcome.error, path);
+                               return;
+                           }
+                           const auto e = pl::writeFileAtomically(path.toStdString(), *outcome.value);
+                           done(e ? ExportError(QString::fromStdString(*e)) : ExportError{}, path);
+                       });
+}
+
 void ExportActions::buildMenu(QMenu* menu) {
     auto* receipt = menu->addAction(tr("&Receipt..."), this, &ExportActions::exportReceipt);
     receipt->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     auto* csv = menu->addAction(tr("&Ledger as CSV..."), this, &ExportActions::exportCsv);
     csv->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
+    auto* comparison = menu->addAction(tr("&Comparison (JSON or CSV)..."), this, &ExportActions::exportComparison);
+    comparison->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K)); // Ctrl+K compares on screen
     auto* shots = menu->addMenu(tr("&Screenshot"));
     for (const QString& name : labViewNames()) {
         auto* a = shots->addAction(name == QLatin1String("window") ? tr("Whole window...") : tr("%1 view...").arg(name),
@@ -101,7 +137,7 @@ void ExportActions::buildMenu(QMenu* menu) {
     }
     auto* bundle = menu->addAction(tr("Review &Bundle..."), this, &ExportActions::exportBundle);
     bundle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
-    needRun_ = {receipt, csv, bundle};
+    needRun_ = {receipt, csv, comparison, bundle};
     menu->setToolTipsVisible(true); // a disabled export says why
     setRunShown(false);
 }
@@ -157,6 +193,12 @@ void ExportActions::exportCsv() {
     const QString path = QFileDialog::getSaveFileName(window_, tr("Export ledger"), QStringLiteral("ledger.csv"),
                                                       tr("CSV (*.csv)"));
     if (!path.isEmpty()) done(exportLedgerCsv(*window_->ledger()->model(), path), path);
+}
+
+void ExportActions::exportComparison() {
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Export comparison"), QStringLiteral("compare.json"),
+                                                      tr("Comparison JSON (*.json);;CSV (*.csv)"));
+    if (!path.isEmpty()) writeComparison(path);
 }
 
 void ExportActions::exportView(const QString& name) {

@@ -1,5 +1,6 @@
 #pragma once
-// ExportActions: the Export menu. Receipt, ledger CSV, a screenshot of the window or of any single view
+// ExportActions: the Export menu. Receipt, ledger CSV, the comparison of the four recovery modes (the file
+// `preemptlab-cli compare --out` writes, JSON or CSV), a screenshot of the window or of any single view
 // (PNG, SVG or PDF by the chosen suffix), and the review bundle folder. The receipt's text (seconds for a
 // large run: 12.9 s at 300,000 requests) is made on a worker behind a busy dialog (BackgroundJob); the file
 // is written once it is ready, and a Cancel stops the worker (core's receiptText reads the flag) and writes
@@ -36,6 +37,10 @@ class ExportActions : public QObject {
     // after their file dialogs; false when there is no run or an export is still being made.
     bool writeReceipt(const QString& path);
     bool writeBundle(const QString& folder);
+    // The four modes run on the workload as it is now, each with its receipt made for its conservation check,
+    // then `path` written: FILE.csv a row per mode, FILE.json (or no extension) preemptlab.compare.v1, the
+    // bytes `preemptlab-cli compare WORKLOAD --out FILE` writes. Another extension is refused, as by the CLI.
+    bool writeComparison(const QString& path);
     // The review bundle made and written here and now, the receipt too (headless --bundle).
     std::optional<QString> writeBundleNow(const QString& folder);
     // The bundle has compare.png and the comparison's table where the Compare view's result is of the workload
@@ -60,6 +65,7 @@ class ExportActions : public QObject {
   private:
     void exportReceipt();
     void exportCsv();
+    void exportComparison();
     void exportView(const QString& name);
     void exportBundle();
     void done(const std::optional<QString>& error, const QString& what);

@@ -4,6 +4,7 @@
 #include "workload_flags.h"
 
 #include "atomic_file.h"
+#include "compare_report.h"
 #include "device_api.h"
 #include "engine.h"
 #include "fallbacks.h"
@@ -85,11 +86,6 @@ void printSummary(const Workload& w, const RunResult& run, bool passed) {
                  static_cast<long long>(t.evictions), static_cast<long long>(t.replay_tokens),
                  static_cast<long long>(t.swap_out_bytes), static_cast<long long>(t.swap_in_bytes),
                  passed ? "passed" : "FAILED");
-}
-
-bool conservationPassed(const std::string& receipt) {
-    const auto doc = nlohmann::json::parse(receipt);
-    return doc.at("checks").at("conservation").at("passed").get<bool>();
 }
 
 // One line about the device work of a live run; false when a device call failed (the receipt says which).
@@ -181,7 +177,8 @@ int cmdRun(int argc, char** argv) {
         return kExitBadInput;
     }
     const RunResult& run = *bounded;
-    const std::string text = receiptText(*w, run);
+    bool passed = false;
+    const std::string text = receiptText(*w, run, nullptr, &passed);
     if (auto out = args.value("out"); out && *out != "-") { // "-": stdout, as generate and import-trace
         if (auto err = writeFileAtomically(*out, text)) {
             return badInput("cannot write receipt: " + *err);
@@ -189,7 +186,6 @@ int cmdRun(int argc, char** argv) {
     } else if (auto err = writeStdout(text)) {
         return badInput(*err);
     }
-    const bool passed = conservationPassed(text);
     printSummary(*w, run, passed);
     if (run.live_run) {
         return reportLive(run) && passed ? kExitOk : kExitCheckFailed;
@@ -231,38 +227,6 @@ bool endsWith(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-// compare --out FILE.csv: one row per mode with the compare.v1 document's numbers (hashes, totals, each
-// percentile group's p50, p90, p99, max and count, then the fallbacks by reason), for spreadsheets.
-std::string compareCsv(const nlohmann::ordered_json& doc) {
-    std::string header = "mode,policy_hash,event_hash";
-    std::string body;
-    bool first = true;
-    for (const auto& [mode, col] : doc.at("modes").items()) {
-        std::string line = mode + "," + col.at("policy_hash").get<std::string>() + "," +
-                           col.at("event_hash").get<std::string>();
-        const auto add = [&](const std::string& name, const nlohmann::ordered_json& value) {
-            if (first) {
-                header.append(",").append(name);
-            }
-            line.append(",").append(value.dump());
-        };
-        for (const auto& [key, value] : col.at("totals").items()) {
-            add(key, value);
-        }
-        for (const auto& [group, figures] : col.at("percentiles").items()) {
-            for (const auto& [key, value] : figures.items()) {
-                add(group + "_" + key, value);
-            }
-        }
-        for (const auto& [key, value] : col.at("fallbacks").items()) {
-            add("fallbacks_" + key, value);
-        }
-        body += line + "\n";
-        first = false;
-    }
-    return header + "\n" + body;
-}
-
 int cmdCompare(int argc, char** argv) {
     Args args;
     if (!parseCommand(argc, argv, workloadSpec({"out", "receipts"}), {"WORKLOAD"}, kCompareUsage, args)) {
@@ -284,7 +248,6 @@ int cmdCompare(int argc, char** argv) {
     if (!base || !applyCalibrationFlags(args, args.positional[0], *base, calibration)) {
         return kExitBadInput;
     }
-    const Recovery modes[] = {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid};
     // Every output is checked before the four runs and written together after them: a bad path anywhere
     // leaves nothing written (exit 2 means that; a receipts folder this command created is removed again).
     std::vector<std::string> outputs;
@@ -298,7 +261,7 @@ int cmdCompare(int argc, char** argv) {
         if (ec) {
             return badInput("cannot create receipts folder " + *dir + ": " + ec.message());
         }
-        for (auto m : modes) {
+        for (auto m : comparedModes()) {
             outputs.push_back((std::filesystem::path(*dir) / (std::string(toString(m)) + ".receipt.json"))
                                   .lexically_normal()
                                   .string());
@@ -318,173 +281,21 @@ int cmdCompare(int argc, char** argv) {
         badInput(*err);
         return abandon();
     }
-    struct Column {
-        Recovery mode;
-        Workload w;
-        RunResult run;
-        RunSummary sum;
-        std::string receipt;
-        ReceiptHashes hashes;
-        bool passed = false;
-    };
-    std::vector<Column> cols;
-    for (auto m : modes) {
-        Column c;
-        c.mode = m;
-        c.w = *base;
-        c.w.policy.recovery = m;
-        auto run = boundedRun(c.w);
-        if (!run) {
-            return abandon();
-        }
-        c.run = std::move(*run);
-        c.sum = summarize(c.w, c.run);
-        c.receipt = receiptText(c.w, c.run);
-        c.hashes = receiptHashes(c.w, c.run);
-        c.passed = conservationPassed(c.receipt);
-        cols.push_back(std::move(c));
+    const bool keepReceipts = args.value("receipts").has_value();
+    std::vector<CompareColumn> cols;
+    try {
+        cols = compareRuns(*base, memoryBounded(), keepReceipts);
+    } catch (const RunTooLarge& e) {
+        badInput(base->name + ": " + e.what());
+        return abandon();
     }
-    // Each percentile row is taken over its own population: queue delay over every request, TTFT over those
-    // that produced a token, completion over those that completed. A mode that censors more leaves its slowest
-    // requests out of TTFT and completion, so each group shows its count (n) and is marked where the modes'
-    // counts differ: their percentiles then describe different requests.
-    using Get = std::function<std::string(const Column&)>;
-    struct Row {
-        std::string label;
-        Get get;
-        const Percentiles RunSummary::*population = nullptr; // the percentile group the row belongs to
-        bool isCount = false;                                // the group's n row
-    };
-    const auto count = [](const Percentiles RunSummary::*p) {
-        return [p](const Column& c) { return std::to_string((c.sum.*p).count); };
-    };
-    const std::vector<Row> rows = {
-        {"ticks", [](const Column& c) { return std::to_string(c.sum.totals.ticks); }},
-        {"pressure events", [](const Column& c) { return std::to_string(c.sum.totals.pressure_events); }},
-        {"evictions", [](const Column& c) { return std::to_string(c.sum.totals.evictions); }},
-        // Evictions that did not run as the policy asked (the evict events' fallback): a swap mode whose swaps
-        // all found host memory full ran recompute's run, and says so here and in the note under the table.
-        {"fallback: host full", [](const Column& c) { return std::to_string(c.sum.fallbacks.host_full); }},
-        {"fallback: prefix shrunk", [](const Column& c) { return std::to_string(c.sum.fallbacks.hybrid_shrunk); }},
-        {"fallback: no full block", [](const Column& c) { return std::to_string(c.sum.fallbacks.nothing_to_swap); }},
-        {"freed blocks", [](const Column& c) { return std::to_string(c.sum.totals.freed_blocks); }},
-        {"replay tokens", [](const Column& c) { return std::to_string(c.sum.totals.replay_tokens); }},
-        {"swap out", [](const Column& c) { return pl::formatBytes(c.sum.totals.swap_out_bytes); }},
-        {"swap in", [](const Column& c) { return pl::formatBytes(c.sum.totals.swap_in_bytes); }},
-        {"peak host", [](const Column& c) { return pl::formatBytes(c.sum.totals.peak_host_bytes); }},
-        {"completed", [](const Column& c) { return std::to_string(c.sum.totals.completed); }},
-        {"censored", [](const Column& c) { return std::to_string(c.sum.totals.censored); }},
-        {"queue delay n (all)", count(&RunSummary::queue_ticks), &RunSummary::queue_ticks, true},
-        {"queue delay p50", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p50); }, &RunSummary::queue_ticks},
-        {"queue delay p99", [](const Column& c) { return std::to_string(c.sum.queue_ticks.p99); }, &RunSummary::queue_ticks},
-        {"TTFT n (got a token)", count(&RunSummary::ttft_ticks), &RunSummary::ttft_ticks, true},
-        {"TTFT p50 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p50); }, &RunSummary::ttft_ticks},
-        {"TTFT p99 (ticks)", [](const Column& c) { return std::to_string(c.sum.ttft_ticks.p99); }, &RunSummary::ttft_ticks},
-        {"completion n", count(&RunSummary::completion_ticks), &RunSummary::completion_ticks, true},
-        {"completion p99", [](const Column& c) { return std::to_string(c.sum.completion_ticks.p99); },
-         &RunSummary::completion_ticks},
-        {"flag: excessive wait", [](const Column& c) { return std::to_string(c.sum.flagged_excessive_wait); }},
-        {"flag: repeated preempt", [](const Column& c) { return std::to_string(c.sum.flagged_repeated_preemption); }},
-        {"conservation", [](const Column& c) { return std::string(c.passed ? "passed" : "FAILED"); }},
-    };
-    const auto differs = [&](const Percentiles RunSummary::*p) {
-        return p != nullptr && std::any_of(cols.begin(), cols.end(), [&](const Column& c) {
-                   return (c.sum.*p).count != (cols.front().sum.*p).count;
-               });
-    };
-    std::printf("compare: %s (%zu requests, victim rule %s, resume guard %s)\ninput_hash %s\n\n", base->name.c_str(),
-                base->requests.size(), std::string(toString(base->policy.victim_rule)).c_str(),
-                std::string(toString(base->policy.resume_guard)).c_str(), cols[0].hashes.input_hash.c_str());
-    std::printf("%-24s", "");
-    for (const auto& c : cols) {
-        std::printf("%14s", std::string(toString(c.mode)).c_str());
-    }
-    std::printf("\n");
-    bool anyDiffers = false;
-    for (const auto& row : rows) {
-        const bool mark = differs(row.population);
-        anyDiffers = anyDiffers || mark;
-        std::printf("%-24s", (row.label + (mark ? " *" : "")).c_str());
-        for (const auto& c : cols) {
-            // A percentile over no request is no figure (it read 0, the best-looking value): a dash, as in the lab.
-            const bool none = row.population && !row.isCount && (c.sum.*row.population).count == 0;
-            std::printf("%14s", none ? "-" : row.get(c).c_str());
-        }
-        std::printf("\n");
-    }
-    if (anyDiffers) {
-        std::printf("* taken over different requests in different modes (see n): a mode that censors more\n"
-                    "  leaves its slowest requests out, so a lower figure there is not by itself better\n");
-    }
-    for (const auto& c : cols) {
-        if (const auto note = hostFullNote(c.w, c.mode, c.sum.fallbacks); !note.empty()) {
-            std::printf("note: %s\n", note.c_str());
-        }
-    }
-    for (const auto& c : cols) {
-        if (!c.sum.flagged_ids.empty()) {
-            std::string ids;
-            for (std::size_t i = 0; i < c.sum.flagged_ids.size() && i < 12; ++i) {
-                ids += (i ? ", " : "") + c.sum.flagged_ids[i];
-            }
-            if (c.sum.flagged_ids.size() > 12) {
-                ids += ", ... (" + std::to_string(c.sum.flagged_ids.size()) + " in all)";
-            }
-            std::printf("flagged under %s: %s\n", std::string(toString(c.mode)).c_str(), ids.c_str());
-        }
-    }
+    std::fputs(compareTableText(*base, cols).c_str(), stdout);
     std::vector<std::pair<std::string, std::string>> files;
-    if (args.value("receipts")) {
-        for (std::size_t i = 0; i < cols.size(); ++i) {
-            files.emplace_back(outputs[i], cols[i].receipt);
-        }
+    for (std::size_t i = 0; keepReceipts && i < cols.size(); ++i) {
+        files.emplace_back(outputs[i], std::move(cols[i].receipt));
     }
     if (out) {
-        nlohmann::ordered_json doc;
-        doc["format"] = "preemptlab.compare.v1";
-        doc["workload"] = base->name;
-        doc["input_hash"] = cols[0].hashes.input_hash;
-        auto pct = [](const Percentiles& p) {
-            return nlohmann::ordered_json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max},
-                                          {"count", p.count}};
-        };
-        // The percentile groups whose populations (count) differ between modes, as the table marks them.
-        const std::pair<const char*, const Percentiles RunSummary::*> groups[] = {
-            {"queue_ticks", &RunSummary::queue_ticks},
-            {"ttft_ticks", &RunSummary::ttft_ticks},
-            {"tpot_ticks_x100", &RunSummary::tpot_ticks_x100},
-            {"completion_ticks", &RunSummary::completion_ticks}};
-        doc["populations_differ"] = nlohmann::ordered_json::array();
-        for (const auto& [name, group] : groups) {
-            if (differs(group)) {
-                doc["populations_differ"].push_back(name);
-            }
-        }
-        for (const auto& c : cols) {
-            nlohmann::ordered_json col;
-            for (const auto& row : rows) {
-                col[row.label] = row.get(c); // the table as printed (display strings)
-            }
-            col["policy_hash"] = c.hashes.policy_hash;
-            col["event_hash"] = c.hashes.event_hash;
-            col["flagged"] = c.sum.flagged_ids;
-            // The same figures as numbers, for scripts: the receipt's totals and nearest-rank percentiles.
-            col["totals"] = nlohmann::ordered_json::parse(receiptTotalsJson(c.run.totals, sharesPrefixes(c.w)));
-            col["percentiles"] = nlohmann::ordered_json::object();
-            for (const auto& [name, group] : groups) {
-                col["percentiles"][name] = pct(c.sum.*group);
-            }
-            // Evictions that did not run as the policy asked, by reason (numbers), and the note printed under the
-            // table when every swap the mode tried found host memory full ("" otherwise).
-            const auto& f = c.sum.fallbacks;
-            col["fallbacks"] = nlohmann::ordered_json{{"host_full", f.host_full},
-                                                      {"hybrid_shrunk", f.hybrid_shrunk},
-                                                      {"nothing_to_swap", f.nothing_to_swap},
-                                                      {"total", f.total()}};
-            col["fallback_note"] = hostFullNote(c.w, c.mode, f);
-            doc["modes"][std::string(toString(c.mode))] = col;
-        }
-        files.emplace_back(*out, csv ? compareCsv(doc) : doc.dump(2) + "\n");
+        files.emplace_back(*out, compareFileText(*base, cols, csv));
     }
     if (auto err = writeFilesAtomically(files)) {
         return badInput("cannot write: " + *err);
@@ -494,7 +305,7 @@ int cmdCompare(int argc, char** argv) {
     }
     bool allPassed = true;
     for (const auto& c : cols) {
-        allPassed = allPassed && c.passed;
+        allPassed = allPassed && c.conservation_passed;
     }
     return allPassed ? kExitOk : kExitCheckFailed;
 }

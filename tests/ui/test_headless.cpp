@@ -3,7 +3,7 @@
 // and came out at whatever the docks left it (1048x709 for --size 1200x800). The whole window fits a 1024-px
 // screen (it was drawn at least 1,235 px wide, then 1,064, from the docks' first layout); it cannot be
 // narrower than its docks' least widths (about 580 px): a smaller --size is drawn larger, and the program
-// says so.
+// says so. Also the files the lab writes beside the CLI's: the review bundle, and the comparison export.
 #include "compareview.h"
 #include "exportactions.h"
 #include "exporter.h"
@@ -12,6 +12,7 @@
 #include "ledgerview.h"
 #include "mainwindow.h"
 #include "plotswidget.h"
+#include "cli_runner.h"
 #include "uitestutil.h"
 
 #include <QAction>
@@ -22,6 +23,9 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -31,6 +35,7 @@
 namespace {
 
 const QString kSeed = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/seed-example.workload.json");
+const QString kSwapWins = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/swap-wins.workload.json");
 
 } // namespace
 
@@ -232,6 +237,62 @@ class TestHeadless : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(w.document()->session() != nullptr, 20'000);
         const QString md = plui::reviewSummaryMarkdown(*w.document(), {});
         QVERIFY2(md.contains(QStringLiteral("> first line\n> # not a heading\n")), qPrintable(md));
+    }
+
+    // Export > Comparison writes the very bytes `preemptlab-cli compare --out` writes, JSON and CSV, for the
+    // workload as edited on screen (the CLI given the same key as a flag); a wrong extension and a Cancel write
+    // nothing.
+    void theComparisonExportIsTheClisFile() {
+        uitest::isolateSettings(QStringLiteral("test_headless"));
+        plui::MainWindow w;
+        w.document()->setRunMode(plui::LabDocument::RunMode::Synchronous);
+        plui::ExportActions* exports = w.exportActions();
+        QAction* entry = nullptr;
+        for (QAction* a : w.findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("&Comparison (JSON or CSV)...")) entry = a;
+        }
+        QVERIFY(entry && entry->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+        QVERIFY(!entry->isEnabled()); // no run yet
+        QVERIFY(w.openPath(kSwapWins));
+        QVERIFY(entry->isEnabled());
+        QString error;
+        QVERIFY2(w.document()->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("56"), &error),
+                 qPrintable(error));
+        QTemporaryDir dir;
+        const QDir out(dir.path());
+        for (const QString& name : {QStringLiteral("lab.json"), QStringLiteral("lab.csv")}) {
+            QVERIFY(exports->writeComparison(out.filePath(name)));
+            exports->waitForIdle();
+            QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+            const QString cliFile = out.filePath(QStringLiteral("cli.") + QFileInfo(name).suffix());
+            const auto cli = pltest::runCli({QStringLiteral("compare"), kSwapWins, QStringLiteral("--capacity-blocks"),
+                                             QStringLiteral("56"), QStringLiteral("--out"), cliFile});
+            QVERIFY2(cli.code == 0, cli.err.constData());
+            const QByteArray lab = readFile(out.filePath(name));
+            QVERIFY(lab.size() > 500);
+            QCOMPARE(lab, readFile(cliFile));
+        }
+        QVERIFY(readFile(out.filePath(QStringLiteral("lab.json"))).contains("\"format\": \"preemptlab.compare.v1\""));
+        // The edit matters: the file as it stands on disk compares otherwise.
+        const QString unedited = out.filePath(QStringLiteral("unedited.json"));
+        QCOMPARE(pltest::runCli({QStringLiteral("compare"), kSwapWins, QStringLiteral("--out"), unedited}).code, 0);
+        QVERIFY(readFile(unedited) != readFile(out.filePath(QStringLiteral("lab.json"))));
+        QVERIFY(readFile(out.filePath(QStringLiteral("lab.csv"))).startsWith("mode,policy_hash,event_hash,"));
+
+        QVERIFY(!exports->writeComparison(out.filePath(QStringLiteral("table.txt"))));
+        QVERIFY2(w.lastError().contains(QStringLiteral("table.txt: a comparison is written as .json or .csv")),
+                 qPrintable(w.lastError()));
+        QVERIFY(!QFileInfo::exists(out.filePath(QStringLiteral("table.txt"))));
+
+        const QString cancelled = out.filePath(QStringLiteral("cancelled.json"));
+        QVERIFY(exports->writeComparison(cancelled));
+        QVERIFY(exports->busy() && !exports->writeComparison(cancelled)); // one export at a time
+        auto* progress = w.findChild<QProgressDialog*>(QStringLiteral("exportProgress"));
+        QVERIFY(progress != nullptr);
+        progress->findChild<QPushButton*>()->click();
+        exports->waitForIdle();
+        QVERIFY(!QFileInfo::exists(cancelled));
+        QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Comparison not written: cancelled"));
     }
 
   private:

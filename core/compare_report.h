@@ -1,0 +1,48 @@
+#pragma once
+// The comparison of the four recovery modes on one workload, as `preemptlab-cli compare` prints it and writes
+// it (--out FILE.json: preemptlab.compare.v1; --out FILE.csv: a row per mode). Made here and only here, so
+// the CLI and the lab's Export > Comparison write byte-identical files for the same workload.
+
+#include "engine.h"
+#include "model.h"
+#include "receipt.h"
+#include "run_control.h"
+#include "summary.h"
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace pl {
+
+// One mode's run, reduced to what the comparison shows.
+struct CompareColumn {
+    Recovery mode = Recovery::Recompute;
+    Workload workload; // the compared workload with this recovery mode
+    RunSummary summary;
+    ReceiptHashes hashes;
+    bool conservation_passed = false; // the receipt's own check (receiptText)
+    std::string receipt;              // the receipt text, kept only when asked (compare --receipts)
+};
+
+// The modes compared, in their order: recompute, swap, adaptive, hybrid.
+const std::vector<Recovery>& comparedModes();
+
+// One mode's column from its run: the receipt is made (its conservation check is the column's), then kept
+// only with `keepReceipt`. `stop` as receiptText's: once set, pl::Cancelled.
+CompareColumn compareColumn(const Workload& base, Recovery mode, const RunResult& run, bool keepReceipt,
+                            const std::atomic<bool>* stop = nullptr);
+
+// The four runs (runWorkload under `control`, whose cancel flag also stops the receipts) and their columns.
+// Throws what runWorkload throws (RunTooLarge, RunCancelled) and pl::Cancelled from a receipt.
+std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& control, bool keepReceipts);
+
+// What compare prints: the heading, the table (a row's label starred where the modes' counts differ), the
+// footnote for the stars, the host-full notes and each mode's flagged requests.
+std::string compareTableText(const Workload& base, const std::vector<CompareColumn>& columns);
+
+// The --out file: preemptlab.compare.v1 (two-space indented, a trailing newline), or with `csv` one row per mode
+// (hashes, totals, each percentile group's p50, p90, p99, max and count, the fallbacks by reason).
+std::string compareFileText(const Workload& base, const std::vector<CompareColumn>& columns, bool csv);
+
+} // namespace pl
