@@ -332,6 +332,8 @@ QString CompareView::markdown() const {
     return md;
 }
 
+void CompareView::addTableAction(QAction* action) { table_->addAction(action); }
+
 QString CompareView::tabSeparated() const {
     if (!d->hasResult) return {};
     QString tsv;

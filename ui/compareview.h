@@ -7,6 +7,7 @@
 
 #include <memory>
 
+class QAction;
 class QCustomPlot;
 class QLabel;
 class QProgressBar;
@@ -32,6 +33,8 @@ class CompareView : public QWidget {
     bool isCurrent() const;
     // The table as markdown (best figures bold), then the notes under it: for the review bundle's summary.md.
     QString markdown() const;
+    // An action offered in the table's context menu too, beside Copy Table (Export > Comparison).
+    void addTableAction(QAction* action);
     // The table as tab-separated text (a header row of the modes, then a row per figure, as shown): what Ctrl+C
     // on the table and its context menu's "Copy Table" put on the clipboard, for a spreadsheet or a review.
     QString tabSeparated() const;

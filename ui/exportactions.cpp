@@ -128,6 +128,7 @@ void ExportActions::buildMenu(QMenu* menu) {
     csv->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
     auto* comparison = menu->addAction(tr("&Comparison (JSON or CSV)..."), this, &ExportActions::exportComparison);
     comparison->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K)); // Ctrl+K compares on screen
+    window_->compare()->addTableAction(comparison);
     auto* shots = menu->addMenu(tr("&Screenshot"));
     for (const QString& name : labViewNames()) {
         auto* a = shots->addAction(name == QLatin1String("window") ? tr("Whole window...") : tr("%1 view...").arg(name),

@@ -26,6 +26,7 @@
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -253,6 +254,7 @@ class TestHeadless : public QObject {
         }
         QVERIFY(entry && entry->shortcut() == QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
         QVERIFY(!entry->isEnabled()); // no run yet
+        QVERIFY(w.compare()->totalsTable()->actions().contains(entry)); // the table's context menu offers it too
         QVERIFY(w.openPath(kSwapWins));
         QVERIFY(entry->isEnabled());
         QString error;
