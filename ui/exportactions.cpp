@@ -9,7 +9,6 @@
 #include "mainwindow.h"
 
 #include "atomic_file.h"
-#include "compare_report.h"
 #include "receipt.h"
 #include "session.h"
 
@@ -38,8 +37,25 @@ ReceiptOutcome makeReceipt(const std::shared_ptr<const pl::Session>& session, co
 // outgrew the machine's memory: RunTooLarge's advice).
 ReceiptOutcome makeComparison(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop) {
     return catchingOutcome<std::string>(QStringLiteral("the comparison could not be made"), [&](ReceiptOutcome& out) {
-        const auto columns = pl::compareRuns(workload, pl::memoryBounded(stop), false);
-        out.value = pl::compareFileText(workload, columns, csv);
+        out.value = comparisonText(workload, csv, stop);
+    });
+}
+
+// What a review bundle writes that takes seconds on a large run: the receipt and, with the comparison,
+// compare.json.
+struct BundleTexts {
+    std::string receipt;
+    std::optional<std::string> comparison;
+};
+using BundleOutcome = JobOutcome<BundleTexts>;
+
+BundleOutcome makeBundleTexts(const std::shared_ptr<const pl::Session>& session, bool comparison,
+                              const std::atomic<bool>* stop) {
+    return catchingOutcome<BundleTexts>(QStringLiteral("the review bundle could not be made"), [&](BundleOutcome& out) {
+        BundleTexts texts;
+        texts.receipt = pl::receiptText(session->workload(), session->result(), stop);
+        if (comparison) texts.comparison = comparisonText(session->workload(), false, stop);
+        out.value = std::move(texts);
     });
 }
 
@@ -81,20 +97,30 @@ bool ExportActions::writeReceipt(const QString& path) {
 
 bool ExportActions::writeBundle(const QString& folder) {
     const std::shared_ptr<const pl::Session> session = window_->document()->sharedSession();
-    return startReceipt({tr("Writing the review bundle %1...").arg(QDir(folder).dirName()),
-                         tr("Stopping the review bundle..."), tr("Review bundle not written: cancelled")},
-                        folder, [this, folder, session](const std::string& receipt) {
-                            if (window_->document()->sharedSession() != session) {
-                                // The views and the ledger now show another run: the bundle would mix two.
-                                done(folder + QStringLiteral(": not written, the run on screen changed while "
-                                                             "the receipt was made; export again"),
-                                     folder);
-                                return;
-                            }
-                            done(exportReviewBundle(*window_->document(), *window_->ledger()->model(),
-                                                    bundleViews(), folder, &receipt, compareMarkdown()),
-                                 folder);
-                        });
+    if (!session || job_->busy()) return false;
+    const bool comparison = comparisonInBundle();
+    return job_->start(
+        {tr("Writing the review bundle %1...").arg(QDir(folder).dirName()), tr("Stopping the review bundle..."),
+         tr("Review bundle not written: cancelled")},
+        [session, comparison](const std::atomic<bool>* stop) { return makeBundleTexts(session, comparison, stop); },
+        [this, folder, session, comparison](BundleOutcome outcome) {
+            if (!outcome.value) {
+                done(folder + QStringLiteral(": ") + outcome.error, folder);
+                return;
+            }
+            if (window_->document()->sharedSession() != session || comparisonInBundle() != comparison) {
+                // The views and the ledger now show another run, or the comparison came or went: the bundle
+                // would mix two.
+                done(folder + QStringLiteral(": not written, the run on screen or its comparison changed while "
+                                             "the bundle was made; export again"),
+                     folder);
+                return;
+            }
+            const BundleTexts& texts = *outcome.value;
+            done(exportReviewBundle(*window_->document(), *window_->ledger()->model(), bundleViews(), folder,
+                                    &texts.receipt, compareMarkdown(), texts.comparison ? &*texts.comparison : nullptr),
+                 folder);
+        });
 }
 
 bool ExportActions::writeComparison(const QString& path) {

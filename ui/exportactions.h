@@ -2,9 +2,9 @@
 // ExportActions: the Export menu. Receipt, ledger CSV, the comparison of the four recovery modes (the file
 // `preemptlab-cli compare --out` writes, JSON or CSV), a screenshot of the window or of any single view
 // (PNG, SVG or PDF by the chosen suffix), and the review bundle folder. The receipt's text (seconds for a
-// large run: 12.9 s at 300,000 requests) is made on a worker behind a busy dialog (BackgroundJob); the file
-// is written once it is ready, and a Cancel stops the worker (core's receiptText reads the flag) and writes
-// nothing.
+// large run: 12.9 s at 300,000 requests), and the comparison's four runs and receipts, are made on a worker
+// behind a busy dialog (BackgroundJob); the file is written once it is ready, and a Cancel stops the worker
+// (core's engine and receiptText read the flag) and writes nothing.
 
 #include "backgroundjob.h"
 
@@ -43,13 +43,13 @@ class ExportActions : public QObject {
     bool writeComparison(const QString& path);
     // The review bundle made and written here and now, the receipt too (headless --bundle).
     std::optional<QString> writeBundleNow(const QString& folder);
-    // The bundle has compare.png and the comparison's table where the Compare view's result is of the workload
+    // The bundle has compare.png, compare.json and the comparison's table where the Compare view's result is of the workload
     // as it is and the run on screen is of that workload too.
     bool comparisonInBundle() const;
     // That table for summary.md, or empty where the bundle has no comparison.
     QString compareMarkdown() const;
     // The review bundle's files that `folder` already holds (receipt.json, ledger.csv, the views' PNGs,
-    // compare.png, summary.md).
+    // compare.png, compare.json, summary.md).
     QStringList bundleFilesIn(const QString& folder) const;
     // What the menu entry does once a folder is chosen: where the folder holds an earlier bundle, asks before
     // replacing it (as a save dialog does for one file; Cancel is the default and writes nothing), then

@@ -5,6 +5,7 @@
 #include "plotswidget.h"
 
 #include "atomic_file.h"
+#include "compare_report.h"
 #include "receipt.h"
 #include "session.h"
 #include "qtext.h"
@@ -17,6 +18,8 @@
 #include <QFileInfo>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+
+#include <algorithm>
 
 namespace plui {
 
@@ -34,6 +37,13 @@ void paintWidget(QWidget* w, QCPPainter& painter) {
         return;
     }
     w->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
+}
+
+// A bundle with the comparison's picture has its file too.
+const QString kCompareJson = QStringLiteral("compare.json");
+
+bool hasCompareView(const QList<QPair<QString, QWidget*>>& views) {
+    return std::any_of(views.begin(), views.end(), [](const auto& v) { return v.first == QLatin1String("compare"); });
 }
 
 } // namespace
@@ -147,7 +157,8 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
     }
     if (!compareMarkdown.isEmpty()) {
         md += QStringLiteral("\n## Recovery modes compared\n\nThe same workload and policy under each recovery "
-                             "mode (`preemptlab-cli compare` prints the same figures).\n\n") +
+                             "mode (`preemptlab-cli compare` prints the same figures; `compare.json` holds them "
+                             "as `preemptlab-cli compare --out compare.json` writes them).\n\n") +
               compareMarkdown;
     }
     // The first kSummaryFlaggedIds in workload order; a large trace flags thousands.
@@ -192,15 +203,21 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
 QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views) {
     QStringList names = {QStringLiteral("receipt.json"), QStringLiteral("ledger.csv")};
     for (const auto& view : views) names << view.first + QStringLiteral(".png");
+    if (hasCompareView(views)) names << kCompareJson;
     names << QStringLiteral("summary.md");
     return names;
 }
 
-QStringList reviewBundleOptionalFiles() { return {QStringLiteral("compare.png")}; }
+QStringList reviewBundleOptionalFiles() { return {QStringLiteral("compare.png"), kCompareJson}; }
+
+std::string comparisonText(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop) {
+    return pl::compareFileText(workload, pl::compareRuns(workload, pl::memoryBounded(stop), false), csv);
+}
 
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
-                               const std::string* receipt, const QString& compareMarkdown) {
+                               const std::string* receipt, const QString& compareMarkdown,
+                               const std::string* compareJson) {
     if (!doc.session()) return folder + QStringLiteral(": no run to export");
     if (!QDir().mkpath(folder)) return folder + QStringLiteral(": cannot create the folder");
     const QDir dir(folder);
@@ -208,6 +225,15 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
     // that cannot be encoded or a full disk, leaves every file of an earlier bundle as it was. The receipt is
     // written from where it is (hundreds of MB for a large run), not copied.
     const std::string made = receipt ? std::string() : receiptTextOf(doc);
+    const bool comparison = hasCompareView(views);
+    std::string madeCompare;
+    if (comparison && !compareJson) {
+        try {
+            madeCompare = comparisonText(doc.session()->workload(), false);
+        } catch (const std::exception& e) {
+            return dir.filePath(kCompareJson) + QStringLiteral(": ") + QString::fromUtf8(e.what());
+        }
+    }
     const std::string csv = ledger.csv();
     // A view in a dock tabbed behind another (compare behind the running plots) is parked off the window at
     // the size it last had (or none): it is drawn at the window's size instead (render() lays a widget out for
@@ -233,11 +259,13 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
         {path(QStringLiteral("receipt.json")), receipt ? std::string_view(*receipt) : std::string_view(made)},
         {path(QStringLiteral("ledger.csv")), csv}};
     for (std::size_t i = 0; i < pngs.size(); ++i) files.emplace_back(path(images[static_cast<qsizetype>(i)]), view(pngs[i]));
+    if (comparison) files.emplace_back(path(kCompareJson), compareJson ? std::string_view(*compareJson) : madeCompare);
     files.emplace_back(path(QStringLiteral("summary.md")), view(md));
     if (auto e = pl::writeFilesAtomically(files)) return QString::fromStdString(*e);
     for (const QString& name : reviewBundleOptionalFiles()) {
-        if (!images.contains(name) && QFileInfo::exists(dir.filePath(name)) && !QFile::remove(dir.filePath(name))) {
-            return dir.filePath(name) + QStringLiteral(": an earlier bundle's picture could not be removed");
+        const bool written = images.contains(name) || (comparison && name == kCompareJson);
+        if (!written && QFileInfo::exists(dir.filePath(name)) && !QFile::remove(dir.filePath(name))) {
+            return dir.filePath(name) + QStringLiteral(": an earlier bundle's file could not be removed");
         }
     }
     return std::nullopt;

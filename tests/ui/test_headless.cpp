@@ -137,6 +137,15 @@ class TestHeadless : public QObject {
                       QStringLiteral("--host-capacity-bytes"), QStringLiteral("68719476736")});
         QVERIFY(p.waitForFinished(60'000));
         QCOMPARE(readFile(out.filePath(QStringLiteral("receipt.json"))), p.readAllStandardOutput());
+        // compare.json beside compare.png: the CLI's compare file of the same workload (the base recovery mode
+        // is no part of a comparison; compare refuses --recovery).
+        const QString cliCompare = dir.filePath(QStringLiteral("cli-compare.json"));
+        QCOMPARE(pltest::runCli({QStringLiteral("compare"), slice, QStringLiteral("--host-capacity-bytes"),
+                                 QStringLiteral("64G"), QStringLiteral("--out"), cliCompare})
+                     .code,
+                 0);
+        QVERIFY(readFile(cliCompare).size() > 500);
+        QCOMPARE(readFile(out.filePath(QStringLiteral("compare.json"))), readFile(cliCompare));
         const QString md = QString::fromUtf8(readFile(out.filePath(QStringLiteral("summary.md"))));
         QVERIFY2(md.contains(QStringLiteral("88 of 100 requests: 88 for excessive wait")), qPrintable(md));
         QCOMPARE(md.count(QStringLiteral("- `mc-")), 20);
@@ -206,6 +215,8 @@ class TestHeadless : public QObject {
         QVERIFY(w.compare()->isCurrent() && stems().contains(QStringLiteral("compare")));
         QVERIFY(!write());
         QVERIFY(QFileInfo(out.filePath(QStringLiteral("compare.png"))).size() > 1000);
+        QCOMPARE(readFile(out.filePath(QStringLiteral("compare.json"))),
+                 QByteArray::fromStdString(plui::comparisonText(w.document()->workload(), false)));
         QVERIFY(readFile(out.filePath(QStringLiteral("summary.md"))).contains("| evictions |"));
         // Ctrl+C on the table copies all of it, tab-separated, for a spreadsheet.
         auto* copy = w.compare()->findChild<QAction*>(QStringLiteral("copyCompareTable"));
@@ -218,6 +229,10 @@ class TestHeadless : public QObject {
         QString error;
         QVERIFY2(w.document()->setSetting(QStringLiteral("capacity_blocks"), QStringLiteral("48"), &error), qPrintable(error));
         QVERIFY(!w.compare()->isCurrent() && w.compare()->markdown().isEmpty());
+        // A bundle of the edited run has no comparison: the earlier bundle's picture and file go.
+        QVERIFY(!write());
+        QVERIFY(!QFileInfo::exists(out.filePath(QStringLiteral("compare.png"))));
+        QVERIFY(!QFileInfo::exists(out.filePath(QStringLiteral("compare.json"))));
         // A comparison of an edit whose run is still pending: of the workload, not of the run on screen, whose
         // receipt the bundle holds; it joins the bundle once that run is in.
         auto open = std::make_shared<std::atomic<bool>>(false);
@@ -280,6 +295,13 @@ class TestHeadless : public QObject {
         QCOMPARE(pltest::runCli({QStringLiteral("compare"), kSwapWins, QStringLiteral("--out"), unedited}).code, 0);
         QVERIFY(readFile(unedited) != readFile(out.filePath(QStringLiteral("lab.json"))));
         QVERIFY(readFile(out.filePath(QStringLiteral("lab.csv"))).startsWith("mode,policy_hash,event_hash,"));
+        // The review bundle made in the background, with the comparison current, holds the same file.
+        w.compare()->runNow();
+        QVERIFY(exports->comparisonInBundle());
+        QVERIFY(exports->writeBundle(out.filePath(QStringLiteral("bundle"))));
+        exports->waitForIdle();
+        QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+        QCOMPARE(readFile(out.filePath(QStringLiteral("bundle/compare.json"))), readFile(out.filePath(QStringLiteral("lab.json"))));
 
         QVERIFY(!exports->writeComparison(out.filePath(QStringLiteral("table.txt"))));
         QVERIFY2(w.lastError().contains(QStringLiteral("table.txt: a comparison is written as .json or .csv")),
