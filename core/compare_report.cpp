@@ -175,15 +175,16 @@ const std::vector<Recovery>& comparedModes() {
     return kModes;
 }
 
-CompareColumn compareColumn(const Workload& base, Recovery mode, const RunResult& run, bool keepReceipt,
+CompareColumn compareColumn(Workload workload, const RunResult& run, bool keepReceipt,
                             const std::atomic<bool>* stop) {
     CompareColumn c;
-    c.mode = mode;
-    c.workload = base;
-    c.workload.policy.recovery = mode;
+    c.mode = workload.policy.recovery;
+    c.workload = std::move(workload);
     c.summary = summarize(c.workload, run);
-    c.receipt = receiptText(c.workload, run, stop, &c.conservation_passed);
-    c.hashes = receiptHashes(c.workload, run);
+    ReceiptFacts facts;
+    c.receipt = receiptText(c.workload, run, stop, &facts);
+    c.conservation_passed = facts.conservation_passed;
+    c.hashes = std::move(facts.hashes);
     if (!keepReceipt) {
         c.receipt = std::string();
     }
@@ -196,7 +197,7 @@ std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& c
         Workload w = base;
         w.policy.recovery = mode;
         const RunResult run = runWorkload(w, nullptr, control);
-        columns.push_back(compareColumn(base, mode, run, keepReceipts, control.cancel));
+        columns.push_back(compareColumn(std::move(w), run, keepReceipts, control.cancel));
     }
     return columns;
 }

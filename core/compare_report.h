@@ -28,12 +28,14 @@ struct CompareColumn {
 // The modes compared, in their order: recompute, swap, adaptive, hybrid.
 const std::vector<Recovery>& comparedModes();
 
-// One mode's column from its run: the receipt is made (its conservation check is the column's), then kept
-// only with `keepReceipt`. `stop` as receiptText's: once set, pl::Cancelled.
-CompareColumn compareColumn(const Workload& base, Recovery mode, const RunResult& run, bool keepReceipt,
+// One mode's column from its run of `workload` (the compared workload with that recovery mode): the receipt
+// is made (its conservation check and hashes are the column's), then kept only with `keepReceipt`. `stop` as
+// receiptText's: once set, pl::Cancelled.
+CompareColumn compareColumn(Workload workload, const RunResult& run, bool keepReceipt,
                             const std::atomic<bool>* stop = nullptr);
 
-// The four runs (runWorkload under `control`, whose cancel flag also stops the receipts) and their columns.
+// The four runs (runWorkload under `control`, whose cancel flag also stops the receipts) and their columns,
+// one run held at a time.
 // Throws what runWorkload throws (RunTooLarge, RunCancelled) and pl::Cancelled from a receipt.
 std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& control, bool keepReceipts);
 

@@ -287,6 +287,7 @@ std::string inputHashOf(const Workload& w) {
 // Where the values of "workload" and "policy" lie in a receipt body: [begin, end) byte offsets.
 struct BodyLayout {
     std::size_t workloadBegin = 0, workloadEnd = 0, policyBegin = 0, policyEnd = 0;
+    std::string inputHash, policyHash; // the values written ("sha256:...")
 };
 
 // The receipt body with `checks` (receiptText writes it with "{}" for the oracle's draft).
@@ -327,7 +328,8 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     out += policyText;
     at.policyEnd = out.size();
     out += ",\n";
-    out += "  \"policy_hash\": " + ObjectWriter::quote(sha256Tagged(policyText)) + ",\n";
+    at.policyHash = sha256Tagged(policyText);
+    out += "  \"policy_hash\": " + ObjectWriter::quote(at.policyHash) + ",\n";
     out += "  \"requests\": [";
     for (std::size_t i = 0; i < run.records.size(); ++i) {
         stopCheck.step();
@@ -359,7 +361,8 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     }
     out += "\n  }";
     at.workloadEnd = out.size();
-    const std::string inputHash = ObjectWriter::quote(workload.finishHash());
+    at.inputHash = workload.finishHash();
+    const std::string inputHash = ObjectWriter::quote(at.inputHash);
     if (inputHash.size() != placeholder.size()) {
         throw std::logic_error("input_hash changed length");
     }
@@ -525,7 +528,7 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
 }
 
 std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop,
-                        bool* conservationPassed) {
+                        ReceiptFacts* facts) {
     // The draft without checks, so the oracle reads the receipt exactly as a reviewer would; then the checks
     // go in place of its "{}" (the same bytes as writing the body again, which took a fifth of the time).
     const CanonicalEvents canonical = canonicalEvents(workload, run, stop);
@@ -555,9 +558,6 @@ std::string receiptText(const Workload& workload, const RunResult& run, const st
     StopCheck(stop, 1).now();
     const OracleReport report = oracle.end(std::get<nlohmann::json>(rest));
     StopCheck(stop, 1).now();
-    if (conservationPassed != nullptr) {
-        *conservationPassed = report.passed;
-    }
     ObjectWriter conservation;
     conservation.boolean("passed", report.passed);
     nlohmann::json violations = report.violations;
@@ -570,6 +570,10 @@ std::string receiptText(const Workload& workload, const RunResult& run, const st
     out += kChecksKey;
     out += filled;
     out.append(draft, kChecksKey.size() + 2, std::string::npos); // past the draft's "{}"
+    if (facts != nullptr) {
+        facts->conservation_passed = report.passed;
+        facts->hashes = {layout.inputHash, layout.policyHash, canonical.hash};
+    }
     return out;
 }
 

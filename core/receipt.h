@@ -25,9 +25,16 @@ const std::vector<std::string>& receiptLimitations(bool prefixSharing = false);
 // The receipt text (keys sorted, one event and one request per line, trailing newline). `stop` (the lab's
 // Cancel of an export; the CLI gives none) is read every few thousand events and requests and between the
 // steps: once set, pl::Cancelled (stop_check.h) and no text. The text does not depend on it.
-// `conservationPassed`, where given, gets the text's checks.conservation.passed (no need to parse it back).
+// What receiptText works out on the way, for a caller that needs more than the text: the text's
+// checks.conservation.passed and its three hashes (receiptHashes's, without parsing the text back or going over
+// the events again).
+struct ReceiptFacts {
+    bool conservation_passed = false;
+    ReceiptHashes hashes;
+};
+// `facts`, where given, is filled once the text is made.
 std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop = nullptr,
-                        bool* conservationPassed = nullptr);
+                        ReceiptFacts* facts = nullptr);
 ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run);
 
 // Run and write atomically; returns an error message on failure (nothing written).

@@ -52,9 +52,11 @@ using BundleOutcome = JobOutcome<BundleTexts>;
 BundleOutcome makeBundleTexts(const std::shared_ptr<const pl::Session>& session, bool comparison,
                               const std::atomic<bool>* stop) {
     return catchingOutcome<BundleTexts>(QStringLiteral("the review bundle could not be made"), [&](BundleOutcome& out) {
+        // The comparison's four runs first, while the receipt (hundreds of MB on a large run) is not yet held
+        // beside them.
         BundleTexts texts;
-        texts.receipt = pl::receiptText(session->workload(), session->result(), stop);
         if (comparison) texts.comparison = comparisonText(session->workload(), false, stop);
+        texts.receipt = pl::receiptText(session->workload(), session->result(), stop);
         out.value = std::move(texts);
     });
 }
@@ -126,7 +128,8 @@ bool ExportActions::writeBundle(const QString& folder) {
 bool ExportActions::writeComparison(const QString& path) {
     const QString suffix = QFileInfo(path).suffix();
     const bool csv = suffix == QLatin1String("csv");
-    if (!csv && suffix != QLatin1String("json") && !suffix.isEmpty()) {
+    // As the CLI: "name." has an extension, an empty one.
+    if (!csv && suffix != QLatin1String("json") && (!suffix.isEmpty() || path.endsWith(QLatin1Char('.')))) {
         done(path + tr(": a comparison is written as .json or .csv"), path);
         return false;
     }
@@ -223,9 +226,15 @@ void ExportActions::exportCsv() {
 }
 
 void ExportActions::exportComparison() {
-    const QString path = QFileDialog::getSaveFileName(window_, tr("Export comparison"), QStringLiteral("compare.json"),
-                                                      tr("Comparison JSON (*.json);;CSV (*.csv)"));
-    if (!path.isEmpty()) writeComparison(path);
+    const QString csvFilter = tr("CSV (*.csv)");
+    QString filter;
+    QString path = QFileDialog::getSaveFileName(window_, tr("Export comparison"), QStringLiteral("compare.json"),
+                                                tr("Comparison JSON (*.json);;") + csvFilter, &filter);
+    if (path.isEmpty()) return;
+    // A name typed without a suffix takes the chosen filter's (it would otherwise be JSON).
+    if (QFileInfo(path).suffix().isEmpty() && !path.endsWith(QLatin1Char('.')))
+        path += filter == csvFilter ? QStringLiteral(".csv") : QStringLiteral(".json");
+    writeComparison(path);
 }
 
 void ExportActions::exportView(const QString& name) {

@@ -224,7 +224,7 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
     // Everything is made first and written together (pl::writeFilesAtomically): a failure anywhere, a picture
     // that cannot be encoded or a full disk, leaves every file of an earlier bundle as it was. The receipt is
     // written from where it is (hundreds of MB for a large run), not copied.
-    const std::string made = receipt ? std::string() : receiptTextOf(doc);
+    // The comparison's runs before the receipt is held beside them.
     const bool comparison = hasCompareView(views);
     std::string madeCompare;
     if (comparison && !compareJson) {
@@ -234,6 +234,7 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
             return dir.filePath(kCompareJson) + QStringLiteral(": ") + QString::fromUtf8(e.what());
         }
     }
+    const std::string made = receipt ? std::string() : receiptTextOf(doc);
     const std::string csv = ledger.csv();
     // A view in a dock tabbed behind another (compare behind the running plots) is parked off the window at
     // the size it last had (or none): it is drawn at the window's size instead (render() lays a widget out for

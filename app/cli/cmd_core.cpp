@@ -177,8 +177,9 @@ int cmdRun(int argc, char** argv) {
         return kExitBadInput;
     }
     const RunResult& run = *bounded;
-    bool passed = false;
-    const std::string text = receiptText(*w, run, nullptr, &passed);
+    ReceiptFacts facts;
+    const std::string text = receiptText(*w, run, nullptr, &facts);
+    const bool passed = facts.conservation_passed;
     if (auto out = args.value("out"); out && *out != "-") { // "-": stdout, as generate and import-trace
         if (auto err = writeFileAtomically(*out, text)) {
             return badInput("cannot write receipt: " + *err);

@@ -260,7 +260,7 @@ void TestReceipt::propertyRandomWorkloadsConserve() {
 
 // receiptText checks its draft with the oracle fed while the draft is parsed (OracleStream): what it writes in
 // checks.conservation is checkReceipt's on the whole written text, for passing runs and for runs whose
-// totals and records were tampered with before the receipt was made.
+// totals and records were tampered with before the receipt was made; the facts it hands back say the same.
 void TestReceipt::writtenChecksAreTheOraclesOnTheSameText() {
     for (const char* name : kSamples) {
         for (int tamper = 0; tamper < 2; ++tamper) {
@@ -273,10 +273,19 @@ void TestReceipt::writtenChecksAreTheOraclesOnTheSameText() {
                 QVERIFY(!run.records.empty());
                 run.records.front().preemptions += 1;
             }
-            const nlohmann::json receipt = nlohmann::json::parse(receiptText(w, run));
+            ReceiptFacts facts;
+            facts.conservation_passed = tamper == 1; // the opposite of what it must become
+            const nlohmann::json receipt = nlohmann::json::parse(receiptText(w, run, nullptr, &facts));
             const OracleReport whole = checkReceipt(receipt);
             QCOMPARE(whole.passed, tamper == 0);
             QCOMPARE(receipt["checks"]["conservation"]["passed"].get<bool>(), whole.passed);
+            // What receiptText hands its caller (run and compare read no text back) is what it wrote.
+            QCOMPARE(facts.conservation_passed, whole.passed);
+            const ReceiptHashes hashes = receiptHashes(w, run);
+            QCOMPARE(facts.hashes.input_hash, hashes.input_hash);
+            QCOMPARE(facts.hashes.policy_hash, hashes.policy_hash);
+            QCOMPARE(facts.hashes.event_hash, hashes.event_hash);
+            QCOMPARE(receipt["event_hash"].get<std::string>(), hashes.event_hash);
             QCOMPARE(receipt["checks"]["conservation"]["violations"], nlohmann::json(whole.violations));
         }
     }

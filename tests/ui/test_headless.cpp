@@ -307,6 +307,7 @@ class TestHeadless : public QObject {
         QVERIFY2(w.lastError().contains(QStringLiteral("table.txt: a comparison is written as .json or .csv")),
                  qPrintable(w.lastError()));
         QVERIFY(!QFileInfo::exists(out.filePath(QStringLiteral("table.txt"))));
+        QVERIFY(!exports->writeComparison(out.filePath(QStringLiteral("compare.")))); // an empty extension, as the CLI
 
         const QString cancelled = out.filePath(QStringLiteral("cancelled.json"));
         QVERIFY(exports->writeComparison(cancelled));
