@@ -191,13 +191,17 @@ CompareColumn compareColumn(Workload workload, const RunResult& run, bool keepRe
     return c;
 }
 
-std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& control, bool keepReceipts) {
+std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& control, bool keepReceipts,
+                                       std::atomic<int>* columnsDone) {
     std::vector<CompareColumn> columns;
     for (Recovery mode : comparedModes()) {
         Workload w = base;
         w.policy.recovery = mode;
         const RunResult run = runWorkload(w, nullptr, control);
         columns.push_back(compareColumn(std::move(w), run, keepReceipts, control.cancel));
+        if (columnsDone != nullptr) {
+            columnsDone->store(static_cast<int>(columns.size()));
+        }
     }
     return columns;
 }

@@ -37,7 +37,9 @@ CompareColumn compareColumn(Workload workload, const RunResult& run, bool keepRe
 // The four runs (runWorkload under `control`, whose cancel flag also stops the receipts) and their columns,
 // one run held at a time.
 // Throws what runWorkload throws (RunTooLarge, RunCancelled) and pl::Cancelled from a receipt.
-std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& control, bool keepReceipts);
+// `columnsDone`, where given, counts the columns made (1 to 4) as they are.
+std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& control, bool keepReceipts,
+                                       std::atomic<int>* columnsDone = nullptr);
 
 // What compare prints: the heading, the table (a row's label starred where the modes' counts differ), the
 // footnote for the stars, the host-full notes and each mode's flagged requests.

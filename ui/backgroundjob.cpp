@@ -3,6 +3,9 @@
 #include <QCoreApplication>
 #include <QProgressDialog>
 #include <QStatusBar>
+#include <QTimer>
+
+#include <algorithm>
 
 namespace plui {
 
@@ -13,13 +16,18 @@ BackgroundJob::~BackgroundJob() {
     if (stop_) stop_->store(true);
 }
 
-void BackgroundJob::begin(const Text& text, std::shared_ptr<std::atomic<bool>> stop) {
+void BackgroundJob::begin(const Text& text, std::shared_ptr<std::atomic<bool>> stop,
+                          std::shared_ptr<std::atomic<int>> steps) {
     text_ = text;
     stop_ = std::move(stop);
+    steps_ = std::move(steps);
     busy_ = true;
-    // An indeterminate bar (core reports no fraction); it shows only for work that lasts 300 ms and more, and
-    // from then on blocks edits to what the result would replace.
-    progress_ = new QProgressDialog(text.running, tr("Cancel"), 0, 0, window_);
+    // An indeterminate bar where the work counts no steps; it shows only for work that lasts 300 ms and more,
+    // and from then on blocks edits to what the result would replace.
+    progress_ = new QProgressDialog(text.running, tr("Cancel"), 0, std::max(0, text.steps), window_);
+    // The last step done is not the end (the result is still to be taken): the bar neither closes nor resets.
+    progress_->setAutoClose(false);
+    progress_->setAutoReset(false);
     progress_->setObjectName(dialogName_);
     progress_->setWindowModality(Qt::WindowModal);
     progress_->setMinimumDuration(300);
@@ -27,13 +35,30 @@ void BackgroundJob::begin(const Text& text, std::shared_ptr<std::atomic<bool>> s
     // only once the value is the minimum, which a new bar's is not (-1): setting 0 starts the 300 ms.
     progress_->setValue(0);
     connect(progress_, &QProgressDialog::canceled, this, &BackgroundJob::cancel);
+    if (text.steps > 0) {
+        if (!stepTimer_) {
+            stepTimer_ = new QTimer(this);
+            stepTimer_->setInterval(100);
+            connect(stepTimer_, &QTimer::timeout, this, &BackgroundJob::showSteps);
+        }
+        stepTimer_->start();
+    }
     statusBar_->showMessage(text.running);
     emit busyChanged(true);
 }
 
+void BackgroundJob::showSteps() {
+    if (!progress_ || !steps_) return;
+    const int done = std::clamp(steps_->load(), 0, progress_->maximum());
+    // setValue on a modal bar runs the event loop, which can end the job: nothing of this job is used after.
+    if (done != progress_->value()) progress_->setValue(done);
+}
+
 void BackgroundJob::end(bool stopped) {
+    if (stepTimer_) stepTimer_->stop();
     closeProgress();
     stop_.reset();
+    steps_.reset();
     busy_ = false;
     if (stopped) {
         statusBar_->showMessage(text_.cancelled, 4000);

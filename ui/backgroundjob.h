@@ -17,10 +17,12 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 class QProgressDialog;
 class QStatusBar;
+class QTimer;
 class QWidget;
 
 namespace plui {
@@ -60,6 +62,9 @@ class BackgroundJob : public QObject {
         QString running;
         QString stopping;
         QString cancelled;
+        // 0: an indeterminate bar. N: the work counts its steps done (0..N) in the std::atomic<int> it is given
+        // as its second argument, and the bar shows them.
+        int steps = 0;
     };
 
     // `window` parents the dialog and owns the status bar the messages go to; `dialogName` names the dialog
@@ -67,8 +72,9 @@ class BackgroundJob : public QObject {
     BackgroundJob(QWidget* window, QStatusBar* statusBar, QString dialogName, QObject* parent);
     ~BackgroundJob() override;
 
-    // Runs `work(const std::atomic<bool>* stop)` on a worker; `done(result)` on this thread when it returns,
-    // unless cancelled (then `cancelled()` is emitted instead). False, doing nothing, while a job is busy.
+    // Runs `work(const std::atomic<bool>* stop)`, or `work(stop, std::atomic<int>* stepsDone)`, on a worker;
+    // `done(result)` on this thread when it returns, unless cancelled (then `cancelled()` is emitted instead).
+    // False, doing nothing, while a job is busy.
     template <typename Work, typename Done>
     bool start(const Text& text, Work work, Done done);
 
@@ -81,7 +87,8 @@ class BackgroundJob : public QObject {
     void cancelled();
 
   private:
-    void begin(const Text& text, std::shared_ptr<std::atomic<bool>> stop);
+    void begin(const Text& text, std::shared_ptr<std::atomic<bool>> stop, std::shared_ptr<std::atomic<int>> steps);
+    void showSteps(); // the bar follows the work's count
     void end(bool stopped); // the worker has returned
     void closeProgress();
     QWidget* window_;
@@ -90,6 +97,8 @@ class BackgroundJob : public QObject {
     Text text_;
     QProgressDialog* progress_ = nullptr;
     std::shared_ptr<std::atomic<bool>> stop_; // shared with the running worker
+    std::shared_ptr<std::atomic<int>> steps_; // the worker's count of steps done
+    QTimer* stepTimer_ = nullptr;
     bool busy_ = false;
 };
 
@@ -97,8 +106,16 @@ template <typename Work, typename Done>
 bool BackgroundJob::start(const Text& text, Work work, Done done) {
     if (busy_) return false;
     auto stop = std::make_shared<std::atomic<bool>>(false);
-    begin(text, stop);
-    using Result = decltype(work(static_cast<const std::atomic<bool>*>(nullptr)));
+    auto steps = std::make_shared<std::atomic<int>>(0);
+    begin(text, stop, steps);
+    auto run = [work = std::move(work), stop, steps]() {
+        if constexpr (std::is_invocable_v<const Work&, const std::atomic<bool>*, std::atomic<int>*>) {
+            return work(stop.get(), steps.get());
+        } else {
+            return work(stop.get());
+        }
+    };
+    using Result = decltype(run());
     auto* watcher = new QFutureWatcher<Result>(this);
     connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, stop, done = std::move(done)]() {
         watcher->deleteLater();
@@ -111,7 +128,7 @@ bool BackgroundJob::start(const Text& text, Work work, Done done) {
         }
         done(std::move(result));
     });
-    watcher->setFuture(QtConcurrent::run([work = std::move(work), stop]() { return work(stop.get()); }));
+    watcher->setFuture(QtConcurrent::run(std::move(run)));
     return true;
 }
 

@@ -35,9 +35,10 @@ ReceiptOutcome makeReceipt(const std::shared_ptr<const pl::Session>& session, co
 
 // On the worker: the comparison file's text (JSON or, with `csv`, CSV), or why it could not be made (a run that
 // outgrew the machine's memory: RunTooLarge's advice).
-ReceiptOutcome makeComparison(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop) {
+ReceiptOutcome makeComparison(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop,
+                              std::atomic<int>* modesDone) {
     return catchingOutcome<std::string>(QStringLiteral("the comparison could not be made"), [&](ReceiptOutcome& out) {
-        out.value = comparisonText(workload, csv, stop);
+        out.value = comparisonText(workload, csv, stop, modesDone);
     });
 }
 
@@ -49,13 +50,14 @@ struct BundleTexts {
 };
 using BundleOutcome = JobOutcome<BundleTexts>;
 
+// Steps: the comparison's four modes, then the receipt.
 BundleOutcome makeBundleTexts(const std::shared_ptr<const pl::Session>& session, bool comparison,
-                              const std::atomic<bool>* stop) {
+                              const std::atomic<bool>* stop, std::atomic<int>* stepsDone) {
     return catchingOutcome<BundleTexts>(QStringLiteral("the review bundle could not be made"), [&](BundleOutcome& out) {
         // The comparison's four runs first, while the receipt (hundreds of MB on a large run) is not yet held
         // beside them.
         BundleTexts texts;
-        if (comparison) texts.comparison = comparisonText(session->workload(), false, stop);
+        if (comparison) texts.comparison = comparisonText(session->workload(), false, stop, stepsDone);
         texts.receipt = pl::receiptText(session->workload(), session->result(), stop);
         out.value = std::move(texts);
     });
@@ -103,8 +105,10 @@ bool ExportActions::writeBundle(const QString& folder) {
     const bool comparison = comparisonInBundle();
     return job_->start(
         {tr("Writing the review bundle %1...").arg(QDir(folder).dirName()), tr("Stopping the review bundle..."),
-         tr("Review bundle not written: cancelled")},
-        [session, comparison](const std::atomic<bool>* stop) { return makeBundleTexts(session, comparison, stop); },
+         tr("Review bundle not written: cancelled"), comparison ? 5 : 0},
+        [session, comparison](const std::atomic<bool>* stop, std::atomic<int>* stepsDone) {
+            return makeBundleTexts(session, comparison, stop, stepsDone);
+        },
         [this, folder, session, comparison](BundleOutcome outcome) {
             if (!outcome.value) {
                 done(folder + QStringLiteral(": ") + outcome.error, folder);
@@ -136,9 +140,10 @@ bool ExportActions::writeComparison(const QString& path) {
     if (job_->busy() || !window_->document()->sharedSession()) return false;
     // The worker holds its own copy: an edit meanwhile does not change what it compares.
     return job_->start({tr("Comparing the four recovery modes for %1...").arg(QFileInfo(path).fileName()),
-                        tr("Stopping the comparison..."), tr("Comparison not written: cancelled")},
-                       [w = window_->document()->workload(), csv](const std::atomic<bool>* stop) {
-                           return makeComparison(w, csv, stop);
+                        tr("Stopping the comparison..."), tr("Comparison not written: cancelled"), 4},
+                       [w = window_->document()->workload(), csv](const std::atomic<bool>* stop,
+                                                                  std::atomic<int>* modesDone) {
+                           return makeComparison(w, csv, stop, modesDone);
                        },
                        [this, path](ReceiptOutcome outcome) {
                            if (!outcome.value) {

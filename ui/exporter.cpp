@@ -210,8 +210,9 @@ QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views) 
 
 QStringList reviewBundleOptionalFiles() { return {QStringLiteral("compare.png"), kCompareJson}; }
 
-std::string comparisonText(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop) {
-    return pl::compareFileText(workload, pl::compareRuns(workload, pl::memoryBounded(stop), false), csv);
+std::string comparisonText(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop,
+                           std::atomic<int>* modesDone) {
+    return pl::compareFileText(workload, pl::compareRuns(workload, pl::memoryBounded(stop), false, modesDone), csv);
 }
 
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,

@@ -50,8 +50,9 @@ QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views);
 QStringList reviewBundleOptionalFiles();
 // The comparison file of `workload` (JSON, or with `csv` CSV), as `preemptlab-cli compare --out FILE` writes
 // it: the four runs and their receipts, memory-bounded (seconds for a large run; the lab makes it on a worker).
-// Throws what they throw: RunTooLarge, pl::Cancelled once `stop` is set.
-std::string comparisonText(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop = nullptr);
+// Throws what they throw: RunTooLarge, pl::Cancelled once `stop` is set. `modesDone` counts the modes done.
+std::string comparisonText(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop = nullptr,
+                           std::atomic<int>* modesDone = nullptr);
 // views: (file stem, widget) pairs, each written as STEM.png; a view in a dock tabbed behind another (not on
 // screen) is drawn at the window's size. `receipt`: the run's receipt text when already made (receiptTextOf;
 // the lab makes it on a worker), else it is made here. With a view named "compare", compare.json goes in too:

@@ -538,6 +538,34 @@ class TestBackgroundWork : public QObject {
         QCOMPARE(w->findChild<QProgressDialog*>(QStringLiteral("testJob")), nullptr);
     }
 
+    // A job that counts its steps: the bar follows the count, and reaching the last step neither closes nor
+    // resets it (the result is still to come).
+    void aCountingJobsBarFollowsItsSteps() {
+        auto w = makeWindow();
+        BackgroundJob job(w.get(), w->statusBar(), QStringLiteral("stepJob"), nullptr);
+        auto release = std::make_shared<std::atomic<bool>>(false);
+        int result = 0;
+        QVERIFY(job.start({QStringLiteral("Working..."), QStringLiteral("Stopping..."), QStringLiteral("Stopped"), 3},
+                          [release](const std::atomic<bool>* stop, std::atomic<int>* steps) {
+                              for (int i = 1; i <= 3; ++i) {
+                                  steps->store(i);
+                                  while (i == 3 && !release->load() && !stop->load()) QThread::msleep(2);
+                              }
+                              return 7;
+                          },
+                          [&result](int value) { result = value; }));
+        auto* dialog = w->findChild<QProgressDialog*>(QStringLiteral("stepJob"));
+        QVERIFY(dialog != nullptr);
+        QCOMPARE(dialog->maximum(), 3);
+        QTRY_COMPARE_WITH_TIMEOUT(dialog->value(), 3, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->isVisible(), 3500); // shown after its 300 ms, still at the last step
+        QVERIFY(job.busy());
+        QCOMPARE(dialog->value(), 3);
+        release->store(true);
+        job.waitForIdle();
+        QCOMPARE(result, 7);
+    }
+
     // A job that ends before its dialog's 300 ms and whose result then asks a question in a modal box (as an
     // import over unsaved edits does): the closed dialog, still awaiting its deferred delete there, stays hidden.
     void aQuickJobsDialogStaysClosedUnderAModalQuestion() {

@@ -314,6 +314,7 @@ class TestHeadless : public QObject {
         QVERIFY(exports->busy() && !exports->writeComparison(cancelled)); // one export at a time
         auto* progress = w.findChild<QProgressDialog*>(QStringLiteral("exportProgress"));
         QVERIFY(progress != nullptr);
+        QCOMPARE(progress->maximum(), 4); // a step a mode, not an indeterminate bar
         progress->findChild<QPushButton*>()->click();
         exports->waitForIdle();
         QVERIFY(!QFileInfo::exists(cancelled));
