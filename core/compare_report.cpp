@@ -116,7 +116,7 @@ nlohmann::ordered_json compareDocument(const Workload& base, const std::vector<C
         col["flagged"] = c.summary.flagged_ids;
         // The same figures as numbers, for scripts: the receipt's totals and nearest-rank percentiles.
         col["totals"] =
-            nlohmann::ordered_json::parse(receiptTotalsJson(c.summary.totals, sharesPrefixes(c.workload)));
+            nlohmann::ordered_json::parse(receiptTotalsJson(c.summary.totals, sharesPrefixes(base)));
         col["percentiles"] = nlohmann::ordered_json::object();
         for (const auto& [name, group] : kGroups) {
             const Percentiles& p = c.summary.*group;
@@ -130,7 +130,7 @@ nlohmann::ordered_json compareDocument(const Workload& base, const std::vector<C
                                                   {"hybrid_shrunk", f.hybrid_shrunk},
                                                   {"nothing_to_swap", f.nothing_to_swap},
                                                   {"total", f.total()}};
-        col["fallback_note"] = hostFullNote(c.workload, c.mode, f);
+        col["fallback_note"] = hostFullNote(base, c.mode, f); // the modes differ from base only in recovery
         doc["modes"][std::string(toString(c.mode))] = col;
     }
     return doc;
@@ -175,14 +175,13 @@ const std::vector<Recovery>& comparedModes() {
     return kModes;
 }
 
-CompareColumn compareColumn(Workload workload, const RunResult& run, bool keepReceipt,
+CompareColumn compareColumn(const Workload& workload, const RunResult& run, bool keepReceipt,
                             const std::atomic<bool>* stop) {
     CompareColumn c;
     c.mode = workload.policy.recovery;
-    c.workload = std::move(workload);
-    c.summary = summarize(c.workload, run);
+    c.summary = summarize(workload, run);
     ReceiptFacts facts;
-    c.receipt = receiptText(c.workload, run, stop, &facts);
+    c.receipt = receiptText(workload, run, stop, &facts);
     c.conservation_passed = facts.conservation_passed;
     c.hashes = std::move(facts.hashes);
     if (!keepReceipt) {
@@ -198,7 +197,7 @@ std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& c
         Workload w = base;
         w.policy.recovery = mode;
         const RunResult run = runWorkload(w, nullptr, control);
-        columns.push_back(compareColumn(std::move(w), run, keepReceipts, control.cancel));
+        columns.push_back(compareColumn(w, run, keepReceipts, control.cancel));
         if (columnsDone != nullptr) {
             columnsDone->store(static_cast<int>(columns.size()));
         }
@@ -233,7 +232,7 @@ std::string compareTableText(const Workload& base, const std::vector<CompareColu
                "  leaves its slowest requests out, so a lower figure there is not by itself better\n";
     }
     for (const auto& c : columns) {
-        if (const auto note = hostFullNote(c.workload, c.mode, c.summary.fallbacks); !note.empty()) {
+        if (const auto note = hostFullNote(base, c.mode, c.summary.fallbacks); !note.empty()) {
             out += "note: " + note + "\n";
         }
     }

@@ -18,7 +18,6 @@ namespace pl {
 // One mode's run, reduced to what the comparison shows.
 struct CompareColumn {
     Recovery mode = Recovery::Recompute;
-    Workload workload; // the compared workload with this recovery mode
     RunSummary summary;
     ReceiptHashes hashes;
     bool conservation_passed = false; // the receipt's own check (receiptText)
@@ -31,7 +30,7 @@ const std::vector<Recovery>& comparedModes();
 // One mode's column from its run of `workload` (the compared workload with that recovery mode): the receipt
 // is made (its conservation check and hashes are the column's), then kept only with `keepReceipt`. `stop` as
 // receiptText's: once set, pl::Cancelled.
-CompareColumn compareColumn(Workload workload, const RunResult& run, bool keepReceipt,
+CompareColumn compareColumn(const Workload& workload, const RunResult& run, bool keepReceipt,
                             const std::atomic<bool>* stop = nullptr);
 
 // The four runs (runWorkload under `control`, whose cancel flag also stops the receipts) and their columns,

@@ -1,5 +1,6 @@
 #include "comparerun.h"
 
+#include "compare_report.h"
 #include "fallbacks.h"
 #include "receipt.h"
 
@@ -48,9 +49,6 @@ CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::R
     return e;
 }
 
-const pl::Recovery kRecoveries[] = {pl::Recovery::Recompute, pl::Recovery::Swap, pl::Recovery::Adaptive,
-                                    pl::Recovery::Hybrid};
-
 // The four runs under `control` (made by pl::memoryBounded: a run that outgrows it ends the comparison with
 // its figures in `error`). `next(done)` is asked before each run and once after the last, with the
 // number of runs done; false before a run stops the comparison without a result.
@@ -58,7 +56,7 @@ std::optional<CompareResult> runAll(const pl::Workload& w, const pl::RunControl&
                                     const std::function<bool(int done)>& next) {
     CompareResult result;
     try {
-        for (pl::Recovery r : kRecoveries) {
+        for (pl::Recovery r : pl::comparedModes()) {
             if (!next(static_cast<int>(result.entries.size()))) return std::nullopt;
             result.entries.push_back(runOne(w, r, control));
         }

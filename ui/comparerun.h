@@ -30,7 +30,7 @@ struct CompareEntry {
 };
 
 struct CompareResult {
-    std::vector<CompareEntry> entries; // in pl::allRecoveries() order
+    std::vector<CompareEntry> entries; // in pl::comparedModes() order
     QString error;                     // a run outgrew the machine's memory (pl::RunTooLarge): no entries
 };
 
