@@ -126,7 +126,13 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     }
     const std::int64_t swapTokens = mode == Recovery::Swap ? context : swapBlocks * bs;
     const std::int64_t swapBytes = mode == Recovery::Recompute ? 0 : swapTokens * kvb;
-    const std::int64_t replay = context - (mode == Recovery::Recompute ? 0 : swapTokens);
+    // What the recovery owes: the context up to where it had ever been computed. A request evicted while it
+    // replays (after an earlier eviction) still owes the replay it had not finished, beyond its resident
+    // context; that remainder is carried into this eviction's replay, whatever the mode, so the next resume
+    // rebuilds everything and replay_done means the context is whole again. (The estimates stay those of the
+    // resident context: both modes pay the carried replay alike, so it does not change which is cheaper.)
+    const std::int64_t carried = st.replay_remaining;
+    const std::int64_t replay = context - (mode == Recovery::Recompute ? 0 : swapTokens) + carried;
     // Prefix sharing: only blocks the victim alone holds go back to the pool; a swap still copies its whole
     // logical view (shared blocks included), so the bytes above do not change.
     const std::int64_t keepBlocks = mode == Recovery::Recompute ? 0 : swapBlocks;
@@ -159,7 +165,7 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     s_.totals.evictions += 1;
     s_.totals.queue_reentries += 1;
     s_.totals.freed_blocks += own;
-    s_.totals.replay_tokens += replay;
+    s_.totals.replay_tokens += replay - carried; // tokens dropped by this eviction (the carried ones were counted when dropped)
     s_.totals.swap_out_bytes += swapBytes;
 
     if (e_.backend_ != nullptr) {

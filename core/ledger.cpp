@@ -40,4 +40,15 @@ void Ledger::truncate(std::size_t eventCount) {
     }
 }
 
+std::int64_t droppedReplayTokens(const Event& evict, std::int64_t blockSizeTokens) {
+    const std::int64_t kept = evict.mode == Recovery::Swap     ? evict.context_tokens
+                              : evict.mode == Recovery::Hybrid ? evict.swap_blocks * blockSizeTokens
+                                                               : 0;
+    return evict.context_tokens - kept;
+}
+
+std::int64_t carriedReplayTokens(const Event& evict, std::int64_t blockSizeTokens) {
+    return evict.replay_tokens - droppedReplayTokens(evict, blockSizeTokens);
+}
+
 } // namespace pl

@@ -61,7 +61,7 @@ struct Event {
     std::int64_t generated_tokens = 0;
     std::int64_t context_tokens = 0;
     std::int64_t freed_blocks = 0;     // evict: blocks the victim gives back (swap: when the copy lands)
-    std::int64_t replay_tokens = 0;    // evict: tokens whose KV is dropped; replay_done: tokens replayed
+    std::int64_t replay_tokens = 0;    // evict: tokens to re-prefill (dropped now + carried); replay_done: tokens replayed
     std::int64_t swap_out_bytes = 0;   // evict, swap_out_done
     std::int64_t swap_in_bytes = 0;    // resume, swap_in_done
     std::int64_t swap_blocks = 0;      // hybrid: full blocks swapped; swap: all blocks
@@ -80,6 +80,12 @@ struct Event {
     std::int64_t cached_tokens = 0; // admit, resume: tokens attached from the prefix cache (not prefilled)
     std::int64_t shared_blocks = 0; // evict, swap_out_done, complete, censor: blocks let go that others still hold
 };
+
+// An evict's replay, split (docs/receipt.md, "evict"): the tokens it dropped from the resident context, and the
+// tokens it carried over from an earlier eviction's replay that had not finished (evicted while replaying).
+// Both follow from the event alone: kept = context (swap), swap_blocks x block size (hybrid), 0 (recompute).
+std::int64_t droppedReplayTokens(const Event& evict, std::int64_t blockSizeTokens);
+std::int64_t carriedReplayTokens(const Event& evict, std::int64_t blockSizeTokens);
 
 struct Ledger {
     std::vector<Event> events;

@@ -21,6 +21,28 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
         add(where + ": evicted while not running (" +
             (t.evicted ? "already evicted at seq " + n(t.evictSeq) + " and not resumed" : std::string("never admitted")) + ")");
     }
+    // The replay still owed from an earlier eviction: a request evicted again before its replay finished
+    // carries the rest into this eviction's replay_tokens, whatever the mode (docs/receipt.md, "evict").
+    std::int64_t carried = 0;
+    if (t.running && t.swapInPending) {
+        add(where + ": evicted while its copy back (resume after seq " + n(t.evictSeq) +
+            ") was in flight (a request whose swap-in has not landed is not a candidate)");
+    }
+    if (t.running && t.replayPending) {
+        carried = t.recoveryEnd - context;
+        if (carried < 0) {
+            add(where + ": context_tokens " + n(context) + " exceeds the " + n(t.recoveryEnd) +
+                " tokens its unfinished recovery rebuilds");
+            carried = 0;
+        }
+        if (generated != t.evictGenerated) {
+            add(where + ": generated_tokens " + n(generated) + " grew from " + n(t.evictGenerated) +
+                " while its replay was unfinished (no request decodes on a partial context)");
+        }
+    } else if (t.running && !t.swapInPending && generated > 0 && context != prompt + generated) {
+        add(where + ": context_tokens " + n(context) + " is not the whole context prompt_tokens + generated_tokens (" +
+            n(prompt + generated) + ") of a request that was decoding with no recovery pending");
+    }
     if (prompt != t.spec->prompt_tokens) {
         add(where + ": prompt_tokens " + n(prompt) + " differs from the request's " + n(t.spec->prompt_tokens));
     }
@@ -38,22 +60,30 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
         add(where + ": freed_blocks " + n(freed) + " exceeds occupied_blocks " + n(occupied) + " before the eviction");
     }
     const std::int64_t kv = c.kv_bytes_per_token;
+    const std::string plusCarried =
+        carried > 0 ? " plus the " + n(carried) + " tokens its unfinished replay still owed" : std::string();
+    std::int64_t kept = 0; // tokens that go to the host
     if (mode == Recovery::Recompute) {
-        if (replay != context || swapBytes != 0 || swapBlocks != 0) {
-            add(where + ": recompute must replay all context_tokens (" + n(context) + ") and swap nothing, but replay_tokens=" +
-                n(replay) + ", swap_out_bytes=" + n(swapBytes) + ", swap_blocks=" + n(swapBlocks));
+        if (replay != context + carried || swapBytes != 0 || swapBlocks != 0) {
+            add(where + ": recompute must replay all context_tokens (" + n(context) + ")" + plusCarried +
+                " and swap nothing, but replay_tokens=" + n(replay) + ", swap_out_bytes=" + n(swapBytes) +
+                ", swap_blocks=" + n(swapBlocks));
         }
     } else if (mode == Recovery::Swap) {
-        if (replay != 0 || swapBytes != mul(context, kv) || swapBlocks != freed + shared) {
+        kept = context;
+        if (replay != carried || swapBytes != mul(context, kv) || swapBlocks != freed + shared) {
             add(where + ": swap must move context_tokens x kv_bytes_per_token = " + n(mul(context, kv)) +
-                " bytes in its " + n(freed + shared) + " blocks (shared ones included) and replay nothing, but swap_out_bytes=" + n(swapBytes) +
-                ", swap_blocks=" + n(swapBlocks) + ", replay_tokens=" + n(replay));
+                " bytes in its " + n(freed + shared) + " blocks (shared ones included) and replay " +
+                (carried > 0 ? "only the " + n(carried) + " tokens its unfinished replay still owed" : std::string("nothing")) +
+                ", but swap_out_bytes=" + n(swapBytes) + ", swap_blocks=" + n(swapBlocks) + ", replay_tokens=" + n(replay));
         }
     } else { // hybrid
         const std::int64_t swapTokens = mul(swapBlocks, c.block_size_tokens);
-        if (swapBlocks < 0 || swapTokens > context || swapBytes != mul(swapTokens, kv) || replay != context - swapTokens) {
+        kept = swapTokens;
+        if (swapBlocks < 0 || swapTokens > context || swapBytes != mul(swapTokens, kv) ||
+            replay != context - swapTokens + carried) {
             add(where + ": hybrid with swap_blocks " + n(swapBlocks) + " must swap " + n(swapTokens) + " tokens (<= context_tokens " +
-                n(context) + ") = " + n(mul(swapTokens, kv)) + " bytes and replay " + n(context - swapTokens) +
+                n(context) + ") = " + n(mul(swapTokens, kv)) + " bytes and replay " + n(context - swapTokens) + plusCarried +
                 ", but swap_out_bytes=" + n(swapBytes) + ", replay_tokens=" + n(replay));
         }
     }
@@ -98,7 +128,7 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
     ++t.evicts;
     ++sums_.evictions;
     sums_.freedBlocks += freed;
-    sums_.replayTokens += replay;
+    sums_.replayTokens += std::max<std::int64_t>(0, replay - carried); // what this eviction dropped
     sums_.swapOutBytes += swapBytes;
     t.running = false;
     t.evicted = true;
@@ -108,6 +138,8 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
     t.evictSwapBytes = swapBytes;
     t.evictSwapBlocks = mode == Recovery::Recompute ? 0 : swapBlocks;
     t.evictReplay = replay;
+    t.evictKept = kept;
+    t.evictOwed = context + carried;
     t.swapOutPending = swapBytes > 0;
     t.swapInPending = false;
     t.replayPending = false;
@@ -173,12 +205,37 @@ void Oracle::onResume(const json& e, const std::string& where, Track& t) {
         add(where + ": generated_tokens " + n(generated) + " differs from " + n(t.evictGenerated) +
             " at its eviction (seq " + n(t.evictSeq) + ")");
     }
+    // Globally: the resume rebuilds what the recovery owes, from what it starts with (its cached tokens, or
+    // the tokens its copy back restores) plus its replay, whatever the events before it said.
+    const std::int64_t base = mode == Recovery::Recompute ? cached : t.evictKept;
+    const std::int64_t rebuilt = base + replay;
+    if (rebuilt != std::max(t.evictOwed, base)) {
+        add(where + ": the resume rebuilds " + n(rebuilt) + " tokens (" + n(base) + " " +
+            (mode == Recovery::Recompute ? "cached" : "copied back") + " + " + n(replay) + " replayed) but its recovery owes " +
+            n(t.evictOwed) + " (the context resident at the eviction at seq " + n(t.evictSeq) +
+            " plus any replay still pending then)");
+    }
     t.evicted = false;
     t.running = true;
     t.swapInPending = swapIn > 0;
     t.swapInBytes = swapIn;
     t.replayPending = replay > 0;
     t.resumeReplay = replay;
+    t.recoveryEnd = rebuilt;
+    if (!t.swapInPending && !t.replayPending) {
+        recoveryEnded(where, t);
+    }
+}
+
+// The recovery finished (its copy back landed and its replay is done): the context is whole again, that is
+// prompt + generated for a request that had sampled a token, and no more than its prompt otherwise (a request
+// evicted during its first prefill owes what it had prefilled, and goes on to prefill the rest).
+void Oracle::recoveryEnded(const std::string& where, Track& t) {
+    const std::int64_t whole = t.spec->prompt_tokens + t.evictGenerated;
+    if (t.evictGenerated > 0 ? t.recoveryEnd != whole : t.recoveryEnd > whole) {
+        add(where + ": the recovery from the eviction at seq " + n(t.evictSeq) + " ends with a context of " +
+            n(t.recoveryEnd) + " tokens, but the request's context is prompt_tokens + generated_tokens = " + n(whole));
+    }
 }
 
 void Oracle::onSwapInDone(const json& e, const std::string& where, Track& t) {
@@ -192,6 +249,9 @@ void Oracle::onSwapInDone(const json& e, const std::string& where, Track& t) {
     }
     sums_.swapInBytes += bytes;
     t.swapInPending = false;
+    if (!t.replayPending) {
+        recoveryEnded(where, t);
+    }
 }
 
 void Oracle::onReplayDone(const json& e, const std::string& where, Track& t) {
@@ -204,7 +264,11 @@ void Oracle::onReplayDone(const json& e, const std::string& where, Track& t) {
         add(where + ": replay_done replayed " + n(replay) + " tokens but its resume had " + n(t.resumeReplay) +
             " to replay (" + n(t.evictReplay) + " dropped at seq " + n(t.evictSeq) + ")");
     }
+    if (t.swapInPending) {
+        add(where + ": replay_done before its copy back landed (the replay continues after the restored prefix)");
+    }
     t.replayPending = false;
+    recoveryEnded(where, t);
 }
 
 void Oracle::onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,

@@ -79,7 +79,13 @@ struct Track {
     std::int64_t evictSwapBytes = 0;
     std::int64_t evictSwapBlocks = 0;
     std::int64_t evictReplay = 0;
+    std::int64_t evictKept = 0;    // tokens the eviction kept (swapped to the host): the resume's copy restores them
+    std::int64_t evictOwed = 0;    // the context the recovery owes: resident at the eviction + replay still pending
     std::int64_t resumeReplay = 0; // what the resume said is left to replay (prefix cache hits shorten it)
+    // Where the running recovery's replay ends: the tokens the resume starts from (cached or copied back) plus
+    // its replay. While the replay is pending the resident context is below it; an eviction then carries the
+    // difference into its own replay.
+    std::int64_t recoveryEnd = 0;
     bool swapOutPending = false;
     bool swapInPending = false;
     std::int64_t swapInBytes = 0;
@@ -347,6 +353,10 @@ class Oracle {
         }
         if (!t.running) {
             add(where + ": first token while the request was not running");
+        } else if (t.swapInPending || t.replayPending) {
+            add(where + ": first token before its recovery finished (" +
+                std::string(t.swapInPending ? "its swap-in was in flight" : "its replay was unfinished") +
+                "): no request samples on a partial context");
         }
     }
 
@@ -364,6 +374,7 @@ class Oracle {
     void onResume(const json& e, const std::string& where, Track& t);
     void onSwapInDone(const json& e, const std::string& where, Track& t);
     void onReplayDone(const json& e, const std::string& where, Track& t);
+    void recoveryEnded(const std::string& where, Track& t);
     void onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
                   std::int64_t tick);
     void endRecords(const json& receipt);
