@@ -45,12 +45,16 @@ void EngineImpl::step() {
     if (!s_.copies.empty()) {
         link();
     }
-    if (p_.preempt_ahead) {
-        preemptAhead();
-    }
-    runRequests();
-    if (!evictedThisTick_) {
-        admit();
+    if (p_.engine_profile == EngineProfile::VllmV1) {
+        scheduleVllm();
+    } else {
+        if (p_.preempt_ahead) {
+            preemptAhead();
+        }
+        runRequests();
+        if (!evictedThisTick_) {
+            admit();
+        }
     }
     compactRunning();
 
@@ -84,7 +88,10 @@ void EngineImpl::step() {
     // Nothing can change until the next arrival when nothing holds blocks, nothing is copying and the queue
     // could not admit: skip the idle ticks (their request_ticks are zero).
     Tick next = t_ + 1;
-    if (s_.running.empty() && s_.copies.empty() && !evictedThisTick_) {
+    // (Under vllm-v1 the waiting loop runs before the step's completions free their blocks, so a waiting queue
+    // may be admitted next tick: no skip then.)
+    if (s_.running.empty() && s_.copies.empty() && !evictedThisTick_ &&
+        (p_.engine_profile == EngineProfile::TickModel1 || s_.waiting.empty())) {
         const Tick arrival = s_.next_arrival < w_.requests.size() ? w_.requests[s_.next_arrival].arrival_tick
                                                                   : c_.max_ticks;
         next = std::max(next, std::min(arrival, c_.max_ticks));
@@ -101,13 +108,19 @@ void EngineImpl::arrivals() {
     }
 }
 
-void EngineImpl::enqueue(std::int32_t r) {
-    rq(r).queued_since = t_;
-    s_.waiting.emplace(spec(r).priority, r);
+void EngineImpl::enqueue(std::int32_t r, bool preempted) {
+    auto& st = rq(r);
+    st.queued_since = t_;
+    st.queue_key = spec(r).priority;
+    if (p_.engine_profile == EngineProfile::VllmV1 && vllmFcfs()) {
+        // vLLM's FCFSRequestQueue: add_request appends; _preempt_request prepend_request()s (appendleft).
+        st.queue_key = preempted ? --s_.fcfs_front : s_.fcfs_back++;
+    }
+    s_.waiting.emplace(st.queue_key, r);
 }
 
 std::int64_t EngineImpl::queuePosition(std::int32_t r) const {
-    const auto it = s_.waiting.find({w_.requests[static_cast<std::size_t>(r)].priority, r});
+    const auto it = s_.waiting.find({s_.req[static_cast<std::size_t>(r)].queue_key, r});
     return static_cast<std::int64_t>(std::distance(s_.waiting.begin(), it));
 }
 
@@ -239,7 +252,10 @@ void EngineImpl::runRequests() {
 // Advance r by one step: a decode token (chunk == 0) or a prefill/replay chunk. Blocks are already allocated.
 void EngineImpl::progress(std::int32_t r, std::int64_t chunk) {
     auto& st = rq(r);
-    bool sample = st.phase == Phase::Decode;
+    // tick-model-1 counts the sampled token's KV resident at once, so a decode step samples without a chunk;
+    // the engine profiles write it in the next step: a decode step is a 1-token chunk that completes the context.
+    const bool pending = sampledTokenPending(p_.engine_profile);
+    bool sample = st.phase == Phase::Decode && !pending;
     if (!sample) {
         st.computed_tokens += chunk;
         if (e_.prefix_ && st.prefix_settled < static_cast<std::int64_t>(spec(r).prefix_blocks.size())) {
@@ -265,7 +281,9 @@ void EngineImpl::progress(std::int32_t r, std::int64_t chunk) {
     }
     // A step that completes the context (a decode step, or the last prefill chunk) samples one token.
     st.generated_tokens += 1;
-    st.computed_tokens += 1;
+    if (!pending) {
+        st.computed_tokens += 1;
+    }
     st.phase = Phase::Decode;
     if (st.first_token_tick < 0) {
         st.first_token_tick = t_;
@@ -521,7 +539,7 @@ void EngineImpl::censorAll() {
         if (st.phase == Phase::NotArrived) {
             // Arrives at or after max_ticks: it never entered the system, but it is accounted for.
             st.queued_since = t_;
-        } else if (s_.waiting.count({spec(r).priority, r}) != 0) {
+        } else if (s_.waiting.count({st.queue_key, r}) != 0) {
             st.queue_ticks += t_ - st.queued_since;
         }
         const std::int64_t blocks = st.blocks;

@@ -60,6 +60,7 @@ struct RequestState {
     Recovery last_mode = Recovery::Recompute; // mode of its last eviction
     std::int64_t prefix_settled = 0;     // leading prefix blocks whose cache registration is settled
     std::int64_t cached_tokens = 0;      // tokens attached from the prefix cache at its last admission/resume
+    std::int64_t queue_key = 0;          // its key in the waiting queue (priority; vllm-v1 fcfs: its place)
     bool ever_admitted = false;
 
     bool operator==(const RequestState&) const = default;

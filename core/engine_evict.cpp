@@ -38,7 +38,8 @@ bool EngineImpl::allocate(std::int32_t r, std::int64_t need) {
 }
 
 // Choose and evict one victim among the running requests that hold blocks. False when there is none.
-bool EngineImpl::evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need) {
+bool EngineImpl::evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need,
+                          void (*takeBack)(EngineImpl&, std::int32_t)) {
     auto& cands = e_.ledger_.candidates;
     const std::size_t begin = cands.size();
     for (auto r : s_.running) {
@@ -74,6 +75,9 @@ bool EngineImpl::evictOne(std::int32_t requester, PressureTrigger trigger, bool&
     }
     const VictimContext ctx = e_.ranks_.context(p_.victim_rule);
     const std::size_t chosen = chooseVictim(ctx, std::span<const Candidate>(cands).subspan(begin, count));
+    if (takeBack != nullptr) {
+        takeBack(*this, cands[begin + chosen].request);
+    }
     evict(cands[begin + chosen].request, begin, count);
     return true;
 }
@@ -205,7 +209,7 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
             }
         }
     }
-    enqueue(victim);
+    enqueue(victim, true);
     Event& done = e_.ledger_.events[evIndex];
     done.host_bytes = s_.host_used;
     done.queue_position = queuePosition(victim);

@@ -82,13 +82,28 @@ class EngineImpl {
     std::int64_t prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared);
     void attachPrefix(std::int32_t r, std::int64_t h);
     void registerPrefix(std::int32_t r);
-    bool evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need);
+    // takeBack (vllm-v1): called with the victim before it is evicted, to give back a step already scheduled.
+    bool evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need,
+                  void (*takeBack)(EngineImpl&, std::int32_t) = nullptr);
     void evict(std::int32_t victim, std::size_t candidatesBegin, std::size_t candidatesCount);
     void progress(std::int32_t r, std::int64_t chunk);
     void complete(std::int32_t r);
-    void enqueue(std::int32_t r);
+    void enqueue(std::int32_t r, bool preempted = false);
     std::int64_t queuePosition(std::int32_t r) const;
     void compactRunning();
+    // vllm-v1 (engine_vllm.cpp): Scheduler.schedule() and the step it schedules.
+    void scheduleVllm();
+    bool vllmFcfs() const { return p_.victim_rule != VictimRule::PriorityNewest; }
+    struct ScheduledStep {
+        std::int32_t request;
+        std::int64_t tokens;
+        std::int64_t new_blocks;
+    };
+    std::vector<ScheduledStep> scheduled_;
+    std::int64_t budgetLeft_ = 0; // the running loop's token budget while victims are taken back
+
+  public:
+    void takeBackStep(std::int32_t victim); // (evictOne's takeBack under vllm-v1)
 };
 
 } // namespace pl

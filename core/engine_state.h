@@ -21,7 +21,11 @@ struct Engine::State {
     std::size_t next_arrival = 0;        // index into the (arrival, id)-sorted request list
     // Waiting queue: (priority, request index). Index order is (arrival_tick, id) order, so this is the
     // contract's (priority, arrival_tick, id) order.
+    // vllm-v1 under its fcfs policy keeps a deque instead: the key is the place, new arrivals at the back
+    // (fcfs_back counts up), preempted requests at the front (fcfs_front counts down).
     std::set<std::pair<std::int64_t, std::int32_t>> waiting;
+    std::int64_t fcfs_front = 0;
+    std::int64_t fcfs_back = 0;
     std::vector<std::int32_t> running;   // admitted requests in admission order (includes those copying in)
     std::vector<std::int32_t> copies;    // requests with a swap copy in flight, in start order (FIFO link)
     std::int64_t free_blocks = 0;

@@ -51,7 +51,35 @@ constexpr std::array<std::pair<ResumeGuard, std::string_view>, 2> kGuards{{
     {ResumeGuard::NextBlock, "next-block"},
 }};
 
+constexpr std::array<std::pair<EngineProfile, std::string_view>, 2> kProfiles{{
+    {EngineProfile::TickModel1, "tick-model-1"},
+    {EngineProfile::VllmV1, "vllm-v1"},
+}};
+
 } // namespace
+
+std::string_view toString(EngineProfile v) { return nameOf(kProfiles, v); }
+std::optional<EngineProfile> parseEngineProfile(std::string_view s) { return lookup(kProfiles, s); }
+
+std::string_view engineFollows(EngineProfile v) {
+    switch (v) {
+    case EngineProfile::TickModel1: return "preemptlab tick-model-1 (docs/tick-model.md)";
+    case EngineProfile::VllmV1:
+        return "vllm-project/vllm vllm/v1/core/sched/scheduler.py Scheduler.schedule @ 00024d314514900f361ad072af6931e403b7f589";
+    }
+    return "?";
+}
+
+const std::vector<std::string_view>& allEngineProfiles() {
+    static const std::vector<std::string_view> names = [] {
+        std::vector<std::string_view> v;
+        for (const auto& entry : kProfiles) {
+            v.push_back(entry.second);
+        }
+        return v;
+    }();
+    return names;
+}
 
 std::string_view toString(Recovery v) { return nameOf(kRecoveries, v); }
 std::string_view toString(VictimRule v) { return nameOf(kVictimRules, v); }

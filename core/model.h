@@ -31,6 +31,11 @@ struct Config {
     std::int64_t max_ticks = 20000;
     std::int64_t wait_threshold_ticks = 50;
     std::int64_t preemption_threshold = 3;
+    // Engine profiles (docs/engines.md), optional: written only when set (not 0), so receipts that do not use
+    // them keep their bytes. max_num_seqs: running requests at most (0: no cap). max_num_batched_tokens: one
+    // step's token budget, decodes included (0: prefill_tokens_per_tick). Used by the vllm-v1 profile.
+    std::int64_t max_num_seqs = 0;
+    std::int64_t max_num_batched_tokens = 0;
     friend bool operator==(const Config&, const Config&) = default;
 };
 
@@ -46,6 +51,8 @@ enum class VictimRule {
 };
 enum class AdaptiveTie { Recompute, Swap };
 enum class ResumeGuard { FullReservation, NextBlock };
+// Whose scheduling step the engine follows (docs/engines.md): the lab's teaching model, or an engine's own.
+enum class EngineProfile { TickModel1, VllmV1 };
 
 // The scheduler's choices. Defaults are the contract's.
 struct Policy {
@@ -57,6 +64,8 @@ struct Policy {
     bool preempt_ahead = false;
     // Extension (additive key): share of a hybrid victim's full blocks that is swapped, in percent (0..100).
     std::int64_t hybrid_swap_percent = 50;
+    // Extension (additive key, written only when not tick-model-1): the scheduling step followed.
+    EngineProfile engine_profile = EngineProfile::TickModel1;
     friend bool operator==(const Policy&, const Policy&) = default;
 };
 
@@ -93,10 +102,18 @@ std::string_view toString(Recovery v);
 std::string_view toString(VictimRule v);
 std::string_view toString(AdaptiveTie v);
 std::string_view toString(ResumeGuard v);
+std::string_view toString(EngineProfile v);
+// The engine code a profile follows (repository, file, commit), written beside the profile in every policy.
+std::string_view engineFollows(EngineProfile v);
+// The profile writes the sampled token's KV in the next step (every real engine does; tick-model-1 counts it
+// resident at once): a decoding request then holds prompt + generated - 1 tokens.
+inline bool sampledTokenPending(EngineProfile v) { return v != EngineProfile::TickModel1; }
 std::optional<Recovery> parseRecovery(std::string_view s);
 std::optional<VictimRule> parseVictimRule(std::string_view s);
 std::optional<AdaptiveTie> parseAdaptiveTie(std::string_view s);
 std::optional<ResumeGuard> parseResumeGuard(std::string_view s);
+std::optional<EngineProfile> parseEngineProfile(std::string_view s);
+const std::vector<std::string_view>& allEngineProfiles();
 const std::vector<std::string_view>& allRecoveries();
 const std::vector<std::string_view>& allVictimRules();
 

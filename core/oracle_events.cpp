@@ -1,6 +1,8 @@
 // The oracle's checks per event kind (see oracle_impl.h and docs/receipt.md).
 #include "oracle_impl.h"
 
+#include <tuple>
+
 namespace pl::oracle_detail {
 
 void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int64_t seq) {
@@ -39,9 +41,10 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
             add(where + ": generated_tokens " + n(generated) + " grew from " + n(t.evictGenerated) +
                 " while its replay was unfinished (no request decodes on a partial context)");
         }
-    } else if (t.running && !t.swapInPending && generated > 0 && context != prompt + generated) {
-        add(where + ": context_tokens " + n(context) + " is not the whole context prompt_tokens + generated_tokens (" +
-            n(prompt + generated) + ") of a request that was decoding with no recovery pending");
+    } else if (t.running && !t.swapInPending && generated > 0 && context != wholeContext(t, generated)) {
+        add(where + ": context_tokens " + n(context) + " is not the whole context " +
+            (pending_ ? "prompt_tokens + generated_tokens - 1 (" : "prompt_tokens + generated_tokens (") +
+            n(wholeContext(t, generated)) + ") of a request that was decoding with no recovery pending");
     }
     if (prompt != t.spec->prompt_tokens) {
         add(where + ": prompt_tokens " + n(prompt) + " differs from the request's " + n(t.spec->prompt_tokens));
@@ -123,7 +126,10 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
     });
     if (!listed) {
         add(where + ": the victim " + victim + " is not among the " + n(static_cast<std::int64_t>(cands->size())) + " candidates");
+    } else {
+        checkProfileVictim(e, *cands, where);
     }
+    lastEvictTick_ = intOf(e, "tick");
 
     ++t.evicts;
     ++sums_.evictions;
@@ -164,6 +170,7 @@ void Oracle::onSwapOutDone(const json& e, const std::string& where, Track& t) {
 }
 
 void Oracle::onResume(const json& e, const std::string& where, Track& t) {
+    checkNoAdmissionAfterEviction(e, where);
     if (!t.evicted) {
         add(where + ": resume without a preceding eviction");
         return;
@@ -231,10 +238,55 @@ void Oracle::onResume(const json& e, const std::string& where, Track& t) {
 // prompt + generated for a request that had sampled a token, and no more than its prompt otherwise (a request
 // evicted during its first prefill owes what it had prefilled, and goes on to prefill the rest).
 void Oracle::recoveryEnded(const std::string& where, Track& t) {
-    const std::int64_t whole = t.spec->prompt_tokens + t.evictGenerated;
+    const std::int64_t whole = wholeContext(t, t.evictGenerated);
     if (t.evictGenerated > 0 ? t.recoveryEnd != whole : t.recoveryEnd > whole) {
         add(where + ": the recovery from the eviction at seq " + n(t.evictSeq) + " ends with a context of " +
-            n(t.recoveryEnd) + " tokens, but the request's context is prompt_tokens + generated_tokens = " + n(whole));
+            n(t.recoveryEnd) + " tokens, but the request's context is prompt_tokens + generated_tokens" +
+            (pending_ && t.evictGenerated > 0 ? " - 1" : "") + " = " + n(whole));
+    }
+}
+
+// vllm-v1: scheduler.py admits nobody in a step that preempted ("if not preempted_reqs").
+void Oracle::checkNoAdmissionAfterEviction(const json& e, const std::string& where) {
+    if (workload_.policy.engine_profile == EngineProfile::VllmV1 && intOf(e, "tick") == lastEvictTick_) {
+        add(where + ": admitted in a step that preempted (vllm-v1 schedules the waiting queue only when no request "
+                    "was preempted)");
+    }
+}
+
+// vllm-v1: the victim is vLLM's. fcfs (last-admitted): self.running.pop(), the candidate admitted last;
+// priority (priority-newest): max(self.running, key=(priority, arrival_time)). Arrival order is the workload's
+// (arrival_tick, id) order, so the candidates' arrival ticks and ids decide it here, independently of the engine.
+void Oracle::checkProfileVictim(const json& e, const json& cands, const std::string& where) {
+    if (workload_.policy.engine_profile != EngineProfile::VllmV1) {
+        return;
+    }
+    const VictimRule rule = workload_.policy.victim_rule;
+    if (rule != VictimRule::LastAdmitted && rule != VictimRule::PriorityNewest) {
+        return; // a what-if rule: the receipt's limitations say so
+    }
+    const json* best = nullptr;
+    auto better = [&](const json& a, const json& b) { // a beats b
+        if (rule == VictimRule::LastAdmitted) {
+            return intOf(a, "admit_seq") > intOf(b, "admit_seq");
+        }
+        const auto key = [&](const json& c) {
+            const auto it = tracks_.find(strOf(c, "id"));
+            const std::int64_t arrival = it == tracks_.end() ? 0 : it->second.spec->arrival_tick;
+            return std::make_tuple(intOf(c, "priority"), arrival, strOf(c, "id"));
+        };
+        return key(a) > key(b);
+    };
+    for (const json& c : cands) {
+        if (c.is_object() && (best == nullptr || better(c, *best))) {
+            best = &c;
+        }
+    }
+    const std::string victim = strOf(e, "request");
+    if (best != nullptr && strOf(*best, "id") != victim) {
+        add(where + ": vllm-v1 " + (rule == VictimRule::LastAdmitted ? "fcfs takes running.pop(), the last admitted, "
+                                                                     : "priority takes max(running, (priority, arrival)), ") +
+            strOf(*best, "id") + ", not " + victim);
     }
 }
 
@@ -276,10 +328,11 @@ void Oracle::onEnding(const std::string& kind, const json& e, const std::string&
     const std::int64_t generated = intOf(e, "generated_tokens");
     const std::int64_t released = intOf(e, "freed_blocks") + sharedOf(e, where);
     if (kind == "complete") {
-        const std::int64_t residency = ceilOf(t.spec->prompt_tokens + generated, workload_.config.block_size_tokens);
+        const std::int64_t whole = wholeContext(t, generated);
+        const std::int64_t residency = ceilOf(whole, workload_.config.block_size_tokens);
         if (released != residency) {
             add(where + ": let go of " + n(released) + " blocks (freed_blocks" + (prefix_ ? " + shared_blocks" : "") +
-                ") but its context of " + n(t.spec->prompt_tokens + generated) + " tokens held " + n(residency));
+                ") but its context of " + n(whole) + " tokens held " + n(residency));
         }
         ++sums_.completed;
         if (generated != t.spec->output_tokens) {

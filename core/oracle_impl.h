@@ -148,6 +148,7 @@ class Oracle {
             return false;
         }
         workload_ = std::get<Workload>(std::move(parsed));
+        pending_ = sampledTokenPending(workload_.policy.engine_profile) ? 1 : 0;
         for (const auto& r : workload_.requests) {
             tracks_[r.id].spec = &r;
             prefix_ = prefix_ || !r.prefix_blocks.empty();
@@ -330,6 +331,7 @@ class Oracle {
     }
 
     void onAdmit(const json& e, const std::string& where, Track& t) {
+        checkNoAdmissionAfterEviction(e, where);
         if (prefix_) {
             const std::int64_t cached = intOf(e, "cached_tokens");
             checkCached(cached, t.spec->prompt_tokens, where, t);
@@ -375,6 +377,8 @@ class Oracle {
     void onSwapInDone(const json& e, const std::string& where, Track& t);
     void onReplayDone(const json& e, const std::string& where, Track& t);
     void recoveryEnded(const std::string& where, Track& t);
+    void checkNoAdmissionAfterEviction(const json& e, const std::string& where);
+    void checkProfileVictim(const json& e, const json& cands, const std::string& where);
     void onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
                   std::int64_t tick);
     void endRecords(const json& receipt);
@@ -404,6 +408,14 @@ class Oracle {
     }
 
     bool prefix_ = false;
+    // 1 under an engine profile: the sampled token's KV is written in the next step, so a request that has
+    // sampled g tokens holds prompt + g - 1 of them (docs/engines.md).
+    std::int64_t pending_ = 0;
+    std::int64_t lastEvictTick_ = -1; // vllm-v1: no admission or resume in a step that preempted
+    // The whole context of a request that has sampled `generated` tokens.
+    std::int64_t wholeContext(const Track& t, std::int64_t generated) const {
+        return t.spec->prompt_tokens + generated - (generated > 0 ? pending_ : 0);
+    }
     StopCheck stop_; // read per event and per record
     std::int64_t eventCount_ = 0;
     std::size_t recordCount_ = 0;

@@ -144,11 +144,11 @@ std::string totalsJson(const Totals& t, bool prefixSharing) {
     return o.str();
 }
 
-std::string engineJson() {
+std::string engineJson(const Policy& p) {
     ObjectWriter o;
     o.string("name", kEngineName);
     o.string("version", kEngineVersion);
-    o.string("tick_model", kTickModel);
+    o.string("tick_model", toString(p.engine_profile)); // "tick-model-1" unless an engine profile is followed
     return o.str();
 }
 
@@ -303,7 +303,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     out.reserve(256 * (events.size() + w.requests.size()) + 4096);
     out += kChecksKey;
     out += checks + ",\n";
-    out += "  \"engine\": " + engineJson() + ",\n";
+    out += "  \"engine\": " + engineJson(w.policy) + ",\n";
     out += "  \"event_hash\": " + ObjectWriter::quote(canonical.hash) + ",\n";
     out += "  \"events\": [";
     for (std::size_t i = 0; i < events.size(); ++i) {
@@ -319,7 +319,7 @@ std::string receiptBody(const Workload& w, const RunResult& run, const Canonical
     const std::string placeholder = ObjectWriter::quote(sha256Tagged(""));
     out += placeholder + ",\n";
     const bool prefixSharing = sharesPrefixes(w);
-    out += "  \"limitations\": " + stringArray(receiptLimitations(prefixSharing), "  ") + ",\n";
+    out += "  \"limitations\": " + stringArray(receiptLimitations(w, prefixSharing), "  ") + ",\n";
     if (run.live_run) {
         out += "  \"live\": " + liveJson(w, run) + ",\n";
     }
@@ -412,6 +412,36 @@ const std::vector<std::string>& receiptLimitations(bool prefixSharing) {
         return copy;
     }();
     return prefixSharing ? sharing : items;
+}
+
+std::vector<std::string> receiptLimitations(const Workload& w, bool prefixSharing) {
+    if (w.policy.engine_profile == EngineProfile::TickModel1) {
+        return receiptLimitations(prefixSharing);
+    }
+    std::vector<std::string> out = {
+        "engine_profile vllm-v1 follows " + std::string(engineFollows(w.policy.engine_profile)) +
+            " step for step as a synchronous engine (docs/engines.md): one tick is one schedule() + forward + "
+            "update_from_output(); ticks are steps, not seconds.",
+        "One token budget per step (max_num_batched_tokens, else prefill_tokens_per_tick) that decodes spend too; "
+        "chunked prefill always on; max_num_seqs caps running requests (0: no cap).",
+        "The sampled token's KV is written in the next step: a decoding request holds prompt + generated - 1 tokens.",
+        "Requests stop only at output_tokens (no EOS, stop strings or max_model_len); no speculative decoding, "
+        "no async scheduling or pipeline parallelism (one batch in flight), no KV connector.",
+        "Arrival order within a tick is the workload's (arrival_tick, id) order (vLLM's arrival_time).",
+        "Prefix caching (enable_prefix_caching, hashing of generated blocks) is not modelled yet: declared "
+        "prefix_blocks are not hit under this profile.",
+        "Fairness flags observe; the scheduler never promotes a flagged request.",
+    };
+    if (w.policy.victim_rule != VictimRule::LastAdmitted && w.policy.victim_rule != VictimRule::PriorityNewest) {
+        out.push_back("What-if: victim_rule " + std::string(toString(w.policy.victim_rule)) +
+                      " is not a vLLM policy (fcfs = last-admitted, priority = priority-newest); the waiting queue "
+                      "is fcfs.");
+    }
+    if (w.policy.watermark_blocks > 0) {
+        out.push_back("What-if: watermark_blocks " + std::to_string(w.policy.watermark_blocks) +
+                      " holds blocks back from admission (vLLM at the followed commit has no watermark).");
+    }
+    return out;
 }
 
 std::string eventCanonical(const Workload& w, const RunResult& run, const Event& e) {

@@ -21,6 +21,9 @@ struct ReceiptHashes {
 
 // The model's limitations, listed in every receipt (prefixSharing: the workload has prefix_blocks).
 const std::vector<std::string>& receiptLimitations(bool prefixSharing = false);
+// The limitations a receipt of `w` lists: tick-model-1's, or those of the engine profile it follows (with its
+// what-ifs: settings the followed engine does not have).
+std::vector<std::string> receiptLimitations(const Workload& w, bool prefixSharing);
 
 // The receipt text (keys sorted, one event and one request per line, trailing newline). `stop` (the lab's
 // Cancel of an export; the CLI gives none) is read every few thousand events and requests and between the

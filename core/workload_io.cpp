@@ -216,7 +216,13 @@ class WorkloadReader {
 
     void readPolicy(const json& v, Policy& p) const {
         expectObject(v, "/policy");
-        checkKeys(v, "/policy", policyKeys());
+        // engine_follows is written beside engine_profile (derived from it, so no setting of its own).
+        static const std::vector<std::string_view> keys = [] {
+            auto k = policyKeys();
+            k.push_back("engine_follows");
+            return k;
+        }();
+        checkKeys(v, "/policy", keys);
         if (v.contains("recovery")) {
             p.recovery = enumeration(v["recovery"], "/policy/recovery", parseRecovery,
                                      {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid});
@@ -243,6 +249,19 @@ class WorkloadReader {
         }
         if (v.contains("hybrid_swap_percent")) {
             p.hybrid_swap_percent = integer(v["hybrid_swap_percent"], "/policy/hybrid_swap_percent");
+        }
+        if (v.contains("engine_profile")) {
+            p.engine_profile = enumeration(v["engine_profile"], "/policy/engine_profile", parseEngineProfile,
+                                           {EngineProfile::TickModel1, EngineProfile::VllmV1});
+        }
+        // Written beside the profile (a receipt's policy carries it); when present it must name that profile's.
+        if (v.contains("engine_follows")) {
+            const std::string follows = text(v["engine_follows"], "/policy/engine_follows");
+            if (follows != engineFollows(p.engine_profile)) {
+                fail("/policy/engine_follows", "is \"" + follows + "\" but engine_profile " +
+                                                   std::string(toString(p.engine_profile)) + " follows \"" +
+                                                   std::string(engineFollows(p.engine_profile)) + "\"");
+            }
         }
     }
 
@@ -490,19 +509,26 @@ nlohmann::json requestSpecJson(const RequestSpec& r) {
 nlohmann::json configJson(const Config& c) {
     json j = json::object();
     for (const auto& field : configFields()) {
-        j[std::string(field.key)] = c.*(field.member);
+        if (!field.optional || c.*(field.member) != 0) {
+            j[std::string(field.key)] = c.*(field.member);
+        }
     }
     return j;
 }
 
 nlohmann::json policyJson(const Policy& p) {
-    return json{{"recovery", toString(p.recovery)},
-                {"victim_rule", toString(p.victim_rule)},
-                {"adaptive_tie", toString(p.adaptive_tie)},
-                {"resume_guard", toString(p.resume_guard)},
-                {"watermark_blocks", p.watermark_blocks},
-                {"preempt_ahead", p.preempt_ahead},
-                {"hybrid_swap_percent", p.hybrid_swap_percent}};
+    json j{{"recovery", toString(p.recovery)},
+           {"victim_rule", toString(p.victim_rule)},
+           {"adaptive_tie", toString(p.adaptive_tie)},
+           {"resume_guard", toString(p.resume_guard)},
+           {"watermark_blocks", p.watermark_blocks},
+           {"preempt_ahead", p.preempt_ahead},
+           {"hybrid_swap_percent", p.hybrid_swap_percent}};
+    if (p.engine_profile != EngineProfile::TickModel1) { // tick-model-1 policies keep their bytes and hashes
+        j["engine_profile"] = toString(p.engine_profile);
+        j["engine_follows"] = engineFollows(p.engine_profile);
+    }
+    return j;
 }
 
 nlohmann::json workloadJson(const Workload& w) {

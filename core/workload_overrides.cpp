@@ -72,7 +72,7 @@ const std::vector<std::string_view>& configKeys() {
 const std::vector<std::string_view>& policyKeys() {
     static const std::vector<std::string_view> keys{"recovery",         "victim_rule",   "adaptive_tie",
                                                     "resume_guard",     "watermark_blocks", "preempt_ahead",
-                                                    "hybrid_swap_percent"};
+                                                    "hybrid_swap_percent", "engine_profile"};
     return keys;
 }
 
@@ -112,6 +112,13 @@ SettingHelp settingHelp(std::string_view key) {
         {"watermark_blocks", {"blocks", "Free blocks kept in reserve: admission leaves them, preempt_ahead defends them."}},
         {"preempt_ahead", {"", "Evict before a step fails, whenever free blocks would fall below the watermark."}},
         {"hybrid_swap_percent", {"%", "Share of a hybrid victim's full blocks that is swapped; the rest is replayed."}},
+        {"engine_profile",
+         {"", "Whose scheduling step to follow: tick-model-1 (the lab's teaching model) or vllm-v1 (vLLM V1's "
+              "Scheduler.schedule, docs/engines.md)."}},
+        {"max_num_seqs", {"requests", "Engine profiles: running requests at most (vLLM max_num_seqs); 0 = no cap."}},
+        {"max_num_batched_tokens",
+         {"tokens/tick", "Engine profiles: one step's token budget, decodes included (vLLM max_num_batched_tokens); "
+                         "0 = prefill_tokens_per_tick."}},
     };
     for (const auto& row : table) {
         if (row.key == key) {
@@ -152,6 +159,9 @@ std::optional<InputError> applyOverride(Workload& w, std::string_view rawKey, st
     }
     if (key == "hybrid_swap_percent") {
         return setInteger(key, value, p.hybrid_swap_percent, 0, 100);
+    }
+    if (key == "engine_profile") {
+        return setEnum(key, value, p.engine_profile, parseEngineProfile, {EngineProfile::TickModel1, EngineProfile::VllmV1});
     }
     if (key == "preempt_ahead") {
         if (value == "true" || value == "false") {

@@ -40,6 +40,8 @@ const std::vector<ConfigField>& configFields() {
         {"max_ticks", &Config::max_ticks, 1},
         {"wait_threshold_ticks", &Config::wait_threshold_ticks, 0},
         {"preemption_threshold", &Config::preemption_threshold, 0},
+        {"max_num_seqs", &Config::max_num_seqs, 0, false, true},
+        {"max_num_batched_tokens", &Config::max_num_batched_tokens, 0, false, true},
     };
     return fields;
 }
@@ -118,6 +120,18 @@ std::optional<InputError> checkPolicy(const Policy& p, const Config& c, const st
     }
     if (auto e = rangeError(file, "/policy/hybrid_swap_percent", p.hybrid_swap_percent, 0, 100)) {
         return e;
+    }
+    if (p.engine_profile == EngineProfile::VllmV1) {
+        // vLLM V1 preempts by recompute only and has no preempt-ahead; the profile does not model the what-ifs yet.
+        if (p.recovery != Recovery::Recompute) {
+            return InputError{file, "/policy/recovery",
+                              "engine_profile vllm-v1 preempts by recompute only (vLLM V1 has no swap); got " +
+                                  std::string(toString(p.recovery)) + " (use tick-model-1 for swap what-ifs)"};
+        }
+        if (p.preempt_ahead) {
+            return InputError{file, "/policy/preempt_ahead",
+                              "engine_profile vllm-v1 preempts only when allocate_slots fails (vLLM has no preempt-ahead)"};
+        }
     }
     return std::nullopt;
 }

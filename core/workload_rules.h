@@ -26,7 +26,8 @@ struct ConfigField {
     std::string_view key;
     std::int64_t Config::*member;
     std::int64_t min;
-    bool bytes = false; // its flag also takes "64G" (parseByteSize)
+    bool bytes = false;    // its flag also takes "64G" (parseByteSize)
+    bool optional = false; // an engine-profile key: written only when set (not 0)
 };
 const std::vector<ConfigField>& configFields();
 bool isByteKey(std::string_view key); // a config key whose flag takes "64G"

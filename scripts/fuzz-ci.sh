@@ -17,3 +17,12 @@ cmake --build build-fuzz --target fuzz_all -j"$(nproc)"
 rm -rf build-fuzz/fuzz-ci
 FUZZ_SEED=1 FUZZ_RUNS="fuzz_workload:60000 fuzz_receipt:6000 fuzz_trace:300000 fuzz_engine:1200" \
     tests/fuzz/run-fuzzers.sh build-fuzz "$seconds" build-fuzz/fuzz-ci
+# The engine target must have reached repeated eviction during a recovery (fuzz_engine.cpp, noteReached): a
+# run that never gets there checks nothing about it.
+for state in "eviction during an unfinished replay" "eviction during a swap or hybrid recovery's replay"; do
+    if ! grep -qF "fuzz_engine reached: $state" build-fuzz/fuzz-ci/fuzz_engine.log; then
+        echo "fuzz-ci: fuzz_engine never reached: $state (build-fuzz/fuzz-ci/fuzz_engine.log)" >&2
+        exit 1
+    fi
+done
+echo "fuzz-ci: fuzz_engine reached repeated eviction during a replay and during a swap/hybrid recovery"

@@ -7,6 +7,7 @@
 #include "fuzz_common.h"
 
 #include "engine.h"
+#include "ledger.h"
 #include "oracle.h"
 #include "receipt.h"
 #include "session.h"
@@ -15,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cstdio>
+#include <vector>
 
 namespace {
 
@@ -90,6 +93,33 @@ void sameState(const Engine& a, const Engine& b, Tick t, const Workload& w) {
     }
 }
 
+// The hard states the run reached, each said once on stderr: scripts/fuzz-ci.sh requires the first two in the
+// target's log, so a corpus that stops reaching repeated eviction during a recovery fails CI instead of passing
+// vacuously.
+void noteReached(const Workload& w, const RunResult& run) {
+    static bool said[3] = {false, false, false};
+    static const char* const what[3] = {"eviction during an unfinished replay",
+                                        "eviction during a swap or hybrid recovery's replay",
+                                        "a swap eviction carrying a replay"};
+    std::vector<Recovery> lastResume(w.requests.size(), Recovery::Recompute);
+    for (const Event& e : run.ledger.events) {
+        if (e.kind == EventKind::Resume) {
+            lastResume[static_cast<std::size_t>(e.request)] = e.mode;
+        }
+        if (e.kind != EventKind::Evict || carriedReplayTokens(e, w.config.block_size_tokens) <= 0) {
+            continue;
+        }
+        const bool states[3] = {true, lastResume[static_cast<std::size_t>(e.request)] != Recovery::Recompute,
+                                e.mode == Recovery::Swap};
+        for (int i = 0; i < 3; ++i) {
+            if (states[i] && !said[i]) {
+                said[i] = true;
+                std::fprintf(stderr, "fuzz_engine reached: %s\n", what[i]);
+            }
+        }
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -103,6 +133,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (run.totals.completed + run.totals.censored != static_cast<std::int64_t>(w.requests.size())) {
         fuzz::bug("not every request completed or was censored");
     }
+    noteReached(w, run);
     const std::string text = receiptText(w, run);
     const OracleReport report = checkReceipt(nlohmann::json::parse(text));
     if (!report.passed) {

@@ -1,0 +1,131 @@
+// The vllm-v1 engine profile: one tick is one step of vLLM V1's synchronous engine, Scheduler.schedule()
+// (vllm/v1/core/sched/scheduler.py @ 00024d31) followed by the forward and update_from_output() of the same
+// step. docs/engines.md is its prose and says what it leaves out. What differs from tick-model-1:
+//   - one token budget per step, max_num_batched_tokens, that decodes spend too (a decode is a 1-token chunk);
+//   - the sampled token's KV is written by the next step, so a decoding request holds prompt + generated - 1
+//     tokens and crosses block edges one step later than in tick-model-1;
+//   - the victim is taken from the whole running list when allocate_slots fails: fcfs `self.running.pop()`
+//     (the last admitted, victim_rule last-admitted) or priority `max(self.running, key=(priority,
+//     arrival_time))` (victim_rule priority-newest); a victim already scheduled this step gives its tokens
+//     back; a requester that preempted itself ends the running loop;
+//   - a preempted request goes back to the head of the waiting queue (fcfs) or to its heap place (priority),
+//     recomputes prompt + generated tokens, and no waiting request is admitted in a step that preempted;
+//   - admission: max_num_seqs running requests at most, strictly head-of-line on blocks, chunked prefill from
+//     whatever budget is left; no resume guard and no preempt-ahead (vLLM has neither).
+#include "engine_impl.h"
+
+#include <algorithm>
+
+namespace pl {
+
+// One step. scheduled_ holds what the running loop and the waiting loop scheduled, executed at the end.
+void EngineImpl::scheduleVllm() {
+    std::int64_t budget = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    scheduled_.clear();
+    s_.quiet_decode_only = false; // every step is scheduled (no quiescent skip under this profile)
+
+    // 1. The RUNNING loop, in self.running order (admission order; a resumed request is appended last).
+    for (std::size_t i = 0; i < s_.running.size() && budget > 0; ++i) {
+        const std::int32_t r = s_.running[i];
+        auto& st = rq(r);
+        if (!isRunnable(st.phase)) {
+            continue; // preempted earlier in this step (removed from self.running in vLLM)
+        }
+        // num_new_tokens = num_tokens - num_computed_tokens, at most the budget left.
+        const std::int64_t tokens = std::min(target(r) - st.computed_tokens, budget);
+        if (tokens <= 0) {
+            continue;
+        }
+        // allocate_slots: cdiv(num_computed_tokens + num_new_tokens, block_size) - len(req_blocks) new blocks.
+        const std::int64_t need = blocksFor(st.computed_tokens + tokens) - st.blocks;
+        bool logged = false;
+        bool preemptedItself = false;
+        budgetLeft_ = budget;
+        while (need > s_.free_blocks) {
+            // "The request cannot be scheduled. Preempt the lowest-priority request."
+            if (!evictOne(r, PressureTrigger::AllocationFailed, logged, need,
+                          [](EngineImpl& e, std::int32_t victim) { e.takeBackStep(victim); })) {
+                preemptedItself = true; // nobody holds blocks (cannot happen: r itself does)
+                break;
+            }
+            if (!isRunnable(st.phase)) {
+                preemptedItself = true; // "if preempted_req == request: break"
+                break;
+            }
+        }
+        budget = budgetLeft_;
+        if (preemptedItself) {
+            break; // new_blocks is None: the running loop ends here
+        }
+        takeBlocks(r, need);
+        scheduled_.push_back({r, tokens, need});
+        budget -= tokens;
+    }
+
+    // 2. The WAITING loop, only in a step that preempted nobody ("if not preempted_reqs").
+    if (!evictedThisTick_) {
+        std::int64_t running = 0;
+        for (auto r : s_.running) {
+            running += isRunnable(rq(r).phase) ? 1 : 0;
+        }
+        for (auto it = s_.waiting.begin(); it != s_.waiting.end() && budget > 0;) {
+            if (c_.max_num_seqs > 0 && running >= c_.max_num_seqs) {
+                break; // len(self.running) == self.max_num_running_reqs
+            }
+            const std::int32_t r = it->second;
+            auto& st = rq(r);
+            // num_new_tokens = request.num_tokens - num_computed_tokens: a resumed request recomputes its
+            // prompt and every token it generated (the last one's KV was never written).
+            const std::int64_t tokens = std::min(target(r) - st.computed_tokens, budget);
+            const std::int64_t need = blocksFor(st.computed_tokens + tokens) - st.blocks;
+            if (need > s_.free_blocks - p_.watermark_blocks) {
+                break; // allocate_slots returned None: head-of-line, nobody behind it is tried
+            }
+            it = s_.waiting.erase(it);
+            st.queue_ticks += t_ - st.queued_since;
+            st.admit_seq = s_.admit_counter++;
+            s_.running.push_back(r);
+            ++running;
+            const bool first = !st.ever_admitted;
+            st.ever_admitted = true;
+            takeBlocks(r, need);
+            Event& ev = emit(first ? EventKind::Admit : EventKind::Resume, r);
+            ev.occupied_blocks = occupied();
+            ev.cached_tokens = 0;
+            st.cached_tokens = 0;
+            if (!first) {
+                ev.mode = Recovery::Recompute;
+                ev.replay_tokens = st.replay_remaining;
+                ev.generated_tokens = st.generated_tokens;
+                ev.context_tokens = 0;
+            }
+            st.phase = st.replay_remaining > 0 ? Phase::Replay : Phase::Prefill;
+            scheduled_.push_back({r, tokens, need});
+            budget -= tokens;
+        }
+    }
+
+    // 3. The forward and update_from_output: every scheduled request's tokens are computed; one that reaches
+    // num_tokens samples a token (and finishes at output_tokens, freeing its blocks).
+    for (const auto& step : scheduled_) {
+        if (isRunnable(rq(step.request).phase)) {
+            progress(step.request, step.tokens);
+        }
+    }
+}
+
+// A victim that was already scheduled this step: its tokens go back to the budget and the blocks allocated
+// for its step are released before it is evicted (scheduler.py: scheduled_running_reqs.remove(preempted_req),
+// token_budget += num_scheduled_tokens.pop(...), req_to_new_blocks.pop(...)).
+void EngineImpl::takeBackStep(std::int32_t victim) {
+    for (auto it = scheduled_.begin(); it != scheduled_.end(); ++it) {
+        if (it->request == victim) {
+            budgetLeft_ += it->tokens;
+            releaseBlocks(victim, it->new_blocks, true);
+            scheduled_.erase(it);
+            return;
+        }
+    }
+}
+
+} // namespace pl
