@@ -35,6 +35,7 @@ QStringList choicesFor(const QString& key) {
     if (key == QLatin1String("victim_rule")) return list(pl::allVictimRules());
     if (key == QLatin1String("adaptive_tie")) return {QStringLiteral("recompute"), QStringLiteral("swap")};
     if (key == QLatin1String("resume_guard")) return {QStringLiteral("full-reservation"), QStringLiteral("next-block")};
+    if (key == QLatin1String("engine_profile")) return list(pl::allEngineProfiles());
     return {};
 }
 
