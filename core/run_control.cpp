@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include <sys/resource.h>
+
 namespace pl {
 
 RunCancelled::RunCancelled(Tick nextTick)
@@ -74,6 +76,19 @@ std::int64_t eventBudget() {
         }
     }
     return 0;
+}
+
+std::string outOfMemoryMessage(const std::string& what) {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    std::string m = what + ": out of memory: an allocation failed with " +
+                    formatBytes(static_cast<std::int64_t>(usage.ru_maxrss) * 1024) + " resident at the peak";
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        m += ", under an address-space limit of " + formatBytes(static_cast<std::int64_t>(limit.rlim_cur)) +
+             " (ulimit -v)";
+    }
+    return m + "; nothing was written. Give it more memory, or a smaller input (fewer requests, lower max_ticks)";
 }
 
 RunControl memoryBounded(const std::atomic<bool>* cancel, unsigned sharers) {

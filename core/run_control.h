@@ -56,6 +56,11 @@ std::int64_t eventBudget();
 // is unset, empty (`PREEMPTLAB_MAX_EVENTS= cmd`) or good. The CLI refuses to run with such a value and the lab says so at start.
 std::string eventBudgetProblem();
 
+// What the CLI and the lab's headless path print when an allocation failed (std::bad_alloc, caught at their top
+// level instead of aborting): "out of memory: ..." with this process's peak resident memory and, where one is set,
+// its address-space limit (ulimit -v), and what to try. `what` names the work ("validate"); no file was written.
+std::string outOfMemoryMessage(const std::string& what);
+
 // A control bounded by this machine's memory (max_events = eventBudget(), split evenly among `sharers` runs
 // that hold their ledgers at once, never rounded down to 0, which would mean no limit), stopped by `cancel`
 // where given. Every run the CLI and the lab start on a user's workload is made with it.
