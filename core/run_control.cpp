@@ -72,7 +72,7 @@ std::int64_t eventBudget() {
     while (std::getline(in, line)) {
         long long kib = 0;
         if (std::sscanf(line.c_str(), "MemAvailable: %lld kB", &kib) == 1) {
-            return static_cast<std::int64_t>(kib) * 1024 / 2 / kBytesPerEvent;
+            return eventBudgetFor(static_cast<std::int64_t>(kib) * 1024);
         }
     }
     return 0;
