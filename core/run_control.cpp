@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 
+#include <sys/resource.h>
+
 namespace pl {
 
 RunCancelled::RunCancelled(Tick nextTick)
@@ -70,10 +72,23 @@ std::int64_t eventBudget() {
     while (std::getline(in, line)) {
         long long kib = 0;
         if (std::sscanf(line.c_str(), "MemAvailable: %lld kB", &kib) == 1) {
-            return static_cast<std::int64_t>(kib) * 1024 / 2 / kBytesPerEvent;
+            return eventBudgetFor(static_cast<std::int64_t>(kib) * 1024);
         }
     }
     return 0;
+}
+
+std::string outOfMemoryMessage(const std::string& what) {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    std::string m = what + ": out of memory: an allocation failed with " +
+                    formatBytes(static_cast<std::int64_t>(usage.ru_maxrss) * 1024) + " resident at the peak";
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+        m += ", under an address-space limit of " + formatBytes(static_cast<std::int64_t>(limit.rlim_cur)) +
+             " (ulimit -v)";
+    }
+    return m + "; nothing was written. Give it more memory, or a smaller input (fewer requests, lower max_ticks)";
 }
 
 RunControl memoryBounded(const std::atomic<bool>* cancel, unsigned sharers) {

@@ -50,11 +50,22 @@ class RunTooLarge : public std::runtime_error {
 // How many ledger events this machine can hold for one run: half of its available memory (MemAvailable in
 // /proc/meminfo) at kBytesPerEvent each; 0 (no limit) where that cannot be read. PREEMPTLAB_MAX_EVENTS, a
 // positive integer, sets it instead (a smaller limit for a shared machine, and the tests).
-inline constexpr std::int64_t kBytesPerEvent = 4096;
+// kBytesPerEvent is measured (docs/performance.md, "Memory per event"): peak resident memory of a whole `run`,
+// the receipt written, grows by 1,031 B per event over 1,000,000 of the smallest requests and by 1,091 B over
+// the livelock sample's thrashing; 1,152 B leaves about 6% above the larger. (It was 4,096 B, four times too
+// high: a million smallest requests, 4,000,000 events in 4.2 GB, stopped on a 22 GB machine at "about 11 GiB".)
+inline constexpr std::int64_t kBytesPerEvent = 1152;
 std::int64_t eventBudget();
+// The arithmetic behind eventBudget(): the events that half of `availableBytes` holds at kBytesPerEvent.
+constexpr std::int64_t eventBudgetFor(std::int64_t availableBytes) { return availableBytes / 2 / kBytesPerEvent; }
 // Why PREEMPTLAB_MAX_EVENTS, when set, is not a positive integer (eventBudget then ignores it); empty when it
 // is unset, empty (`PREEMPTLAB_MAX_EVENTS= cmd`) or good. The CLI refuses to run with such a value and the lab says so at start.
 std::string eventBudgetProblem();
+
+// What the CLI and the lab's headless path print when an allocation failed (std::bad_alloc, caught at their top
+// level instead of aborting): "out of memory: ..." with this process's peak resident memory and, where one is set,
+// its address-space limit (ulimit -v), and what to try. `what` names the work ("validate"); no file was written.
+std::string outOfMemoryMessage(const std::string& what);
 
 // A control bounded by this machine's memory (max_events = eventBudget(), split evenly among `sharers` runs
 // that hold their ledgers at once, never rounded down to 0, which would mean no limit), stopped by `cancel`

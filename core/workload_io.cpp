@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <initializer_list>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -451,10 +452,12 @@ Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes,
                           "the file is " + std::to_string(st.st_size) + " bytes, over the cap of " +
                               std::to_string(cap) + " bytes"};
     }
-    std::string text;
-    if (S_ISREG(st.st_mode)) {
-        text.reserve(static_cast<std::size_t>(st.st_size));
-    }
+    // Read in chunks of at most 64 MiB kept apart, checking the cap before each is kept: an endless input
+    // (/dev/zero, a pipe) stops at the cap holding no more than it, where one growing string doubled past it
+    // (4.25 GB for a 2 GiB cap). The chunks are joined once the whole input is known to fit.
+    constexpr std::size_t kPiece = std::size_t{64} << 20;
+    std::vector<std::string> pieces;
+    std::uint64_t total = 0;
     char chunk[1 << 16];
     StopCheck stopCheck(stop, 16); // every MiB: a millisecond or less from the page cache
     for (;;) {
@@ -474,11 +477,30 @@ Result<std::string> readTextFile(const std::string& path, std::int64_t maxBytes,
         if (n == 0) {
             break;
         }
-        text.append(chunk, static_cast<std::size_t>(n));
-        if (static_cast<std::uint64_t>(text.size()) > cap) { // a pipe, a device or a growing file
+        total += static_cast<std::uint64_t>(n);
+        if (total > cap) { // a pipe, a device or a growing file
             closeFd();
-            return InputError{path, "", "the input exceeds the cap of " + std::to_string(cap) + " bytes"};
+            return InputError{path, "", "the input exceeds the cap of " + std::to_string(cap) +
+                                            " bytes (reading stopped there)"};
         }
+        if (pieces.empty() ||
+            pieces.back().size() + static_cast<std::size_t>(n) > std::max(kPiece, pieces.back().capacity())) {
+            pieces.emplace_back();
+            pieces.back().reserve(S_ISREG(st.st_mode) && pieces.size() == 1
+                                      ? static_cast<std::size_t>(st.st_size)
+                                      : std::min<std::size_t>(kPiece, static_cast<std::size_t>(cap)));
+        }
+        pieces.back().append(chunk, static_cast<std::size_t>(n));
+    }
+    if (pieces.size() == 1) {
+        closeFd();
+        return std::move(pieces.front());
+    }
+    std::string text;
+    text.reserve(static_cast<std::size_t>(total));
+    for (std::string& piece : pieces) {
+        text += piece;
+        std::string().swap(piece);
     }
     closeFd();
     return text;

@@ -119,6 +119,7 @@ int runRates(int argc, char** argv) {
         }
     }
     const std::string tickFlag = args.has("tick-ms") ? "--tick-ms" : "--tick-us";
+    in.tick_given_in_ms = args.has("tick-ms");
     if ((args.has("tick-us") || args.has("tick-ms")) && in.tick_us <= 0.0) {
         return usageError("rates", tickFlag + ": must be above 0");
     }

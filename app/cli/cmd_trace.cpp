@@ -198,8 +198,14 @@ int runImportTrace(int argc, char** argv) {
         return fail(cmd, where(*e));
     }
     auto& [workload, report] = std::get<trace::ImportResult>(imported);
+    if (workload.requests.empty() && report.skipped_oversized > 0) {
+        return fail(cmd, printable(args.positional[0]) + ": all " + std::to_string(report.skipped_oversized) +
+                             " requests in the slice were skipped as oversized (--skip-oversized): each needs more "
+                             "than capacity_blocks " + std::to_string(base.config.capacity_blocks) +
+                             "; raise --capacity-blocks, or cut outputs with --max-output-tokens N");
+    }
     if (workload.requests.empty()) {
-        return fail(cmd, args.positional[0] + ": the slice holds no requests (" +
+        return fail(cmd, printable(args.positional[0]) + ": the slice holds no requests (" +
                              std::to_string(report.rows_in_window) + " rows in the time window)");
     }
     workload.notes += " Command: " + commandLine("preemptlab-cli", argc, argv);
@@ -288,18 +294,17 @@ int runGenerate(int argc, char** argv) {
     Workload base;
     base.config = params.config;
     std::vector<std::string> fromRates;
-    std::optional<std::int64_t> tickUs = 20'000;
-    if (auto v = args.value("tick-ms")) {
-        tickUs = trace::parseScaledDecimal(*v, 3);
-        if (!tickUs || *tickUs < 1) {
-            return fail(cmd, "--tick-ms '" + *v + "': expected milliseconds, at least 0.001");
-        }
+    std::int64_t tickUs = 20'000;
+    if (auto err = tickMsFlag(args, tickUs)) {
+        return fail(cmd, *err);
+    }
+    if (args.has("tick-ms")) {
         if (!args.has("model") && !args.has("gpu")) {
             return fail(cmd, "--tick-ms sets the tick that --model/--gpu rates are computed at; give --model M "
                              "and/or --gpu G (or set the rates as flags)");
         }
     }
-    if (auto err = applyMachineRates(args, static_cast<double>(*tickUs), base.config, fromRates)) {
+    if (auto err = applyMachineRates(args, static_cast<double>(tickUs), base.config, fromRates)) {
         return fail(cmd, *err);
     }
     if (auto err = applyWorkloadFlags(args, generatorOptionNames(), base)) {

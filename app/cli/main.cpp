@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string_view>
 #include <set>
 #include <string>
@@ -133,7 +134,16 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "preemptlab-cli: %s\n", problem.c_str());
             return pl::cli::kExitBadInput;
         }
-        return finish(c.run(argc - 1, argv + 1));
+        // An allocation that fails (a huge input under `ulimit -v`, a machine out of memory) ends the command
+        // with exit 2 and the figures, never std::terminate's abort. Every file is written atomically, so
+        // nothing half-written is left behind.
+        try {
+            return finish(c.run(argc - 1, argv + 1));
+        } catch (const std::bad_alloc&) {
+            const std::string m = pl::outOfMemoryMessage("preemptlab-cli " + c.name);
+            std::fprintf(stderr, "%s\n", m.c_str());
+            return pl::cli::kExitBadInput;
+        }
     }
     std::fprintf(stderr, "preemptlab-cli: unknown command '%s'\n\n", argv[1]);
     printUsage(table, stderr);

@@ -1,5 +1,6 @@
 #include "trace_args.h"
 
+#include "errors.h"
 #include "trace/fixed_point.h"
 #include "utf8.h"
 #include "workload_io.h"
@@ -7,6 +8,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 namespace pl::cli {
 namespace {
@@ -23,15 +26,33 @@ bool isWorkloadKey(const std::string& key) {
 }
 
 std::string bad(const std::string& flag, const std::string& value, const std::string& want) {
-    return "--" + flag + " '" + value + "': expected " + want;
+    return "--" + flag + " '" + printable(value, 60) + "': expected " + want;
 }
+
+// The exact parsers say only "no"; a value they refused that is a number above `max` ("1e300",
+// "9223372036854775807") is out of range, not badly formatted: say so, with the limit (`maxText`).
+std::string badOrOutOfRange(const std::string& flag, const std::string& value, const std::string& want,
+                            double max, const std::string& maxText) {
+    double d = 0.0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), d);
+    const bool whole = end == value.data() + value.size() && !value.empty() && value.front() != '-';
+    const bool negativeExponent = value.find("e-") != std::string::npos || value.find("E-") != std::string::npos;
+    const bool tooLarge = ec == std::errc::result_out_of_range ? !negativeExponent : ec == std::errc() && d > max;
+    if (whole && tooLarge) {
+        return "--" + flag + " '" + printable(value, 60) + "': out of range: at most " + maxText;
+    }
+    return bad(flag, value, want);
+}
+
+constexpr double kMaxSafe = static_cast<double>(kMaxSafeInteger);
 
 std::optional<std::string> integerFlag(const Args& args, const std::string& flag, std::int64_t& out,
                                        std::int64_t min = 0) {
     if (auto v = args.value(flag)) {
         auto n = trace::parseNonNegative(*v);
         if (!n || *n < min) {
-            return bad(flag, *v, "a whole number from " + std::to_string(min) + " to 2^53-1");
+            return badOrOutOfRange(flag, *v, "a whole number from " + std::to_string(min) + " to 2^53-1", kMaxSafe,
+                                   "2^53-1");
         }
         out = *n;
     }
@@ -43,11 +64,19 @@ std::optional<std::string> doubleFlag(const Args& args, const std::string& flag,
         double d = 0.0;
         const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), d);
         if (ec != std::errc() || end != v->data() + v->size() || !std::isfinite(d)) {
-            return bad(flag, *v, "a number");
+            return badOrOutOfRange(flag, *v, "a number", std::numeric_limits<double>::max(), "1.8e308");
         }
         out = d;
     }
     return std::nullopt;
+}
+
+// The largest value parseScaledDecimal(text, digits) takes: (2^53-1) / 10^digits, and as text.
+double maxScaled(int digits) { return kMaxSafe / std::pow(10.0, digits); }
+std::string maxScaledText(int digits) {
+    std::string s = std::to_string(kMaxSafeInteger);
+    s.insert(s.size() - static_cast<std::size_t>(digits), ".");
+    return s;
 }
 
 // Decimal seconds or milliseconds to microseconds, exactly.
@@ -56,7 +85,7 @@ std::optional<std::string> microsFlag(const Args& args, const std::string& flag,
     if (auto v = args.value(flag)) {
         auto us = trace::parseScaledDecimal(*v, digits);
         if (!us) {
-            return bad(flag, *v, "a non-negative decimal number");
+            return badOrOutOfRange(flag, *v, "a non-negative decimal number", maxScaled(digits), maxScaledText(digits));
         }
         out = *us;
     }
@@ -80,7 +109,19 @@ std::optional<std::string> mixFlag(const Args& args, const std::string& flag, Co
         auto weight = colon == std::string::npos ? std::nullopt : trace::parseNonNegative(item.substr(colon + 1));
         std::optional<T> value = colon == std::string::npos ? std::nullopt : convert(item.substr(0, colon));
         if (!weight || !value) {
-            return bad(flag, *v, "VALUE:WEIGHT pairs separated by commas, e.g. 0:1,1:3");
+            const std::string want = "VALUE:WEIGHT pairs separated by commas, e.g. 0:1,1:3";
+            // "0:99999999999999999999": a number too large is out of range, not badly formatted.
+            const std::pair<const char*, std::string> parts[] = {
+                {"weight", colon == std::string::npos ? std::string() : item.substr(colon + 1)},
+                {"value", colon == std::string::npos || !std::is_integral_v<T> ? std::string() : item.substr(0, colon)}};
+            for (const auto& [what, text] : parts) {
+                if (!text.empty() && badOrOutOfRange(flag, text, want, kMaxSafe, "").find("out of range") !=
+                                         std::string::npos) {
+                    return "--" + flag + " '" + printable(*v, 60) + "': " + what + " " + printable(text, 40) +
+                           " is out of range: at most 2^53-1";
+                }
+            }
+            return bad(flag, *v, want);
         }
         out.emplace_back(*value, *weight);
         at = end + 1;
@@ -106,6 +147,20 @@ std::optional<std::string> applyWorkloadFlags(const Args& args, const std::set<s
     return std::nullopt;
 }
 
+std::optional<std::string> tickMsFlag(const Args& args, std::int64_t& tickUs) {
+    std::optional<std::int64_t> tick;
+    if (auto err = microsFlag(args, "tick-ms", 3, tick)) {
+        return err;
+    }
+    if (tick) {
+        if (*tick < 1) {
+            return bad("tick-ms", *args.value("tick-ms"), "at least 0.001");
+        }
+        tickUs = *tick;
+    }
+    return std::nullopt;
+}
+
 const std::set<std::string>& importOptionNames() {
     static const std::set<std::string> names = {"format", "out", "tick-ms", "start", "duration", "limit",
                                                 "rate-scale", "max-output-tokens", "spread", "seed",
@@ -114,16 +169,9 @@ const std::set<std::string>& importOptionNames() {
 }
 
 std::optional<std::string> importOptionsFromArgs(const Args& args, trace::ImportOptions& o) {
-    std::optional<std::int64_t> tick;
     std::optional<std::int64_t> start;
-    if (auto err = microsFlag(args, "tick-ms", 3, tick)) {
+    if (auto err = tickMsFlag(args, o.tick_us)) {
         return err;
-    }
-    if (tick) {
-        if (*tick < 1) {
-            return bad("tick-ms", *args.value("tick-ms"), "at least 0.001");
-        }
-        o.tick_us = *tick;
     }
     if (auto err = microsFlag(args, "start", 6, start)) {
         return err;
@@ -148,7 +196,8 @@ std::optional<std::string> importOptionsFromArgs(const Args& args, trace::Import
     if (auto v = args.value("rate-scale")) {
         auto r = trace::parseRational(*v);
         if (!r) {
-            return bad("rate-scale", *v, "a positive decimal with at most 6 fraction digits");
+            return badOrOutOfRange("rate-scale", *v, "a positive decimal with at most 6 fraction digits", kMaxSafe,
+                                   "9007199254740991 (2^53-1)");
         }
         o.rate_scale = *r;
     }
@@ -160,7 +209,8 @@ std::optional<std::string> importOptionsFromArgs(const Args& args, trace::Import
         } else {
             auto us = trace::parseScaledDecimal(*v, 3);
             if (!us) {
-                return bad("spread", *v, "off, auto or a window in milliseconds");
+                return badOrOutOfRange("spread", *v, "off, auto or a window in milliseconds", maxScaled(3),
+                                       maxScaledText(3) + " ms");
             }
             o.spread = *us > 0 ? trace::ImportOptions::Spread::Fixed : trace::ImportOptions::Spread::Off;
             o.spread_window_us = *us;

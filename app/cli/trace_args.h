@@ -18,6 +18,10 @@ namespace pl::cli {
 // are skipped. Returns "unknown option --x" or the override's error for the first bad one.
 std::optional<std::string> applyWorkloadFlags(const Args& args, const std::set<std::string>& own, Workload& w);
 
+// --tick-ms MS into `tickUs` (microseconds, at least 1; untouched when the flag is absent): the message for a
+// bad value (a value past the limit is out of range), else nothing. import-trace and generate take it alike.
+std::optional<std::string> tickMsFlag(const Args& args, std::int64_t& tickUs);
+
 // Fills the importer's options from --tick-ms --start --duration --limit --rate-scale --max-output-tokens
 // --skip-oversized --spread --seed --prefix-blocks --name --id-prefix.
 std::optional<std::string> importOptionsFromArgs(const Args& args, trace::ImportOptions& o);

@@ -19,8 +19,15 @@ std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& 
     if (auto err = validateCostInputs(in.cost)) {
         return *err;
     }
+    // Errors name the flag the tick was given with, in its unit (rates --tick-ms said "--tick-us").
+    const std::string tickField = in.tick_given_in_ms ? "tick-ms" : "tick-us";
+    const auto tickText = [&](double us) {
+        return in.tick_given_in_ms ? formatGeneral(us / 1000.0) + " ms" : formatGeneral(us) + " us";
+    };
     if (!std::isfinite(in.tick_us) || in.tick_us > 1e12) {
-        return CostInputError{"tick-us", "must be a finite number of microseconds, at most 1e12"};
+        return CostInputError{tickField, in.tick_given_in_ms
+                                             ? "out of range: must be a finite number of milliseconds, at most 1e9"
+                                             : "out of range: must be a finite number of microseconds, at most 1e12"};
     }
     if (!std::isfinite(in.memory_utilization) || in.memory_utilization <= 0.0 || in.memory_utilization > 1.0) {
         return CostInputError{"mem-util", "must be above 0 and at most 1"};
@@ -34,15 +41,15 @@ std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& 
     const double prefill = std::floor(r.tick_us / c.recompute_us_per_token);
     const double transfer = std::floor(r.tick_us * 1e-6 * c.effective_link_gbps * 1e9);
     if (prefill < 1.0) {
-        return CostInputError{"tick-us", "a tick of " + formatGeneral(r.tick_us) +
-                                             " us prefills less than one token (one costs " +
+        return CostInputError{tickField, "a tick of " + tickText(r.tick_us) +
+                                             " prefills less than one token (one costs " +
                                              formatGeneral(c.recompute_us_per_token) + " us)"};
     }
     if (transfer < 1.0) {
-        return CostInputError{"tick-us", "a tick of " + formatGeneral(r.tick_us) + " us moves less than one byte"};
+        return CostInputError{tickField, "a tick of " + tickText(r.tick_us) + " moves less than one byte"};
     }
     if (prefill > kMaxRate || transfer > kMaxRate) {
-        return CostInputError{"tick-us", "the rates exceed 2^53-1; use a shorter tick"};
+        return CostInputError{tickField, "the rates exceed 2^53-1; use a shorter tick"};
     }
     r.prefill_tokens_per_tick = static_cast<std::int64_t>(prefill);
     r.transfer_bytes_per_tick = static_cast<std::int64_t>(transfer);
@@ -77,6 +84,7 @@ std::variant<TickRates, CostInputError> presetTickRates(std::optional<std::strin
     in.cost.model = *m;
     in.cost.hardware = *h;
     in.tick_us = tickUs;
+    in.tick_given_in_ms = true;
     return computeTickRates(in);
 }
 

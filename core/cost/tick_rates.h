@@ -21,6 +21,7 @@ struct TickRatesInputs {
     CostInputs cost;          // model, GPU, link, copy path, TP; cost.context is the replay length priced
     double tick_us = 0.0;     // one tick; <= 0: the memory-bound decode step at cost.batch x cost.decode_context
     double memory_utilization = 0.9; // share of device memory given to weights + KV (vLLM's gpu_memory_utilization)
+    bool tick_given_in_ms = false; // the user gave the tick as --tick-ms: errors name that flag and its unit
 };
 
 struct TickRates {
@@ -36,7 +37,8 @@ std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& 
 
 // The rates of named presets at one tick of `tickUs` (import-trace and generate's --model M --gpu G, the lab's
 // import dialog): no name is the default preset (kDefaultModelPreset, kDefaultHardwarePreset); a name that is
-// no preset (the empty one too) is an error on field "model" or "gpu" that lists the known names.
+// no preset (the empty one too) is an error on field "model" or "gpu" that lists the known names. Its callers
+// take the tick as --tick-ms, so a tick error is on field "tick-ms", in milliseconds.
 std::variant<TickRates, CostInputError> presetTickRates(std::optional<std::string_view> model,
                                                         std::optional<std::string_view> gpu, double tickUs);
 

@@ -84,8 +84,11 @@ Result<Workload> generateWorkload(const GeneratorParams& p) {
     if (!(p.rate_per_tick > 0.0) || !std::isfinite(p.rate_per_tick)) {
         return flagError("--rate", "must be a positive number of arrivals per tick");
     }
-    if (p.arrivals == GeneratorParams::Arrivals::Gamma && !(p.burst_cv > 0.0 && p.burst_cv <= 100.0)) {
-        return flagError("--burst-cv", "must be above 0 and at most 100");
+    // A cv of 1e-155 squared is 0: the shape 1/cv^2 was infinite and the sampler looped forever.
+    if (p.arrivals == GeneratorParams::Arrivals::Gamma && !(p.burst_cv >= kMinBurstCv && p.burst_cv <= kMaxBurstCv)) {
+        return flagError("--burst-cv", formatGeneral(p.burst_cv) + " is out of range: must be from " +
+                                           formatGeneral(kMinBurstCv) + " to " + formatGeneral(kMaxBurstCv) +
+                                           " (gamma shape 1/cv^2 at most 10^6)");
     }
     if (p.lengths == GeneratorParams::Lengths::Lognormal) {
         // Each flag named for itself (NaN fails every comparison, so it is refused too).
@@ -124,8 +127,18 @@ Result<Workload> generateWorkload(const GeneratorParams& p) {
         p.prefix_tokens > p.prompt_max) {
         return flagError("--prefix-share", "need groups >= 0, 0 <= share <= 100, prefix tokens <= --prompt-max");
     }
+    // A share with no group to join would silently write no prefixes at all.
+    if (p.prefix_share_percent > 0 && p.prefix_groups == 0) {
+        return flagError("--prefix-groups", "is 0, so --prefix-share " + std::to_string(p.prefix_share_percent) +
+                                                " would share no prefixes; give --prefix-groups N (N >= 1)");
+    }
     if (p.config.block_size_tokens < 1) {
         return flagError("--block-size-tokens", "must be at least 1");
+    }
+    if (p.prefix_share_percent > 0 && p.prefix_tokens < p.config.block_size_tokens) {
+        return flagError("--prefix-tokens", std::to_string(p.prefix_tokens) + " is less than one block (" +
+                                                std::to_string(p.config.block_size_tokens) +
+                                                " tokens), so --prefix-share would share no prefix blocks");
     }
 
     Rng arrivals(mix(p.seed, kArrivals));

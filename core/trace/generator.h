@@ -20,6 +20,11 @@ struct LengthPair {
     friend bool operator==(const LengthPair&, const LengthPair&) = default;
 };
 
+// The gamma arrivals' coefficient of variation: below 0.001 the shape 1/cv^2 passes 10^6, where the sampler's
+// acceptance test loses its precision (and a cv whose square is 0 made the shape infinite: it never returned).
+inline constexpr double kMinBurstCv = 0.001;
+inline constexpr double kMaxBurstCv = 100.0;
+
 struct GeneratorParams {
     std::uint64_t seed = 1;
     std::int64_t count = 200;
@@ -29,7 +34,7 @@ struct GeneratorParams {
     // of variation; cv > 1 is burstier than Poisson). arrival_tick = floor(running sum of gaps).
     enum class Arrivals { Poisson, Gamma } arrivals = Arrivals::Poisson;
     double rate_per_tick = 0.2;
-    double burst_cv = 3.0;
+    double burst_cv = 3.0; // from kMinBurstCv to kMaxBurstCv
 
     // Lengths: lognormal (median, sigma) or trace-fitted (resampling (prompt, output) pairs, kept together,
     // from `empirical`). Both are clamped to [min, max].

@@ -2,6 +2,7 @@
 // shared by both readers.
 #include "trace_rows.h"
 
+#include "json_reader.h"
 #include "model.h"
 #include "workload_io.h"
 
@@ -20,6 +21,41 @@ std::size_t columnOfKey(std::string_view line, std::string_view key) {
     quoted.push_back('"');
     const auto pos = line.find(quoted);
     return pos == std::string_view::npos ? 0 : pos;
+}
+
+// The strict parser's error for one row, as "line L, column C": a syntax error's own column (the start of a
+// number it quotes, "1e999", rather than its end); an error at a JSON pointer (a duplicate key, nesting too
+// deep) at the row's key it is under, the pointer leading the reason.
+InputError rowError(const TraceLines& lines, std::string_view line, const InputError& e) {
+    static constexpr std::string_view kAt = "line 1, column ";
+    if (e.path.rfind(kAt, 0) == 0) {
+        std::size_t col = std::stoul(e.path.substr(kAt.size())) - 1;
+        std::string why = e.reason;
+        if (why.rfind("invalid JSON: ", 0) == 0) {
+            why = why.substr(14);
+        }
+        if (const auto tag = why.find("] "); why.rfind("[json.exception.", 0) == 0 && tag != std::string::npos) {
+            why = why.substr(tag + 2); // an out_of_range error keeps nlohmann's tag
+        }
+        const auto overflow = why.find("number overflow parsing '");
+        const auto open = overflow == std::string::npos ? overflow : why.find('\'', overflow);
+        const auto close = open == std::string::npos ? open : why.find('\'', open + 1);
+        if (close != std::string::npos) {
+            const auto quoted = line.find(why.substr(open + 1, close - open - 1));
+            col = quoted == std::string_view::npos ? col : quoted;
+        }
+        return lines.error(col, "not valid JSON: " + why);
+    }
+    if (e.path.empty()) {
+        return lines.error(0, e.reason);
+    }
+    // "/hash_ids/0/0/...": the top-level key; a duplicate key is pointed at its second occurrence.
+    const std::string key = e.path.substr(1, e.path.find('/', 1) - 1);
+    const std::string quoted = '"' + key + '"';
+    const bool duplicate = e.reason.rfind("duplicate key", 0) == 0 && e.path.find('/', 1) == std::string::npos;
+    const auto pos = duplicate ? line.rfind(quoted) : line.find(quoted);
+    const std::string where = e.path.size() <= 40 ? e.path : e.path.substr(0, 40) + "...";
+    return lines.error(pos == std::string_view::npos ? 0 : pos, where + ": " + e.reason);
 }
 
 bool isSafeNonNegative(const nlohmann::json& v) {
@@ -52,28 +88,13 @@ RowsResult readMooncakeJsonl(std::string_view text, const std::string& file, con
         if (line.find_first_not_of(" \t") == std::string_view::npos) {
             continue;
         }
-        nlohmann::json obj;
-        try {
-            obj = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::parse_error& e) {
-            const std::size_t col = e.byte > 0 ? e.byte - 1 : 0;
-            // nlohmann's message reads "[json.exception.parse_error.101] parse error at line 1, column N: why".
-            std::string why = e.what();
-            const auto colon = why.find(": ");
-            why = colon == std::string::npos ? why : why.substr(colon + 2);
-            return lines.error(col, "not valid JSON: " + why);
-        } catch (const nlohmann::json::exception& e) {
-            // A number too large for a double ("1e999") is out_of_range, not parse_error, and carries no
-            // position: find the number the message quotes.
-            std::string why = e.what();
-            const auto colon = why.find("] ");
-            why = colon == std::string::npos ? why : why.substr(colon + 2);
-            const auto open = why.find('\'');
-            const auto close = open == std::string::npos ? open : why.find('\'', open + 1);
-            const std::size_t col = close == std::string::npos ? std::string_view::npos
-                                                               : line.find(why.substr(open + 1, close - open - 1));
-            return lines.error(col == std::string_view::npos ? 0 : col, "not valid JSON: " + why);
+        // The strict reader every other JSON input goes through: nesting bounded at kMaxJsonDepth (a row of
+        // 100,000 nested arrays overflowed the stack of nlohmann::json::parse) and duplicate keys refused.
+        auto parsed = parseJsonStrict(line, file, "Mooncake trace row");
+        if (auto* e = std::get_if<InputError>(&parsed)) {
+            return rowError(lines, line, *e);
         }
+        nlohmann::json obj = std::move(std::get<nlohmann::json>(parsed));
         if (!obj.is_object()) {
             return lines.error(0, "expected a JSON object");
         }

@@ -50,6 +50,7 @@ class TestCliFiles : public QObject {
     void emptyInputsSaySo();
     void aRunThatOutgrowsMemoryEndsWithFigures();
     void namesThatAreNotUtf8();
+    void aFailedAllocationEndsWithFigures();
 };
 
 void TestCliFiles::fullDiskKeepsPreviousReceipt() {
@@ -282,6 +283,16 @@ void TestCliFiles::namesThatAreNotUtf8() {
                                      "--id-prefix 'a b' --out w2.json; code=$?; rm lat*.csv; exit $code").arg(quoted(kCli)));
     QCOMPARE(o.code, 2);
     QVERIFY2(o.err.contains(QStringLiteral("--id-prefix: may only hold")), qPrintable(o.err));
+}
+
+void TestCliFiles::aFailedAllocationEndsWithFigures() {
+    // Issue 21: under `ulimit -v` an allocation that failed (std::bad_alloc) aborted the CLI (SIGABRT, a core
+    // dump); it is caught at the top and refused with exit 2 and the figures.
+    const Outcome o = runShell(QStringLiteral("ulimit -v 1500000 && exec %1 validate /dev/zero").arg(quoted(kCli)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("preemptlab-cli validate: out of memory: an allocation failed with ")) &&
+                 o.err.contains(QStringLiteral("under an address-space limit of 1.43 GiB (ulimit -v)")),
+             qPrintable(o.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliFiles)

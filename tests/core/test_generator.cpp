@@ -314,6 +314,12 @@ class TestGenerator : public QObject {
         QTest::newRow("prompt sigma") << 5 << "--prompt-sigma";
         QTest::newRow("output median") << 6 << "--output-median";
         QTest::newRow("output sigma NaN") << 7 << "--output-sigma";
+        // Issue 21: cv 1e-155 squares to 0, the shape 1/cv^2 was infinite and the gamma sampler never returned.
+        QTest::newRow("burst cv 1e-155") << 8 << "--burst-cv";
+        QTest::newRow("burst cv above 100") << 9 << "--burst-cv";
+        // Issue 21: a share with no group (or a prefix shorter than a block) silently wrote no prefixes.
+        QTest::newRow("prefix share, no groups") << 10 << "--prefix-groups";
+        QTest::newRow("prefix share, no full block") << 11 << "--prefix-tokens";
     }
     void badParameters() {
         QFETCH(int, which);
@@ -327,11 +333,33 @@ class TestGenerator : public QObject {
         case 5: p.prompt_sigma = -1; break;
         case 6: p.output_median = 0.5; break;
         case 7: p.output_sigma = std::nan(""); break;
+        case 8: p.arrivals = GeneratorParams::Arrivals::Gamma; p.burst_cv = 1e-155; break;
+        case 9: p.arrivals = GeneratorParams::Arrivals::Gamma; p.burst_cv = 101; break;
+        case 10: p.prefix_share_percent = 50; p.prefix_groups = 0; p.prefix_tokens = 64; break;
+        case 11: p.prefix_share_percent = 50; p.prefix_groups = 2; p.prefix_tokens = 15; break;
         default: p.lengths = GeneratorParams::Lengths::Empirical; break;
         }
         auto r = generateWorkload(p);
         QVERIFY(std::holds_alternative<InputError>(r));
         QCOMPARE(QString::fromStdString(std::get<InputError>(r).path), flag);
+    }
+
+    // The refusal of a tiny cv names the limits, and the smallest cv allowed still generates (quickly).
+    void burstCvLimits() {
+        GeneratorParams p;
+        p.arrivals = GeneratorParams::Arrivals::Gamma;
+        p.burst_cv = 1e-155;
+        const auto r = generateWorkload(p);
+        QVERIFY(std::holds_alternative<InputError>(r));
+        QCOMPARE(std::get<InputError>(r).message(),
+                 std::string("--burst-cv: 1e-155 is out of range: must be from 0.001 to 100 (gamma shape 1/cv^2 at "
+                             "most 10^6)"));
+        p.burst_cv = kMinBurstCv;
+        p.count = 1000;
+        const Workload w = generateOrFail(p);
+        // Nearly constant gaps of 1/rate = 5 ticks.
+        QVERIFY2(std::abs(static_cast<double>(w.requests.back().arrival_tick) - 999 * 5.0) < 5.0,
+                 QByteArray::number(static_cast<qlonglong>(w.requests.back().arrival_tick)));
     }
 };
 

@@ -110,7 +110,10 @@ void expectRefusedEarly(const std::string& head, const Caps& caps, const std::st
 class TestHostileInput : public QObject {
     Q_OBJECT
   private slots:
+    void endlessInputStopsAtTheCap(); // first: the peak RSS it measures is the process's
     void mooncakeNumberBeyondDoubleIsAnError();
+    void mooncakeDeepNestingIsRefused();
+    void mooncakeDuplicateKeyIsRefused();
     void verifyNumberBeyondDoubleIsAnError();
     void verifyReportsLineAndColumn();
     void requestCapBoundary();
@@ -134,6 +137,33 @@ void TestHostileInput::mooncakeNumberBeyondDoubleIsAnError() {
     QCOMPARE(e.file, std::string("t.jsonl"));
     QCOMPARE(e.path, std::string("line 2, column 15"));
     QVERIFY2(e.reason.find("number overflow") != std::string::npos, e.reason.c_str());
+}
+
+// Issue 21: a row whose hash_ids nests 100,000 arrays overflowed the stack (SIGSEGV) in import-trace and
+// generate --lengths-from; rows now go through the strict reader, which caps nesting as workloads do.
+void TestHostileInput::mooncakeDeepNestingIsRefused() {
+    const std::size_t depth = 100'000;
+    const std::string row = "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": " +
+                            std::string(depth, '[') + std::string(depth, ']') + "}";
+    const auto rows = trace::readMooncakeJsonl(
+        "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 1, \"hash_ids\": [1]}\n" + row + "\n", "deep.jsonl");
+    QVERIFY(std::holds_alternative<InputError>(rows));
+    const InputError& e = std::get<InputError>(rows);
+    QCOMPARE(e.file, std::string("deep.jsonl"));
+    QCOMPARE(e.path, std::string("line 2, column 58")); // the "hash_ids" key
+    QVERIFY2(e.reason.find("nesting deeper than 256 levels") != std::string::npos, e.reason.c_str());
+    QVERIFY2(e.reason.rfind("/hash_ids/0/0", 0) == 0, e.reason.c_str());
+}
+
+// Issue 21: a row with a key twice was read with the last value winning; every other reader refuses it.
+void TestHostileInput::mooncakeDuplicateKeyIsRefused() {
+    const std::string text =
+        "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 1, \"output_length\": 9, \"hash_ids\": [1]}\n";
+    const auto rows = trace::readMooncakeJsonl(text, "dup.jsonl");
+    QVERIFY(std::holds_alternative<InputError>(rows));
+    const InputError& e = std::get<InputError>(rows);
+    QCOMPARE(e.path, std::string("line 1, column 58")); // the second "output_length"
+    QVERIFY2(e.reason.find("/output_length: duplicate key \"output_length\"") != std::string::npos, e.reason.c_str());
 }
 
 // Same exception in `verify`: verifyReceiptText used nlohmann::json::parse and caught parse_error only.
@@ -297,6 +327,21 @@ void TestHostileInput::hugeFileRefusedBySize() {
     QCOMPARE(e.file, path);
     QVERIFY2(e.reason.find("68719476736 bytes, over the cap of 2147483648 bytes") != std::string::npos,
              e.reason.c_str());
+}
+
+// Issue 21: `validate /dev/zero` took 4.25 GB before the 2 GiB cap refused it (one string, doubled past the cap
+// and copied). Read here with a 256 MiB cap: the peak grows by about the cap, not twice it.
+void TestHostileInput::endlessInputStopsAtTheCap() {
+    const std::int64_t cap = std::int64_t{256} << 20;
+    const long before = peakRssKiB();
+    const auto text = readTextFile("/dev/zero", cap, "workload file");
+    const long grownKiB = peakRssKiB() - before;
+    QVERIFY(std::holds_alternative<InputError>(text));
+    const InputError& e = std::get<InputError>(text);
+    QCOMPARE(e.file, std::string("/dev/zero"));
+    QVERIFY2(e.reason.find("exceeds the cap of 268435456 bytes") != std::string::npos, e.reason.c_str());
+    qInfo("refused /dev/zero at a 256 MiB cap; peak RSS grew by %ld KiB", grownKiB);
+    QVERIFY2(grownKiB < 320 * 1024, "held more than the cap and a chunk");
 }
 
 QTEST_GUILESS_MAIN(TestHostileInput)

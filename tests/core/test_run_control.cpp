@@ -26,6 +26,7 @@ class TestRunControl : public QObject {
     void watchedRunsAreTheSameRun();
     void runWorkloadStopsToo();
     void anEventLimitStopsARunWithItsFigures();
+    void aMillionSmallestRequestsFitTheEstimate();
 
   private:
     Workload long_;
@@ -220,6 +221,32 @@ void TestRunControl::anEventLimitStopsARunWithItsFigures() {
     qunsetenv("PREEMPTLAB_MAX_EVENTS");
     QVERIFY(eventBudgetProblem().empty());
     QVERIFY(eventBudget() > 0);
+}
+
+// Issue 21: the contract promises the defaults run a million requests; a million of the smallest requests
+// (4,000,000 events, 4.2 GB at the peak with the receipt) stopped on a 22 GB machine at 2.9 million events,
+// "about 11 GiB", because the estimate took 4,096 B an event. With the measured cost (docs/performance.md), a
+// machine with 16 GiB available lets the whole run through. The events per request come from a small run.
+void TestRunControl::aMillionSmallestRequestsFitTheEstimate() {
+    Workload w;
+    w.name = "smallest";
+    w.config.capacity_blocks = 64;
+    for (int i = 0; i < 10; ++i) {
+        RequestSpec r;
+        r.id = QStringLiteral("r%1").arg(i).toStdString();
+        r.arrival_tick = i;
+        r.prompt_tokens = 1;
+        r.output_tokens = 1;
+        r.max_output_tokens = 1;
+        w.requests.push_back(r);
+    }
+    const auto perRequest = static_cast<std::int64_t>(runWorkload(w).ledger.events.size()) / 10;
+    QCOMPARE(perRequest, std::int64_t{4}); // arrive, admit, prefill done, finish
+    const std::int64_t million = 1'000'000 * perRequest;
+    QVERIFY2(eventBudgetFor(std::int64_t{16} << 30) >= million,
+             qPrintable(QString::number(eventBudgetFor(std::int64_t{16} << 30))));
+    // And the estimate is not below what was measured (1,091 B an event at the most).
+    QVERIFY(kBytesPerEvent >= 1091);
 }
 
 QTEST_GUILESS_MAIN(TestRunControl)

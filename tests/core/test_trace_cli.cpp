@@ -67,6 +67,65 @@ class TestTraceCli : public QObject {
         }
     }
 
+    // Issue 21: values too large for the exact parsers were called badly formatted; they are out of range, and
+    // the message gives the limit.
+    void tooLargeValuesAreOutOfRange_data() {
+        QTest::addColumn<QStringList>("flags");
+        QTest::addColumn<QString>("words");
+        QTest::newRow("tick-ms") << QStringList{"--tick-ms", "1e300"}
+                                 << "--tick-ms '1e300': out of range: at most 9007199254740.991";
+        QTest::newRow("rate-scale") << QStringList{"--rate-scale", "1e18"}
+                                    << "--rate-scale '1e18': out of range: at most 9007199254740991 (2^53-1)";
+        QTest::newRow("spread") << QStringList{"--format", "mooncake", "--spread", "9223372036854775807"}
+                                << "--spread '9223372036854775807': out of range: at most 9007199254740.991 ms";
+        QTest::newRow("limit") << QStringList{"--limit", "99999999999999999999"}
+                               << "--limit '99999999999999999999': out of range: at most 2^53-1";
+        QTest::newRow("still badly formatted") << QStringList{"--tick-ms", "12abc"}
+                                               << "--tick-ms '12abc': expected a non-negative decimal number";
+    }
+    void tooLargeValuesAreOutOfRange() {
+        QFETCH(QStringList, flags);
+        QFETCH(QString, words);
+        QTemporaryDir dir;
+        const QString csv = writeTemp(dir, "t.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n");
+        QStringList args = {"import-trace", csv, "--out", dir.filePath("o.json")};
+        if (!flags.contains("--format")) args += QStringList{"--format", "azure"};
+        const auto r = cli(args + flags);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(words.toUtf8()), qPrintable(r.err));
+    }
+
+    void hugeGeneratorValuesAreOutOfRange() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("g.json");
+        auto r = cli({"generate", "--priority-mix", "0:1,1:99999999999999999999", "--out", out});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--priority-mix '0:1,1:99999999999999999999': weight 99999999999999999999 is out of "
+                                "range: at most 2^53-1"),
+                 qPrintable(r.err));
+        r = cli({"generate", "--rate", "1e999", "--out", out});
+        QVERIFY2(r.err.contains("--rate '1e999': out of range"), qPrintable(r.err));
+        r = cli({"generate", "--model", "llama-3.1-8b", "--tick-ms", "1e300", "--out", out});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--tick-ms '1e300': out of range: at most 9007199254740.991"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(out));
+    }
+
+    // Issue 21: --skip-oversized that skipped every request said only "the slice holds no requests".
+    void skippingEverythingSaysSo() {
+        QTemporaryDir dir;
+        const QString csv = writeTemp(dir, "t.csv",
+                                      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                      "2023-11-16 18:15:46.6805900,3000,44\n"
+                                      "2023-11-16 18:15:47.0000000,3000,44\n");
+        const auto r = cli({"import-trace", "--format", "azure", csv, "--out", dir.filePath("o.json"),
+                            "--capacity-blocks", "100", "--skip-oversized"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("all 2 requests in the slice were skipped as oversized (--skip-oversized): each needs "
+                                "more than capacity_blocks 100"),
+                 qPrintable(r.err));
+    }
+
     // A request arriving at or after max_ticks would be censored without ever arriving: import-trace and generate
     // refuse to write one, naming --max-ticks and how to take fewer requests; validate refuses a file holding one,
     // naming the file, the request's arrival_tick and max_ticks.

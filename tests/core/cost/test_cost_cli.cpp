@@ -90,6 +90,20 @@ class TestCostCli : public QObject {
         QVERIFY(r.out.isEmpty());
     }
 
+    // Issue 21: `rates --tick-ms` errors named --tick-us and gave the tick in microseconds.
+    void ratesTickMsErrorsNameTickMs() {
+        const auto tiny = cli({"rates", "--tick-ms", "0.001"});
+        QCOMPARE(tiny.code, 2);
+        QVERIFY2(tiny.err.contains("--tick-ms: a tick of 0.001 ms prefills less than one token"), tiny.err.constData());
+        QVERIFY2(!tiny.err.contains("--tick-us"), tiny.err.constData());
+        const auto huge = cli({"rates", "--tick-ms", "1e300"});
+        QCOMPARE(huge.code, 2);
+        QVERIFY2(huge.err.contains("--tick-ms: out of range: must be a finite number of milliseconds, at most 1e9"),
+                 huge.err.constData());
+        const auto us = cli({"rates", "--tick-us", "1"});
+        QVERIFY2(us.err.contains("--tick-us: a tick of 1 us prefills less than one token"), us.err.constData());
+    }
+
     void ratesFragment() {
         const auto r = cli({"rates", "--link-gbps", "50"});
         QCOMPARE(r.code, 0);
