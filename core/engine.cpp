@@ -47,6 +47,10 @@ void EngineImpl::step() {
     }
     if (p_.engine_profile == EngineProfile::VllmV1) {
         scheduleVllm();
+    } else if (p_.engine_profile == EngineProfile::Sglang) {
+        scheduleSglang();
+    } else if (p_.engine_profile != EngineProfile::TickModel1) {
+        scheduleTrtllm();
     } else {
         if (p_.preempt_ahead) {
             preemptAhead();
@@ -112,16 +116,17 @@ void EngineImpl::enqueue(std::int32_t r, bool preempted) {
     auto& st = rq(r);
     st.queued_since = t_;
     st.queue_key = spec(r).priority;
-    if (p_.engine_profile == EngineProfile::VllmV1 && vllmFcfs()) {
+    if (p_.engine_profile == EngineProfile::Sglang) {
+        st.queue_key = s_.fcfs_back++; // waiting_queue.append / extend: new and retracted requests at the tail
+    } else if (p_.engine_profile == EngineProfile::VllmV1 && vllmFcfs()) {
         // vLLM's FCFSRequestQueue: add_request appends; _preempt_request prepend_request()s (appendleft).
         st.queue_key = preempted ? --s_.fcfs_front : s_.fcfs_back++;
     }
-    s_.waiting.emplace(st.queue_key, r);
+    s_.waiting.insert({st.queue_key, r});
 }
 
 std::int64_t EngineImpl::queuePosition(std::int32_t r) const {
-    const auto it = s_.waiting.find({s_.req[static_cast<std::size_t>(r)].queue_key, r});
-    return static_cast<std::int64_t>(std::distance(s_.waiting.begin(), it));
+    return static_cast<std::int64_t>(s_.waiting.order_of_key({s_.req[static_cast<std::size_t>(r)].queue_key, r}));
 }
 
 void EngineImpl::link() {
@@ -539,7 +544,7 @@ void EngineImpl::censorAll() {
         if (st.phase == Phase::NotArrived) {
             // Arrives at or after max_ticks: it never entered the system, but it is accounted for.
             st.queued_since = t_;
-        } else if (s_.waiting.count({st.queue_key, r}) != 0) {
+        } else if (s_.waiting.find({st.queue_key, r}) != s_.waiting.end()) {
             st.queue_ticks += t_ - st.queued_since;
         }
         const std::int64_t blocks = st.blocks;

@@ -40,6 +40,28 @@ bool EngineImpl::allocate(std::int32_t r, std::int64_t need) {
 // Choose and evict one victim among the running requests that hold blocks. False when there is none.
 bool EngineImpl::evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need,
                           void (*takeBack)(EngineImpl&, std::int32_t)) {
+    const std::size_t begin = gatherCandidates();
+    auto& cands = e_.ledger_.candidates;
+    const std::size_t count = cands.size() - begin;
+    if (count == 0) {
+        return false;
+    }
+    if (!pressureLogged) {
+        pressureLogged = true;
+        logPressure(requester, trigger, need);
+    }
+    const VictimContext ctx = e_.ranks_.context(p_.victim_rule);
+    const std::size_t chosen = chooseVictim(ctx, std::span<const Candidate>(cands).subspan(begin, count));
+    if (takeBack != nullptr) {
+        takeBack(*this, cands[begin + chosen].request);
+    }
+    evict(cands[begin + chosen].request, begin, count);
+    return true;
+}
+
+// The running requests a victim can be chosen among (runnable, holding blocks), appended to the ledger's
+// candidates with the figures every victim rule compares; returns where they begin.
+std::size_t EngineImpl::gatherCandidates() {
     auto& cands = e_.ledger_.candidates;
     const std::size_t begin = cands.size();
     for (auto r : s_.running) {
@@ -60,26 +82,16 @@ bool EngineImpl::evictOne(std::int32_t requester, PressureTrigger trigger, bool&
         c.blocks = st.blocks;
         cands.push_back(c);
     }
-    const std::size_t count = cands.size() - begin;
-    if (count == 0) {
-        return false;
-    }
-    if (!pressureLogged) {
-        pressureLogged = true;
-        s_.totals.pressure_events += 1;
-        Event& ev = emit(EventKind::Pressure, requester);
-        ev.trigger = trigger;
-        ev.need_blocks = need;
-        ev.free_blocks = s_.free_blocks;
-        ev.occupied_blocks = occupied();
-    }
-    const VictimContext ctx = e_.ranks_.context(p_.victim_rule);
-    const std::size_t chosen = chooseVictim(ctx, std::span<const Candidate>(cands).subspan(begin, count));
-    if (takeBack != nullptr) {
-        takeBack(*this, cands[begin + chosen].request);
-    }
-    evict(cands[begin + chosen].request, begin, count);
-    return true;
+    return begin;
+}
+
+void EngineImpl::logPressure(std::int32_t requester, PressureTrigger trigger, std::int64_t need) {
+    s_.totals.pressure_events += 1;
+    Event& ev = emit(EventKind::Pressure, requester);
+    ev.trigger = trigger;
+    ev.need_blocks = need;
+    ev.free_blocks = s_.free_blocks;
+    ev.occupied_blocks = occupied();
 }
 
 void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::size_t candidatesCount) {

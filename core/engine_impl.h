@@ -86,6 +86,8 @@ class EngineImpl {
     bool evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need,
                   void (*takeBack)(EngineImpl&, std::int32_t) = nullptr);
     void evict(std::int32_t victim, std::size_t candidatesBegin, std::size_t candidatesCount);
+    std::size_t gatherCandidates();
+    void logPressure(std::int32_t requester, PressureTrigger trigger, std::int64_t need);
     void progress(std::int32_t r, std::int64_t chunk);
     void complete(std::int32_t r);
     void enqueue(std::int32_t r, bool preempted = false);
@@ -93,6 +95,13 @@ class EngineImpl {
     void compactRunning();
     // vllm-v1 (engine_vllm.cpp): Scheduler.schedule() and the step it schedules.
     void scheduleVllm();
+    // sglang (engine_sglang.cpp): Scheduler.get_next_batch_to_run() and the batch it runs.
+    void scheduleSglang();
+    std::int32_t retractionVictim(std::size_t begin, std::size_t count) const;
+    // trtllm-* (engine_trtllm.cpp): the capacity scheduler, the micro-batch token limit and the step.
+    void scheduleTrtllm();
+    // engine_profiles.cpp: a waiting request joins the running list to (re)compute its context.
+    void admitForRecompute(std::int32_t r, std::int64_t newBlocks);
     bool vllmFcfs() const { return p_.victim_rule != VictimRule::PriorityNewest; }
     struct ScheduledStep {
         std::int32_t request;

@@ -6,9 +6,11 @@
 #include "prefix_extents.h"
 #include "prefix_index.h"
 
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
+
 #include <array>
 #include <cstdint>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -23,9 +25,17 @@ struct Engine::State {
     // contract's (priority, arrival_tick, id) order.
     // vllm-v1 under its fcfs policy keeps a deque instead: the key is the place, new arrivals at the back
     // (fcfs_back counts up), preempted requests at the front (fcfs_front counts down).
-    std::set<std::pair<std::int64_t, std::int32_t>> waiting;
+    // An order-statistics tree (libstdc++'s policy-based red-black tree): an evict's queue_position is
+    // order_of_key, O(log n) in the queue's length (a std::set needed a walk from the head, issue 23).
+    using WaitingQueue =
+        __gnu_pbds::tree<std::pair<std::int64_t, std::int32_t>, __gnu_pbds::null_type,
+                         std::less<std::pair<std::int64_t, std::int32_t>>, __gnu_pbds::rb_tree_tag,
+                         __gnu_pbds::tree_order_statistics_node_update>;
+    WaitingQueue waiting;
     std::int64_t fcfs_front = 0;
     std::int64_t fcfs_back = 0;
+    // sglang: new_token_ratio in parts per million (the engine keeps a float; the lab is integer-only).
+    std::int64_t new_token_ratio_ppm = 700000;
     std::vector<std::int32_t> running;   // admitted requests in admission order (includes those copying in)
     std::vector<std::int32_t> copies;    // requests with a swap copy in flight, in start order (FIFO link)
     std::int64_t free_blocks = 0;

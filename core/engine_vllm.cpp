@@ -81,25 +81,9 @@ void EngineImpl::scheduleVllm() {
             if (need > s_.free_blocks - p_.watermark_blocks) {
                 break; // allocate_slots returned None: head-of-line, nobody behind it is tried
             }
-            it = s_.waiting.erase(it);
-            st.queue_ticks += t_ - st.queued_since;
-            st.admit_seq = s_.admit_counter++;
-            s_.running.push_back(r);
+            ++it;
+            admitForRecompute(r, need);
             ++running;
-            const bool first = !st.ever_admitted;
-            st.ever_admitted = true;
-            takeBlocks(r, need);
-            Event& ev = emit(first ? EventKind::Admit : EventKind::Resume, r);
-            ev.occupied_blocks = occupied();
-            ev.cached_tokens = 0;
-            st.cached_tokens = 0;
-            if (!first) {
-                ev.mode = Recovery::Recompute;
-                ev.replay_tokens = st.replay_remaining;
-                ev.generated_tokens = st.generated_tokens;
-                ev.context_tokens = 0;
-            }
-            st.phase = st.replay_remaining > 0 ? Phase::Replay : Phase::Prefill;
             scheduled_.push_back({r, tokens, need});
             budget -= tokens;
         }

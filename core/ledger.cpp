@@ -20,7 +20,13 @@ std::string_view toString(EventKind k) {
 }
 
 std::string_view toString(PressureTrigger t) {
-    return t == PressureTrigger::AllocationFailed ? "allocation-failed" : "preempt-ahead";
+    switch (t) {
+    case PressureTrigger::AllocationFailed: return "allocation-failed";
+    case PressureTrigger::PreemptAhead: return "preempt-ahead";
+    case PressureTrigger::RetractDecode: return "retract-decode";
+    case PressureTrigger::RequestCap: return "request-cap";
+    }
+    return "?";
 }
 
 void Ledger::truncate(std::size_t eventCount) {

@@ -26,7 +26,10 @@ enum class EventKind : std::uint8_t {
 };
 std::string_view toString(EventKind k);
 
-enum class PressureTrigger : std::uint8_t { AllocationFailed, PreemptAhead };
+// RetractDecode (sglang): the decode batch's next step does not fit, retraction runs over the whole batch.
+// RequestCap (trtllm-max-utilization): max_num_seqs requests are scheduled already, which pauses too
+// (need_blocks 0 when the blocks were there).
+enum class PressureTrigger : std::uint8_t { AllocationFailed, PreemptAhead, RetractDecode, RequestCap };
 std::string_view toString(PressureTrigger t);
 
 // Why an evict ran in another mode than the policy asked for.

@@ -51,9 +51,12 @@ constexpr std::array<std::pair<ResumeGuard, std::string_view>, 2> kGuards{{
     {ResumeGuard::NextBlock, "next-block"},
 }};
 
-constexpr std::array<std::pair<EngineProfile, std::string_view>, 2> kProfiles{{
+constexpr std::array<std::pair<EngineProfile, std::string_view>, 5> kProfiles{{
     {EngineProfile::TickModel1, "tick-model-1"},
     {EngineProfile::VllmV1, "vllm-v1"},
+    {EngineProfile::Sglang, "sglang"},
+    {EngineProfile::TrtllmMaxUtilization, "trtllm-max-utilization"},
+    {EngineProfile::TrtllmGuaranteedNoEvict, "trtllm-guaranteed-no-evict"},
 }};
 
 } // namespace
@@ -66,6 +69,15 @@ std::string_view engineFollows(EngineProfile v) {
     case EngineProfile::TickModel1: return "preemptlab tick-model-1 (docs/tick-model.md)";
     case EngineProfile::VllmV1:
         return "vllm-project/vllm vllm/v1/core/sched/scheduler.py Scheduler.schedule @ 00024d314514900f361ad072af6931e403b7f589";
+    case EngineProfile::Sglang:
+        return "sgl-project/sglang python/sglang/srt/managers/scheduler.py get_next_batch_to_run, schedule_batch.py "
+               "retract_decode @ 000eaffacf048e51b64d4d72985ef8f0b7054b39";
+    case EngineProfile::TrtllmMaxUtilization:
+        return "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp MaxUtilizationScheduler @ "
+               "02a10fed0dbf5db74c7da035be9c5fbef6d2df7a";
+    case EngineProfile::TrtllmGuaranteedNoEvict:
+        return "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp GuaranteedNoEvictScheduler @ "
+               "02a10fed0dbf5db74c7da035be9c5fbef6d2df7a";
     }
     return "?";
 }

@@ -52,7 +52,7 @@ enum class VictimRule {
 enum class AdaptiveTie { Recompute, Swap };
 enum class ResumeGuard { FullReservation, NextBlock };
 // Whose scheduling step the engine follows (docs/engines.md): the lab's teaching model, or an engine's own.
-enum class EngineProfile { TickModel1, VllmV1 };
+enum class EngineProfile { TickModel1, VllmV1, Sglang, TrtllmMaxUtilization, TrtllmGuaranteedNoEvict };
 
 // The scheduler's choices. Defaults are the contract's.
 struct Policy {

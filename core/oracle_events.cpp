@@ -246,11 +246,13 @@ void Oracle::recoveryEnded(const std::string& where, Track& t) {
     }
 }
 
-// vllm-v1: scheduler.py admits nobody in a step that preempted ("if not preempted_reqs").
+// Engine profiles: vllm-v1 admits nobody in a step that preempted ("if not preempted_reqs"); sglang retracts
+// only in a decode step, which admits nobody.
 void Oracle::checkNoAdmissionAfterEviction(const json& e, const std::string& where) {
-    if (workload_.policy.engine_profile == EngineProfile::VllmV1 && intOf(e, "tick") == lastEvictTick_) {
-        add(where + ": admitted in a step that preempted (vllm-v1 schedules the waiting queue only when no request "
-                    "was preempted)");
+    const EngineProfile profile = workload_.policy.engine_profile;
+    if ((profile == EngineProfile::VllmV1 || profile == EngineProfile::Sglang) && intOf(e, "tick") == lastEvictTick_) {
+        add(where + ": admitted in a step that preempted (" + std::string(toString(workload_.policy.engine_profile)) +
+            " admits only in a step that preempted nobody)");
     }
 }
 
@@ -258,10 +260,48 @@ void Oracle::checkNoAdmissionAfterEviction(const json& e, const std::string& whe
 // priority (priority-newest): max(self.running, key=(priority, arrival_time)). Arrival order is the workload's
 // (arrival_tick, id) order, so the candidates' arrival ticks and ids decide it here, independently of the engine.
 void Oracle::checkProfileVictim(const json& e, const json& cands, const std::string& where) {
+    const VictimRule rule = workload_.policy.victim_rule;
+    if (workload_.policy.engine_profile == EngineProfile::Sglang && rule == VictimRule::FewestDecoded) {
+        // retract_decode pops the fewest output tokens, ties to the longest prompt, then the latest in the batch.
+        const json* pick = nullptr;
+        const auto key = [&](const json& c) {
+            return std::make_tuple(-intOf(c, "generated_tokens"), intOf(c, "prompt_tokens"), intOf(c, "admit_seq"));
+        };
+        for (const json& c : cands) {
+            if (c.is_object() && (pick == nullptr || key(c) > key(*pick))) pick = &c;
+        }
+        if (pick != nullptr && strOf(*pick, "id") != strOf(e, "request")) {
+            add(where + ": sglang retract_decode takes the fewest output tokens, then the longest prompt: " +
+                strOf(*pick, "id") + ", not " + strOf(e, "request"));
+        }
+        return;
+    }
+    if (workload_.policy.engine_profile == EngineProfile::TrtllmGuaranteedNoEvict) {
+        add(where + ": trtllm-guaranteed-no-evict never pauses a request (its reservations cover every started "
+                    "request to completion)");
+        return;
+    }
+    if (workload_.policy.engine_profile == EngineProfile::TrtllmMaxUtilization) {
+        // MaxUtilizationScheduler pauses the last started request at or after the one that did not fit, in
+        // activeRequests order, (priority, arrival): the largest (priority, arrival_tick, id) among the candidates.
+        const json* last = nullptr;
+        const auto key = [&](const json& c) {
+            const auto it = tracks_.find(strOf(c, "id"));
+            return std::make_tuple(intOf(c, "priority"), it == tracks_.end() ? 0 : it->second.spec->arrival_tick,
+                                   strOf(c, "id"));
+        };
+        for (const json& c : cands) {
+            if (c.is_object() && (last == nullptr || key(c) > key(*last))) last = &c;
+        }
+        if (last != nullptr && strOf(*last, "id") != strOf(e, "request")) {
+            add(where + ": trtllm-max-utilization pauses the last started request in activeRequests, " +
+                strOf(*last, "id") + ", not " + strOf(e, "request"));
+        }
+        return;
+    }
     if (workload_.policy.engine_profile != EngineProfile::VllmV1) {
         return;
     }
-    const VictimRule rule = workload_.policy.victim_rule;
     if (rule != VictimRule::LastAdmitted && rule != VictimRule::PriorityNewest) {
         return; // a what-if rule: the receipt's limitations say so
     }

@@ -306,7 +306,10 @@ class Oracle {
     void checkPressure(const json& e, const std::string& where) {
         ++sums_.pressure;
         const std::string trigger = strOf(e, "trigger");
-        if (trigger != "allocation-failed" && trigger != "preempt-ahead") {
+        const bool requestCap =
+            trigger == "request-cap" && workload_.policy.engine_profile == EngineProfile::TrtllmMaxUtilization;
+        if (trigger != "allocation-failed" && trigger != "preempt-ahead" && !requestCap &&
+            !(trigger == "retract-decode" && workload_.policy.engine_profile == EngineProfile::Sglang)) {
             add(where + ": unknown trigger '" + trigger + "'");
         }
         const std::int64_t freeBlocks = intOf(e, "free_blocks");
@@ -315,7 +318,7 @@ class Oracle {
             add(where + ": free_blocks " + n(freeBlocks) + " + occupied_blocks " + n(occupied) +
                 " exceed capacity_blocks " + n(workload_.config.capacity_blocks));
         }
-        if (intOf(e, "need_blocks") < 1) {
+        if (intOf(e, "need_blocks") < (requestCap ? 0 : 1)) {
             add(where + ": need_blocks " + n(intOf(e, "need_blocks")) + " is not positive");
         }
     }

@@ -418,28 +418,51 @@ std::vector<std::string> receiptLimitations(const Workload& w, bool prefixSharin
     if (w.policy.engine_profile == EngineProfile::TickModel1) {
         return receiptLimitations(prefixSharing);
     }
+    const std::string name(toString(w.policy.engine_profile));
+    const bool vllm = w.policy.engine_profile == EngineProfile::VllmV1;
+    const bool sglang = w.policy.engine_profile == EngineProfile::Sglang;
+    const std::string trtStep =
+        "activeRequests in (priority, arrival) order; the capacity scheduler (" +
+        std::string(w.policy.engine_profile == EngineProfile::TrtllmMaxUtilization
+                        ? "MAX_UTILIZATION: one step's blocks, pausing the last started request"
+                        : "GUARANTEED_NO_EVICT: blocks to completion reserved, never pausing") +
+        ") then the micro-batch token limit max_num_batched_tokens (max_num_tokens, else prefill_tokens_per_tick); "
+        "max_num_seqs is the request cap (0: none); a context is chunked (block multiples) only when it alone does "
+        "not fit the token limit; victim_rule is not used.";
     std::vector<std::string> out = {
-        "engine_profile vllm-v1 follows " + std::string(engineFollows(w.policy.engine_profile)) +
-            " step for step as a synchronous engine (docs/engines.md): one tick is one schedule() + forward + "
-            "update_from_output(); ticks are steps, not seconds.",
-        "One token budget per step (max_num_batched_tokens, else prefill_tokens_per_tick) that decodes spend too; "
-        "chunked prefill always on; max_num_seqs caps running requests (0: no cap).",
+        "engine_profile " + name + " follows " + std::string(engineFollows(w.policy.engine_profile)) +
+            " step for step as a synchronous engine (docs/engines.md): one tick is one scheduler step with its "
+            "forward; ticks are steps, not seconds.",
+        vllm ? "One token budget per step (max_num_batched_tokens, else prefill_tokens_per_tick) that decodes spend "
+               "too; chunked prefill always on; max_num_seqs caps running requests (0: no cap)."
+        : !sglang ? trtStep
+             : "A step runs a prefill batch (chunked-prefill size max_num_batched_tokens, else prefill_tokens_per_tick) "
+               "or else a decode batch, never both (no mixed chunks, no overlap scheduler); max_num_seqs is "
+               "--max-running-requests (0: no cap); new_token_ratio is kept in parts per million.",
         "The sampled token's KV is written in the next step: a decoding request holds prompt + generated - 1 tokens.",
         "Requests stop only at output_tokens (no EOS, stop strings or max_model_len); no speculative decoding, "
         "no async scheduling or pipeline parallelism (one batch in flight), no KV connector.",
-        "Arrival order within a tick is the workload's (arrival_tick, id) order (vLLM's arrival_time).",
-        "Prefix caching (enable_prefix_caching, hashing of generated blocks) is not modelled yet: declared "
-        "prefix_blocks are not hit under this profile.",
+        "Arrival order within a tick is the workload's (arrival_tick, id) order.",
+        "Prefix caching (vLLM's block hashes, SGLang's radix cache) is not modelled yet: declared prefix_blocks "
+        "are not hit under this profile.",
         "Fairness flags observe; the scheduler never promotes a flagged request.",
     };
-    if (w.policy.victim_rule != VictimRule::LastAdmitted && w.policy.victim_rule != VictimRule::PriorityNewest) {
+    if (sglang && w.policy.victim_rule != VictimRule::FewestDecoded) {
+        out.push_back("What-if: victim_rule " + std::string(toString(w.policy.victim_rule)) +
+                      " retracts instead of SGLang's order (fewest-decoded: fewest output tokens, then longest prompt).");
+    }
+    if (vllm && w.policy.victim_rule != VictimRule::LastAdmitted && w.policy.victim_rule != VictimRule::PriorityNewest) {
         out.push_back("What-if: victim_rule " + std::string(toString(w.policy.victim_rule)) +
                       " is not a vLLM policy (fcfs = last-admitted, priority = priority-newest); the waiting queue "
                       "is fcfs.");
     }
     if (w.policy.watermark_blocks > 0) {
         out.push_back("What-if: watermark_blocks " + std::to_string(w.policy.watermark_blocks) +
-                      " holds blocks back from admission (vLLM at the followed commit has no watermark).");
+                      (vllm ? " holds blocks back from admission (vLLM at the followed commit has no watermark)."
+                            : " is not used by this profile."));
+    }
+    if (!vllm && !sglang && w.policy.resume_guard != ResumeGuard::FullReservation) {
+        out.push_back("resume_guard is not used: the capacity scheduler decides admission.");
     }
     return out;
 }

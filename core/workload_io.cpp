@@ -253,7 +253,8 @@ class WorkloadReader {
         }
         if (v.contains("engine_profile")) {
             p.engine_profile = enumeration(v["engine_profile"], "/policy/engine_profile", parseEngineProfile,
-                                           {EngineProfile::TickModel1, EngineProfile::VllmV1});
+                                           {EngineProfile::TickModel1, EngineProfile::VllmV1, EngineProfile::Sglang,
+                                            EngineProfile::TrtllmMaxUtilization, EngineProfile::TrtllmGuaranteedNoEvict});
         }
         // Written beside the profile (a receipt's policy carries it); when present it must name that profile's.
         if (v.contains("engine_follows")) {

@@ -113,8 +113,10 @@ SettingHelp settingHelp(std::string_view key) {
         {"preempt_ahead", {"", "Evict before a step fails, whenever free blocks would fall below the watermark."}},
         {"hybrid_swap_percent", {"%", "Share of a hybrid victim's full blocks that is swapped; the rest is replayed."}},
         {"engine_profile",
-         {"", "Whose scheduling step to follow: tick-model-1 (the lab's teaching model) or vllm-v1 (vLLM V1's "
-              "Scheduler.schedule, docs/engines.md)."}},
+         {"", "Whose scheduling step to follow: tick-model-1 (the lab's teaching model), vllm-v1 (vLLM V1's "
+              "Scheduler.schedule), sglang (SGLang's prefill-or-decode step with retract_decode), "
+              "trtllm-max-utilization or trtllm-guaranteed-no-evict (TensorRT-LLM's capacity schedulers); "
+              "docs/engines.md."}},
         {"max_num_seqs", {"requests", "Engine profiles: running requests at most (vLLM max_num_seqs); 0 = no cap."}},
         {"max_num_batched_tokens",
          {"tokens/tick", "Engine profiles: one step's token budget, decodes included (vLLM max_num_batched_tokens); "
@@ -161,7 +163,9 @@ std::optional<InputError> applyOverride(Workload& w, std::string_view rawKey, st
         return setInteger(key, value, p.hybrid_swap_percent, 0, 100);
     }
     if (key == "engine_profile") {
-        return setEnum(key, value, p.engine_profile, parseEngineProfile, {EngineProfile::TickModel1, EngineProfile::VllmV1});
+        return setEnum(key, value, p.engine_profile, parseEngineProfile,
+                       {EngineProfile::TickModel1, EngineProfile::VllmV1, EngineProfile::Sglang,
+                        EngineProfile::TrtllmMaxUtilization, EngineProfile::TrtllmGuaranteedNoEvict});
     }
     if (key == "preempt_ahead") {
         if (value == "true" || value == "false") {

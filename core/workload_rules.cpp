@@ -121,16 +121,18 @@ std::optional<InputError> checkPolicy(const Policy& p, const Config& c, const st
     if (auto e = rangeError(file, "/policy/hybrid_swap_percent", p.hybrid_swap_percent, 0, 100)) {
         return e;
     }
-    if (p.engine_profile == EngineProfile::VllmV1) {
-        // vLLM V1 preempts by recompute only and has no preempt-ahead; the profile does not model the what-ifs yet.
+    if (p.engine_profile != EngineProfile::TickModel1) {
+        // vLLM V1 and SGLang preempt by recompute only and have no preempt-ahead; the profiles do not model those
+        // what-ifs yet.
+        const std::string name(toString(p.engine_profile));
         if (p.recovery != Recovery::Recompute) {
             return InputError{file, "/policy/recovery",
-                              "engine_profile vllm-v1 preempts by recompute only (vLLM V1 has no swap); got " +
+                              "engine_profile " + name + " preempts by recompute only (the engine has no swap); got " +
                                   std::string(toString(p.recovery)) + " (use tick-model-1 for swap what-ifs)"};
         }
         if (p.preempt_ahead) {
             return InputError{file, "/policy/preempt_ahead",
-                              "engine_profile vllm-v1 preempts only when allocate_slots fails (vLLM has no preempt-ahead)"};
+                              "engine_profile " + name + " preempts only when its step does not fit (no preempt-ahead)"};
         }
     }
     return std::nullopt;

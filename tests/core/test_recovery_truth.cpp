@@ -34,7 +34,7 @@ class TestRecoveryTruth : public QObject {
     void droppingThePendingRemainderFailsTheOracle();
     void evictionDuringACopyBackFailsTheOracle();
     void propertyTightWorkloadsReevictInEveryPhase();
-    void propertyVllmProfileConserves();
+    void propertyEngineProfilesConserve();
 };
 
 namespace {
@@ -315,7 +315,7 @@ void TestRecoveryTruth::propertyTightWorkloadsReevictInEveryPhase() {
 // what-ifs; max_num_seqs and the token budget varied): the oracle's checks, vLLM's victim and no-admission
 // rules included, hold; the lab's engine (ticked one by one) writes the same events; re-eviction during a
 // replay is reached here too.
-void TestRecoveryTruth::propertyVllmProfileConserves() {
+void TestRecoveryTruth::propertyEngineProfilesConserve() {
     const VictimRule rules[] = {VictimRule::PriorityNewest, VictimRule::LastAdmitted,   VictimRule::LongestContext,
                                 VictimRule::ShortestContext, VictimRule::FewestDecoded, VictimRule::MostRemaining,
                                 VictimRule::TenantFair};
@@ -323,9 +323,12 @@ void TestRecoveryTruth::propertyVllmProfileConserves() {
     int runs = 0;
     std::int64_t evictions = 0;
     std::int64_t carried = 0;
+    std::map<std::string, std::int64_t> byProfile;
     for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+      for (auto profile : {EngineProfile::VllmV1, EngineProfile::Sglang, EngineProfile::TrtllmMaxUtilization,
+                           EngineProfile::TrtllmGuaranteedNoEvict}) {
         Workload w = tightWorkload(seed);
-        w.policy.engine_profile = EngineProfile::VllmV1;
+        w.policy.engine_profile = profile;
         w.policy.recovery = Recovery::Recompute;
         for (auto rule : rules) {
             for (std::int64_t seqs : {0, 2}) {
@@ -337,20 +340,28 @@ void TestRecoveryTruth::propertyVllmProfileConserves() {
                 const RunResult run = runWorkload(w);
                 ++runs;
                 evictions += run.totals.evictions;
+                byProfile[std::string(toString(profile))] += run.totals.evictions;
                 for (const Event& e : run.ledger.events) {
                     if (e.kind == EventKind::Evict && carriedReplayTokens(e, w.config.block_size_tokens) > 0) ++carried;
                 }
                 QCOMPARE(receiptHashes(w, tickByTickRun(w)).event_hash, receiptHashes(w, run).event_hash);
                 const auto report = checkReceipt(nlohmann::json::parse(receiptText(w, run)));
-                QVERIFY2(report.passed, ("seed " + std::to_string(seed) + " " + std::string(toString(rule)) + ": " +
+                QVERIFY2(report.passed, ("seed " + std::to_string(seed) + " " + std::string(toString(profile)) + "/" +
+                                         std::string(toString(rule)) + ": " +
                                          (report.violations.empty() ? "" : report.violations.front()))
                                             .c_str());
             }
         }
+      }
     }
-    qInfo("vllm-v1: %d runs, %lld evictions, %lld during an unfinished replay", runs, static_cast<long long>(evictions),
-          static_cast<long long>(carried));
-    QVERIFY(evictions > 100);
+    std::string counts;
+    for (const auto& [profile, count] : byProfile) counts += " " + profile + "=" + std::to_string(count);
+    qInfo("engine profiles: %d runs, %lld evictions (%s), %lld during an unfinished replay", runs,
+          static_cast<long long>(evictions), counts.c_str(), static_cast<long long>(carried));
+    QVERIFY(byProfile["vllm-v1"] > 100);
+    QVERIFY(byProfile["sglang"] > 0);
+    QVERIFY(byProfile["trtllm-max-utilization"] > 100);
+    QCOMPARE(byProfile["trtllm-guaranteed-no-evict"], std::int64_t{0}); // it never pauses
     QVERIFY(carried > 0);
 }
 

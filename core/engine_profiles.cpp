@@ -1,0 +1,32 @@
+// What the engine profiles (engine_vllm.cpp, engine_sglang.cpp, engine_trtllm.cpp) share: taking a waiting
+// request into the running batch to compute (or recompute) its context, as every engine's admission does.
+#include "engine_impl.h"
+
+namespace pl {
+
+// r leaves the waiting queue and joins the running list (last); its admit (first time) or resume (after a
+// preemption: it recomputes prompt + generated, replaying what it owes) is logged. The caller allocates the
+// blocks of its first chunk (`newBlocks`, taken here before the event so occupancy includes them).
+void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks) {
+    auto& st = rq(r);
+    s_.waiting.erase({st.queue_key, r});
+    st.queue_ticks += t_ - st.queued_since;
+    st.admit_seq = s_.admit_counter++;
+    s_.running.push_back(r);
+    const bool first = !st.ever_admitted;
+    st.ever_admitted = true;
+    takeBlocks(r, newBlocks);
+    Event& ev = emit(first ? EventKind::Admit : EventKind::Resume, r);
+    ev.occupied_blocks = occupied();
+    ev.cached_tokens = 0;
+    st.cached_tokens = 0;
+    if (!first) {
+        ev.mode = Recovery::Recompute;
+        ev.replay_tokens = st.replay_remaining;
+        ev.generated_tokens = st.generated_tokens;
+        ev.context_tokens = 0;
+    }
+    st.phase = st.replay_remaining > 0 ? Phase::Replay : Phase::Prefill;
+}
+
+} // namespace pl

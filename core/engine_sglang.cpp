@@ -1,0 +1,179 @@
+// The sglang engine profile: one tick is one iteration of SGLang's scheduler with the overlap scheduler and
+// mixed chunks off (python/sglang/srt/managers/scheduler.py @ 000eaffa, get_next_batch_to_run). docs/engines.md
+// is its prose. An iteration runs EITHER a prefill batch OR a decode batch:
+//   - get_new_batch_prefill: the request in chunked prefill first, then the waiting queue in order (fcfs),
+//     each admitted while PrefillAdder's budget allows: its prompt (+ generated tokens after a retraction) plus
+//     min(max_new_tokens, 4096) must stay below the free tokens less what the running batch reserves
+//     (each running request's remaining output x new_token_ratio); the chunked-prefill size caps the tokens
+//     prefilled in one batch; --max-running-requests caps the batch. If anything is prefilled, nobody decodes.
+//   - otherwise update_running_batch: if the batch's next decode step does not fit (check_decode_mem),
+//     retract_decode retracts over the whole batch, fewest output tokens first (ties: the longest prompt), at
+//     least one, until the rest fits; the retracted go to the tail of the waiting queue and new_token_ratio is
+//     re-estimated from the survivors; else the ratio decays by (0.7 - 0.098) / 600 toward 0.098. The
+//     survivors decode one token each.
+// The sampled token's KV is written by the next step (as in every engine profile); a retracted request
+// re-prefills its prompt and every generated token.
+#include "engine_impl.h"
+
+#include <algorithm>
+#include <span>
+#include <tuple>
+#include <vector>
+
+namespace pl {
+
+namespace {
+
+constexpr std::int64_t kPpm = 1000000;
+constexpr std::int64_t kInitRatioPpm = 700000;                                   // default_init_new_token_ratio
+constexpr std::int64_t kMinRatioPpm = kInitRatioPpm * 14 / 100;                   // x default_min_new_token_ratio_factor
+constexpr std::int64_t kRatioDecayPpm = (kInitRatioPpm - kMinRatioPpm) / 600;     // / default_new_token_ratio_decay_steps
+constexpr std::int64_t kRetractDecodeSteps = 20;                                  // global_config.retract_decode_steps
+constexpr std::int64_t kClipMaxNewTokens = 4096;                                  // CLIP_MAX_NEW_TOKENS_ESTIMATION
+
+} // namespace
+
+void EngineImpl::scheduleSglang() {
+    const std::int64_t bs = c_.block_size_tokens;
+    const std::int64_t chunkSize = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    s_.quiet_decode_only = false;
+    scheduled_.clear();
+
+    // 1. get_new_batch_prefill. PrefillAdder: rem_total_tokens = available - the running batch's reservation.
+    std::int64_t runningBs = 0;
+    std::int64_t reservedPpm = 0;
+    for (auto r : s_.running) {
+        const auto& st = rq(r);
+        if (st.phase == Phase::Decode) {
+            ++runningBs;
+            reservedPpm += std::min(spec(r).max_output_tokens - st.generated_tokens, kClipMaxNewTokens) * s_.new_token_ratio_ppm;
+        }
+    }
+    std::int64_t remTotal = s_.free_blocks * bs - reservedPpm / kPpm;
+    std::int64_t remInput = chunkSize; // rem_input_tokens and rem_chunk_tokens (max_prefill_tokens = chunk size)
+    // The chunked request (a prefill or re-prefill not finished) goes first: adder.add_chunked_req.
+    for (auto r : s_.running) {
+        auto& st = rq(r);
+        if ((st.phase != Phase::Prefill && st.phase != Phase::Replay) || remInput <= 0) {
+            continue;
+        }
+        const std::int64_t tokens = std::min(target(r) - st.computed_tokens, remInput);
+        const std::int64_t need = blocksFor(st.computed_tokens + tokens) - st.blocks;
+        if (tokens <= 0 || need > s_.free_blocks) {
+            continue;
+        }
+        takeBlocks(r, need);
+        scheduled_.push_back({r, tokens, need});
+        remInput -= tokens;
+        remTotal -= tokens;
+    }
+    std::int64_t batch = runningBs + static_cast<std::int64_t>(scheduled_.size());
+    for (auto it = s_.waiting.begin(); it != s_.waiting.end() && remInput > 0;) {
+        if (c_.max_num_seqs > 0 && batch >= c_.max_num_seqs) {
+            break; // get_num_allocatable_reqs <= 0: batch_is_full
+        }
+        const std::int32_t r = it->second;
+        auto& st = rq(r);
+        // extend_input_len: fill_ids = origin_input_ids + output_ids (a retracted request re-prefills its outputs).
+        const std::int64_t extend = target(r) - st.computed_tokens;
+        const std::int64_t maxNew = std::min(spec(r).max_output_tokens, kClipMaxNewTokens);
+        if (extend + maxNew >= remTotal) {
+            break; // AddReqResult.NO_TOKEN
+        }
+        if (extend > remInput && !scheduled_.empty()) {
+            break; // AddReqResult.OTHER: the batch's prefill budget is spent
+        }
+        const std::int64_t tokens = std::min(extend, remInput);
+        const std::int64_t need = blocksFor(st.computed_tokens + tokens) - st.blocks;
+        if (need > s_.free_blocks) {
+            break;
+        }
+        ++it;
+        admitForRecompute(r, need);
+        scheduled_.push_back({r, tokens, need});
+        ++batch;
+        remInput -= tokens;
+        remTotal -= tokens < extend ? tokens : extend + maxNew; // _prefill_one_req (a chunk reserves no output)
+        if (tokens < extend) {
+            break; // it becomes the chunked request
+        }
+    }
+    if (!scheduled_.empty()) {
+        for (const auto& step : scheduled_) {
+            progress(step.request, step.tokens); // a prefill batch: the running batch does not decode
+        }
+        return;
+    }
+
+    // 2. update_running_batch: a decode batch.
+    std::vector<std::int32_t> decoders;
+    for (auto r : s_.running) {
+        if (rq(r).phase == Phase::Decode) decoders.push_back(r);
+    }
+    if (decoders.empty()) {
+        return;
+    }
+    // check_decode_mem: the blocks the batch's next step takes (the pending token's KV crossing a block edge).
+    auto stepBlocks = [&](const std::vector<std::int32_t>& batchNow) {
+        std::int64_t n = 0;
+        for (auto r : batchNow) n += rq(r).computed_tokens >= rq(r).blocks * bs ? 1 : 0;
+        return n;
+    };
+    if (stepBlocks(decoders) > s_.free_blocks) {
+        logPressure(-1, PressureTrigger::RetractDecode, stepBlocks(decoders));
+        bool firstIter = true;
+        while (firstIter || stepBlocks(decoders) > s_.free_blocks) {
+            if (decoders.size() == 1) {
+                break; // "Corner case: only one request left"
+            }
+            firstIter = false;
+            const std::size_t begin = gatherCandidates();
+            // Only the running (decode) batch is retracted from; a request in chunked prefill is not in it.
+            auto& cands = e_.ledger_.candidates;
+            cands.erase(std::remove_if(cands.begin() + static_cast<std::ptrdiff_t>(begin), cands.end(),
+                                       [&](const Candidate& c) { return rq(c.request).phase != Phase::Decode; }),
+                        cands.end());
+            const std::size_t count = cands.size() - begin;
+            const std::int32_t victim = retractionVictim(begin, count);
+            evict(victim, begin, count);
+            std::erase(decoders, victim);
+        }
+        std::int64_t decoded = 0;
+        std::int64_t maxNew = 0;
+        for (auto r : decoders) {
+            decoded += rq(r).generated_tokens;
+            maxNew += spec(r).max_output_tokens;
+        }
+        const auto survivors = static_cast<std::int64_t>(decoders.size());
+        s_.new_token_ratio_ppm = std::min(kPpm, (decoded + kRetractDecodeSteps * survivors) * kPpm / std::max<std::int64_t>(1, maxNew));
+    } else {
+        s_.new_token_ratio_ppm = std::max(s_.new_token_ratio_ppm - kRatioDecayPpm, kMinRatioPpm);
+    }
+    for (auto r : decoders) {
+        const std::int64_t need = blocksFor(rq(r).computed_tokens + 1) - rq(r).blocks;
+        if (need > s_.free_blocks) {
+            continue; // the one request left does not fit: it waits (SGLang asserts there is room)
+        }
+        takeBlocks(r, need);
+        progress(r, 1);
+    }
+}
+
+// retract_decode's order: sorted by (len(output_ids), -len(origin_input_ids)) descending and popped from the
+// end, so the fewest output tokens go first, ties to the longest prompt; Python's stable sort leaves equal keys
+// in batch order, so the last of them in the batch (the latest admitted) is popped. Under another victim_rule
+// (a what-if) that rule chooses.
+std::int32_t EngineImpl::retractionVictim(std::size_t begin, std::size_t count) const {
+    const auto cands = std::span<const Candidate>(e_.ledger_.candidates).subspan(begin, count);
+    if (p_.victim_rule != VictimRule::FewestDecoded) {
+        return cands[chooseVictim(e_.ranks_.context(p_.victim_rule), cands)].request;
+    }
+    const Candidate* best = &cands.front();
+    for (const auto& c : cands) {
+        const auto key = [](const Candidate& x) { return std::make_tuple(-x.generated_tokens, x.prompt_tokens, x.admit_seq); };
+        if (key(c) > key(*best)) best = &c;
+    }
+    return best->request;
+}
+
+} // namespace pl
