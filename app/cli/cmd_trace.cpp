@@ -25,9 +25,7 @@ int fail(const char* command, const std::string& message) {
     return kExitBadInput;
 }
 
-std::string where(const InputError& e) {
-    return e.file.empty() ? (e.path.empty() ? e.reason : e.path + ": " + e.reason) : e.message();
-}
+std::string where(const InputError& e) { return e.message(); } // "FILE: PATH: reason", or from PATH on
 
 // Requests that arrive at or after max_ticks would never enter the run (validation refuses them): the count, the
 // last arrival and the flags that fix it (`fewer`: how to take fewer or earlier requests).
@@ -239,7 +237,7 @@ int runImportTrace(int argc, char** argv) {
                  static_cast<long long>(report.imported), static_cast<long long>(report.rows_in_file),
                  static_cast<long long>(report.rows_in_window), static_cast<long long>(report.skipped_oversized),
                  static_cast<long long>(report.truncated_outputs), static_cast<long long>(report.last_arrival_tick),
-                 static_cast<long long>(report.prefix_block_ids), out->c_str());
+                 static_cast<long long>(report.prefix_block_ids), printable(*out).c_str());
     return kExitOk;
 }
 
@@ -357,7 +355,7 @@ int runGenerate(int argc, char** argv) {
         }
     }
     std::fprintf(stderr, "generated %zu requests, last arrival tick %lld -> %s\n", workload.requests.size(),
-                 static_cast<long long>(workload.requests.back().arrival_tick), out->c_str());
+                 static_cast<long long>(workload.requests.back().arrival_tick), printable(*out).c_str());
     return kExitOk;
 }
 
