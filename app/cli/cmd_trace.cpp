@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "cost/model_preset.h"
+#include "run_control.h"
 #include "summary.h"
 #include "trace/fixed_point.h"
 #include "trace/generator.h"
@@ -51,7 +52,7 @@ int writeWorkload(const char* command, const Workload& w, const std::string& out
     if (auto err = validateWorkload(w)) {
         return fail(command, "the resulting workload is invalid: " + where(*err));
     }
-    const std::string text = trace::workloadText(fullWorkloadJson(w));
+    const std::string text = trace::workloadText(w);
     if (out == "-") {
         if (auto err = writeStdout(text)) {
             return fail(command, *err);
@@ -325,6 +326,10 @@ int runGenerate(int argc, char** argv) {
         if (!args.has("lengths")) {
             params.lengths = trace::GeneratorParams::Lengths::Empirical;
         }
+    }
+    // Refused up front where it cannot fit, rather than killed by the kernel on the way (10,000,000 requests).
+    if (auto e = trace::checkGeneratedFits(params.count, availableMemoryBytes())) {
+        return fail(cmd, where(*e));
     }
     auto generated = trace::generateWorkload(params);
     if (auto* e = std::get_if<InputError>(&generated)) {
