@@ -151,12 +151,18 @@ void TestReceipt::verifyPassesUntouchedReceipt() {
     }
 }
 
-void TestReceipt::verifyNamesTheFirstDifference() {
-    auto doc = receiptJson(loadSample("seed-example"));
+// The index of a receipt's first evict event.
+static std::size_t firstEvict(const nlohmann::json& receipt) {
     std::size_t evict = 0;
-    while (doc["events"][evict]["kind"] != "evict") {
+    while (receipt["events"][evict]["kind"] != "evict") {
         ++evict;
     }
+    return evict;
+}
+
+void TestReceipt::verifyNamesTheFirstDifference() {
+    auto doc = receiptJson(loadSample("seed-example"));
+    const std::size_t evict = firstEvict(doc);
     doc["events"][evict]["replay_tokens"] = 31;
     const auto v = std::get<VerifyOutcome>(verifyReceipt(doc, "edited.json"));
     QVERIFY(!v.identical);
@@ -175,10 +181,7 @@ void TestReceipt::verifyNamesTheFirstDifference() {
 // "events"); "seq": -0 read "expected 0, found 0".
 void TestReceipt::verifyNamesTheFieldBehindRecomputedHashes() {
     auto doc = receiptJson(loadSample("seed-example"));
-    std::size_t evict = 0;
-    while (doc["events"][evict]["kind"] != "evict") {
-        ++evict;
-    }
+    const std::size_t evict = firstEvict(doc);
     doc["events"][evict]["replay_tokens"] = 31;
     doc["event_hash"] = sha256Tagged(canonicalJson(doc["events"]));
     auto v = std::get<VerifyOutcome>(verifyReceipt(doc, "edited.json"));
