@@ -246,7 +246,7 @@ const char* kGenerateUsage =
     "usage: preemptlab-cli generate --out WORKLOAD [options] [--<config or policy key> V ...]\n"
     "  --seed N --count N --name NAME           (defaults 1, 200, generated)\n"
     "  --arrivals poisson|gamma --rate R        arrivals per tick (default poisson, 0.2)\n"
-    "  --burst-cv CV                            gamma gaps' coefficient of variation (default 3)\n"
+    "  --burst-cv CV                            gamma gaps' coefficient of variation (0.001 to 100; default 3)\n"
     "  --lengths lognormal|trace                lognormal (default) or resampled from a trace\n"
     "  --prompt-median X --prompt-sigma X --output-median X --output-sigma X   (512, 0.9, 128, 0.9)\n"
     "  --prompt-min N --prompt-max N --output-min N --output-max N             clamps (1, 4096, 1, 1024)\n"
