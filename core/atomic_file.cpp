@@ -4,10 +4,13 @@
 // as it was.
 #include "atomic_file.h"
 
+#include "errors.h"
+
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <utility>
 
@@ -20,7 +23,8 @@ namespace {
 
 constexpr std::size_t kFlushThreshold = std::size_t{1} << 20; // buffer up to 1 MiB between write(2) calls
 
-std::string errnoMessage(const std::string& path, int err) { return path + ": " + std::strerror(err); }
+// Messages show the path as the user named it, control bytes escaped (errors.h printable()).
+std::string errnoMessage(const std::string& path, int err) { return printable(path, 4096) + ": " + std::strerror(err); }
 
 std::string folderOf(const std::string& path) {
     const auto slash = path.find_last_of('/');
@@ -94,7 +98,7 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
         return;
     }
     if (baseOf(path_).empty()) {
-        error_ = path_ + ": names a folder, not a file";
+        error_ = printable(path_, 4096) + ": names a folder, not a file";
         return;
     }
     target_ = path_;
@@ -102,7 +106,7 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
     if (::lstat(path_.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
         char* resolved = ::realpath(path_.c_str(), nullptr);
         if (resolved == nullptr) {
-            error_ = path_ + ": a symbolic link that cannot be followed: " + std::strerror(errno);
+            error_ = printable(path_, 4096) + ": a symbolic link that cannot be followed: " + std::strerror(errno);
             return;
         }
         target_ = resolved;
@@ -110,7 +114,7 @@ AtomicFileWriter::AtomicFileWriter(std::string path) : path_(std::move(path)) {
     }
     const bool exists = ::stat(target_.c_str(), &st) == 0;
     if (exists && !S_ISREG(st.st_mode)) {
-        error_ = path_ + (S_ISDIR(st.st_mode) ? ": names a folder, not a file"
+        error_ = printable(path_, 4096) + (S_ISDIR(st.st_mode) ? ": names a folder, not a file"
                                               : ": is not a regular file (a device, pipe or socket); name a file");
         return;
     }
@@ -175,7 +179,7 @@ void AtomicFileWriter::flushBuffer() {
 
 std::optional<std::string> AtomicFileWriter::finish() {
     if (committed_) {
-        return std::string(path_ + ": already committed");
+        return printable(path_, 4096) + ": already committed";
     }
     if (error_ || finished_) {
         return error_;
@@ -218,6 +222,22 @@ std::optional<std::string> AtomicFileWriter::commit() {
     }
     committed_ = true;
     syncFolder(folderOf(target_));
+    return std::nullopt;
+}
+
+std::optional<std::string> outputIsAnInput(const std::string& out, const std::vector<std::string>& inputs) {
+    if (out == "-" || out.empty()) {
+        return std::nullopt;
+    }
+    for (const std::string& in : inputs) {
+        std::error_code ec;
+        // equivalent(): the same device and inode, so a relative path, a symbolic link or a hard link to the
+        // input is caught as well as the same name.
+        if (!in.empty() && in != "-" && std::filesystem::equivalent(out, in, ec) && !ec) {
+            return printable(out, 4096) + ": is the input file " + printable(in, 4096) +
+                   "; writing it would destroy the input (name another file)";
+        }
+    }
     return std::nullopt;
 }
 

@@ -21,6 +21,12 @@ std::optional<std::string> writeFileAtomically(const std::string& path, std::str
 // a command checks its outputs before its work, so a bad --out costs nothing.
 std::optional<std::string> checkWritable(const std::string& path);
 
+// An output must not be one of its inputs (by any path to the same file: a relative path, a symbolic or a hard
+// link; compared by device and inode): writing it would destroy the input. Returns the message (paths made
+// printable), or nothing when `out` is a different file, "-" or empty. The CLI's commands and the lab's
+// --screenshot and --bundle check their outputs with it.
+std::optional<std::string> outputIsAnInput(const std::string& out, const std::vector<std::string>& inputs);
+
 // Several files, all or nothing as far as POSIX allows: every temporary is written and synced before the first
 // rename, so an unwritable path or a full disk anywhere leaves every target as it was.
 std::optional<std::string> writeFilesAtomically(const std::vector<std::pair<std::string, std::string>>& files);

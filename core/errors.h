@@ -36,9 +36,10 @@ struct InputError {
     std::string reason; // what is wrong, in words
 
     // "FILE: PATH: reason"; an error not from a file (a command-line flag, an edit in the lab) starts at PATH.
-    // The path and reason may quote the input (a key, an id, a token): they are made printable().
+    // The file name, path and reason may hold control bytes (a newline in a file name, a key, an id, a token):
+    // they are made printable().
     std::string message() const {
-        std::string m = file;
+        std::string m = printable(file, 4096); // a file name may hold a newline or an escape sequence too
         for (const std::string* part : {&path, &reason}) {
             if (!part->empty()) {
                 m += (m.empty() ? "" : ": ") + printable(*part);

@@ -26,7 +26,15 @@ class StrictDomBuilder {
     bool boolean(bool v) { return place(json(v)); }
     bool number_integer(json::number_integer_t v) { return place(json(v)); }
     bool number_unsigned(json::number_unsigned_t v) { return place(json(v)); }
-    bool number_float(json::number_float_t v, const json::string_t&) { return place(json(v)); }
+    bool number_float(json::number_float_t v, const json::string_t& raw) {
+        // An integer literal past 64 bits ("18446744073709551616") reaches here as a double: it is an integer out
+        // of range, not "a floating-point number" as the readers would call it.
+        if (raw.find_first_of(".eE") == json::string_t::npos) {
+            return fail(currentPath(), printable(raw, 40) + " is out of range of a 64-bit integer (integers here are "
+                                                            "at most 2^53-1)");
+        }
+        return place(json(v));
+    }
     bool string(json::string_t& v) { return place(json(std::move(v))); }
     bool binary(json::binary_t&) { return fail(currentPath(), "binary values are not JSON text"); }
     bool start_object(std::size_t) { return open(json::object()); }
@@ -49,6 +57,15 @@ class StrictDomBuilder {
         }
         // `position` counts the characters read, the offending one included.
         const std::size_t offset = position == 0 ? 0 : position - 1;
+        // A comment ("// ..." or "/* ... */"): the lexer's "invalid literal; last read: ..." quoted up to 400 bytes
+        // before it. Say what it is, at its first '/'.
+        for (const std::size_t at : {offset, offset - 1}) {
+            if (at < text_.size() && text_[at] == '/' && at + 1 < text_.size() &&
+                (text_[at + 1] == '/' || text_[at + 1] == '*')) {
+                return fail(lineColumnAt(text_, at), "invalid JSON: comments are not JSON (remove the " +
+                                                         std::string(text_.substr(at, 2)) + " comment)");
+            }
+        }
         return fail(lineColumnAt(text_, offset), "invalid JSON: " + describe(ex.what()));
     }
 

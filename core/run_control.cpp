@@ -63,19 +63,23 @@ std::string eventBudgetProblem() {
            "machine's memory)";
 }
 
-std::int64_t eventBudget() {
-    if (const std::int64_t fixed = fixedBudget()) {
-        return fixed;
-    }
+std::int64_t availableMemoryBytes() {
     std::ifstream in("/proc/meminfo");
     std::string line;
     while (std::getline(in, line)) {
         long long kib = 0;
         if (std::sscanf(line.c_str(), "MemAvailable: %lld kB", &kib) == 1) {
-            return eventBudgetFor(static_cast<std::int64_t>(kib) * 1024);
+            return static_cast<std::int64_t>(kib) * 1024;
         }
     }
     return 0;
+}
+
+std::int64_t eventBudget() {
+    if (const std::int64_t fixed = fixedBudget()) {
+        return fixed;
+    }
+    return eventBudgetFor(availableMemoryBytes());
 }
 
 std::string outOfMemoryMessage(const std::string& what) {

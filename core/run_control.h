@@ -56,6 +56,8 @@ class RunTooLarge : public std::runtime_error {
 // high: a million smallest requests, 4,000,000 events in 4.2 GB, stopped on a 22 GB machine at "about 11 GiB".)
 inline constexpr std::int64_t kBytesPerEvent = 1152;
 std::int64_t eventBudget();
+// MemAvailable from /proc/meminfo in bytes; 0 where it cannot be read.
+std::int64_t availableMemoryBytes();
 // The arithmetic behind eventBudget(): the events that half of `availableBytes` holds at kBytesPerEvent.
 constexpr std::int64_t eventBudgetFor(std::int64_t availableBytes) { return availableBytes / 2 / kBytesPerEvent; }
 // Why PREEMPTLAB_MAX_EVENTS, when set, is not a positive integer (eventBudget then ignores it); empty when it

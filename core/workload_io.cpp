@@ -84,7 +84,11 @@ class WorkloadReader {
         checkKeys(doc, "", {"format", "name", "notes", "config", "policy", "requests"});
         w.name = text(required(doc, "", "name"), "/name");
         if (doc.contains("notes")) {
-            w.notes = text(doc["notes"], "/notes");
+            const json& notes = doc["notes"];
+            if (notes.is_string()) { // before the copy: the document holds it once already
+                rethrow(checkNotesSize(notes.get_ref<const std::string&>().size(), caps_, file_));
+            }
+            w.notes = text(notes, "/notes");
         }
         if (doc.contains("config")) {
             readConfig(doc["config"], w.config);

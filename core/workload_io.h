@@ -26,6 +26,9 @@ struct Caps {
     // Prefix block ids in the whole workload (every request's prefix_blocks together): counted while reading,
     // so a file cannot hold more of them in memory than this (about 16 bytes each while parsing).
     std::int64_t max_prefix_blocks = 100'000'000;
+    // The free-text notes: 1 MiB (an imported trace's notes are about 1 KB). A 1.9 GiB notes string took 5.9 GB
+    // as it was copied from the document into the workload and on; it is refused before the copy.
+    std::int64_t max_notes_bytes = std::int64_t{1} << 20;
 };
 
 template <typename T>

@@ -138,6 +138,15 @@ std::optional<InputError> checkPolicy(const Policy& p, const Config& c, const st
     return std::nullopt;
 }
 
+std::optional<InputError> checkNotesSize(std::uint64_t bytes, const Caps& caps, const std::string& file) {
+    if (bytes > static_cast<std::uint64_t>(caps.max_notes_bytes)) {
+        return InputError{file, "/notes",
+                          "holds " + std::to_string(bytes) + " bytes, over the cap of " +
+                              std::to_string(caps.max_notes_bytes) + " bytes (1 MiB) for free text"};
+    }
+    return std::nullopt;
+}
+
 std::optional<InputError> checkRequestCount(std::uint64_t count, const Caps& caps, const std::string& file) {
     if (count > static_cast<std::uint64_t>(caps.max_requests)) {
         return InputError{file, "/requests",
@@ -267,6 +276,9 @@ std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps, 
         if (!isValidUtf8(*text)) {
             return InputError{file, path, "is not UTF-8 text (a JSON string must be)"};
         }
+    }
+    if (auto e = checkNotesSize(w.notes.size(), caps, file)) {
+        return e;
     }
     if (auto e = checkConfig(w.config, caps, file)) {
         return e;

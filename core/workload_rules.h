@@ -42,6 +42,8 @@ std::optional<std::string> integerRangeProblem(std::int64_t value, std::int64_t 
 std::optional<InputError> checkConfig(const Config& c, const Caps& caps, const std::string& file);
 std::optional<InputError> checkPolicy(const Policy& p, const Config& c, const std::string& file);
 std::optional<InputError> checkRequestCount(std::uint64_t count, const Caps& caps, const std::string& file);
+// `bytes` of notes against Caps::max_notes_bytes.
+std::optional<InputError> checkNotesSize(std::uint64_t bytes, const Caps& caps, const std::string& file);
 // `total`: prefix block ids in requests 0..index together (Caps::max_prefix_blocks).
 std::optional<InputError> checkPrefixTotal(std::uint64_t total, const Caps& caps, std::size_t index,
                                            const std::string& file);

@@ -8,12 +8,17 @@
 #include "labdocument.h"
 #include "mainwindow.h"
 
+#include "atomic_file.h"
+#include "run_control.h"
+
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
 #include <QSettings>
 #include <QTemporaryDir>
 
 #include <cstdio>
+#include <new>
 
 namespace plui {
 
@@ -23,6 +28,8 @@ int fail(const QString& message) {
     return 2;
 }
 
+int runHeadlessUnguarded(const LabOptions& options);
+
 // --bundle DIR: Export > Review Bundle without the window, the comparison run first so that the bundle has
 // compare.png and summary.md its table. An earlier bundle in DIR is kept unless --replace. `failure`: why the
 // run failed, where it did.
@@ -30,6 +37,12 @@ int writeBundle(MainWindow& window, const LabOptions& options, const QString& fa
     if (!window.document()->session()) {
         return fail(QStringLiteral("--bundle: no run to put in it: %1")
                         .arg(failure.isEmpty() ? QStringLiteral("the workload did not run") : failure));
+    }
+    // No file of the bundle may be one of the inputs, by any path (--replace would write over it).
+    for (const QString& name : reviewBundleFileNames(window.exportActions()->bundleViews()) + reviewBundleOptionalFiles()) {
+        if (const auto e = pl::outputIsAnInput(QDir(options.bundle).filePath(name).toStdString(), options.inputFiles())) {
+            return fail(QStringLiteral("--bundle: %1").arg(QString::fromStdString(*e)));
+        }
     }
     const QStringList there = window.exportActions()->bundleFilesIn(options.bundle);
     if (!there.isEmpty() && !options.replace) {
@@ -54,6 +67,17 @@ int writeBundle(MainWindow& window, const LabOptions& options, const QString& fa
 } // namespace
 
 int runHeadless(const LabOptions& options) {
+    // As the CLI: a failed allocation (a huge workload under `ulimit -v`) ends with exit 2 and the figures, not
+    // std::terminate's abort. Every file is written atomically, so nothing half-written is left.
+    try {
+        return runHeadlessUnguarded(options);
+    } catch (const std::bad_alloc&) {
+        return fail(QString::fromStdString(pl::outOfMemoryMessage("headless run")));
+    }
+}
+
+namespace {
+int runHeadlessUnguarded(const LabOptions& options) {
     // Settings go to an empty folder that is removed afterwards: the picture depends on the command line only.
     const QTemporaryDir settingsDir;
     if (!settingsDir.isValid()) return fail(QStringLiteral("cannot make a temporary folder for settings: %1")
@@ -122,6 +146,12 @@ int runHeadless(const LabOptions& options) {
     }
     // Let layouts settle and queued replots run before rendering.
     for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    // A run that failed (more events than this machine allows) would be drawn at tick -1 with a note, and the
+    // script told all went well: exit 2 with the reason, as --bundle does, and write nothing.
+    if (!failure.isEmpty() && options.view != QLatin1String("breakeven")) {
+        if (lifted) window.setCentralWidget(lifted);
+        return fail(QStringLiteral("--screenshot: no run to draw: %1").arg(failure));
+    }
     const QSize drawn = target->size();
     const ExportError error = exportWidgetImage(target, options.screenshot);
     if (lifted) window.setCentralWidget(lifted);
@@ -139,5 +169,7 @@ int runHeadless(const LabOptions& options) {
     }
     return 0;
 }
+
+} // namespace
 
 } // namespace plui

@@ -1,5 +1,6 @@
 #include "labcommandline.h"
 
+#include "atomic_file.h"
 #include "number_text.h"
 #include "utf8.h"
 #include "workload_io.h"
@@ -7,6 +8,7 @@
 #include "qtext.h"
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QLocale>
 #include <QRegularExpression>
 
@@ -158,7 +160,35 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         *error = QStringLiteral("--screenshot needs a workload (--workload FILE)");
         return false;
     }
+    if (!out->screenshot.isEmpty()) {
+        // Said before the run: a folder read as "unknown image format ''" after it.
+        const QFileInfo shotFile(out->screenshot);
+        const QString suffix = shotFile.suffix().toLower();
+        if (shotFile.isDir()) {
+            *error = QStringLiteral("--screenshot: '%1' is a folder; name an image file in it ending in .png, .svg "
+                                    "or .pdf").arg(out->screenshot);
+            return false;
+        }
+        if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf")) {
+            *error = QStringLiteral("--screenshot: '%1' does not end in .png, .svg or .pdf (the suffix picks the "
+                                    "image format)").arg(out->screenshot);
+            return false;
+        }
+        // As the CLI refuses output = input: by any path to the same file (a link, a relative path).
+        if (const auto e = pl::outputIsAnInput(out->screenshot.toStdString(), out->inputFiles())) {
+            *error = QStringLiteral("--screenshot: %1").arg(QString::fromStdString(*e));
+            return false;
+        }
+    }
     return true;
+}
+
+std::vector<std::string> LabOptions::inputFiles() const {
+    std::vector<std::string> files;
+    for (const QString& f : {workload, calibration}) {
+        if (!f.isEmpty() && !f.startsWith(QLatin1Char(':'))) files.push_back(f.toStdString()); // ':' a resource
+    }
+    return files;
 }
 
 void useCliNumberFormat() {

@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace plui {
 
@@ -32,6 +34,8 @@ struct LabOptions {
     QSize size{1600, 1000};
     int exitCode = -1; // >= 0: help or version was printed, exit with it
     bool headless() const { return !screenshot.isEmpty() || !bundle.isEmpty(); }
+    // The files the lab reads (--workload, --calibration), which no output may be (pl::outputIsAnInput).
+    std::vector<std::string> inputFiles() const;
 };
 
 // Views --view accepts.

@@ -1,6 +1,7 @@
 #include "args.h"
 
 #include "atomic_file.h"
+#include "errors.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -100,7 +101,7 @@ std::optional<std::string> positionalProblem(const Args& args, const std::vector
         return "missing " + names[args.positional.size()];
     }
     if (args.positional.size() > names.size()) {
-        return "unexpected argument '" + args.positional[names.size()] + "'";
+        return "unexpected argument '" + printable(args.positional[names.size()]) + "'";
     }
     return std::nullopt;
 }
@@ -119,19 +120,6 @@ std::optional<std::string> writeStdout(std::string_view text) {
            (err != 0 ? std::strerror(err) : "a write failed (a full disk or a closed pipe)");
 }
 
-std::optional<std::string> outputIsAnInput(const std::string& out, const std::vector<std::string>& inputs) {
-    if (out == "-") {
-        return std::nullopt;
-    }
-    for (const std::string& in : inputs) {
-        std::error_code ec;
-        if (in != "-" && std::filesystem::equivalent(out, in, ec) && !ec) {
-            return out + ": is the input file " + in + "; writing it would destroy the input (name another file)";
-        }
-    }
-    return std::nullopt;
-}
-
 std::optional<std::string> checkOutputs(const std::vector<std::string>& outputs,
                                         const std::vector<std::string>& inputs) {
     // Two outputs of one command that are one file (compare --out into its own --receipts folder): the second
@@ -142,7 +130,8 @@ std::optional<std::string> checkOutputs(const std::vector<std::string>& outputs,
             const auto pi = std::filesystem::weakly_canonical(outputs[i], a);
             const auto pj = std::filesystem::weakly_canonical(outputs[j], b);
             if (outputs[i] != "-" && !a && !b && pi == pj) {
-                return outputs[i] + ": is also " + outputs[j] + ", another output of this command (name another file)";
+                return printable(outputs[i], 4096) + ": is also " + printable(outputs[j], 4096) +
+                       ", another output of this command (name another file)";
             }
         }
     }

@@ -42,11 +42,8 @@ std::optional<std::string> positionalProblem(const Args& args, const std::vector
 // command reports success only after this, so "wrote ..." never precedes "cannot write".
 std::optional<std::string> writeStdout(std::string_view text);
 
-// A command's output must not be one of its input files (by any path to the same file): writing it would
-// destroy the input. Returns the message for exit 2, or nothing when `out` is a different file or "-".
-std::optional<std::string> outputIsAnInput(const std::string& out, const std::vector<std::string>& inputs);
-
-// Every output a command will write, checked before its work: not an input, and writable now.
+// Every output a command will write, checked before its work: not an input (pl::outputIsAnInput, atomic_file.h),
+// and writable now.
 std::optional<std::string> checkOutputs(const std::vector<std::string>& outputs,
                                         const std::vector<std::string>& inputs);
 

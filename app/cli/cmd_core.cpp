@@ -67,7 +67,7 @@ int cmdValidate(int argc, char** argv) {
         return kExitBadInput;
     }
     std::printf("%s: valid %s workload '%s': %zu requests, %lld blocks of %lld tokens, policy %s/%s/%s\n",
-                args.positional[0].c_str(), std::string(kWorkloadFormat).c_str(), w->name.c_str(), w->requests.size(),
+                printable(args.positional[0]).c_str(), std::string(kWorkloadFormat).c_str(), printable(w->name).c_str(), w->requests.size(),
                 static_cast<long long>(w->config.capacity_blocks), static_cast<long long>(w->config.block_size_tokens),
                 std::string(toString(w->policy.recovery)).c_str(), std::string(toString(w->policy.victim_rule)).c_str(),
                 std::string(toString(w->policy.resume_guard)).c_str());
@@ -199,6 +199,7 @@ int cmdVerify(int argc, char** argv) {
         return kExitBadInput;
     }
     const std::string& file = args.positional[0];
+    const std::string shown = printable(file); // control bytes in the name escaped, as in every message
     // A receipt is about 250 B per event: what this machine's runs can write (eventBudget), at least 2 GiB.
     const std::int64_t cap = std::max(Caps{}.max_file_bytes, eventBudget() * 512);
     auto text = readTextFile(file, cap, "receipt");
@@ -211,15 +212,15 @@ int cmdVerify(int argc, char** argv) {
     }
     const auto& v = std::get<VerifyOutcome>(result);
     if (!v.identical) {
-        std::printf("%s: DIFFERS from the replay: first difference at %s\n", file.c_str(),
+        std::printf("%s: DIFFERS from the replay: first difference at %s\n", shown.c_str(),
                     v.first_difference.c_str());
         return kExitCheckFailed;
     }
     if (!v.conservation_passed) {
-        std::printf("%s: replay identical but conservation FAILED: %s\n", file.c_str(), v.first_violation.c_str());
+        std::printf("%s: replay identical but conservation FAILED: %s\n", shown.c_str(), v.first_violation.c_str());
         return kExitCheckFailed;
     }
-    std::printf("%s: identical to the replay (%zu events), conservation passed\n", file.c_str(), v.events);
+    std::printf("%s: identical to the replay (%zu events), conservation passed\n", shown.c_str(), v.events);
     return kExitOk;
 }
 
@@ -241,7 +242,7 @@ int cmdCompare(int argc, char** argv) {
     const auto out = args.value("out");
     const bool csv = out && endsWith(*out, ".csv");
     if (out && !csv && !endsWith(*out, ".json") && std::filesystem::path(*out).has_extension()) {
-        return badInput("compare --out: '" + *out + "' must end in .json or .csv");
+        return badInput("compare --out: '" + printable(*out) + "' must end in .json or .csv");
     }
     auto base = loadWithOverrides(args.positional[0], args);
     std::optional<gpu::Calibration> calibration;
@@ -301,7 +302,7 @@ int cmdCompare(int argc, char** argv) {
         return badInput("cannot write: " + *err);
     }
     for (std::size_t i = 0; args.value("receipts") && i < cols.size(); ++i) {
-        std::fprintf(stderr, "wrote %s\n", outputs[i].c_str());
+        std::fprintf(stderr, "wrote %s\n", printable(outputs[i]).c_str());
     }
     bool allPassed = true;
     for (const auto& c : cols) {

@@ -9,6 +9,7 @@
 #include "calibration_run.h"
 #include "device_api.h"
 #include "device_memory.h"
+#include "errors.h"
 #include "kv_layout.h"
 #include "live_backend_core.h"
 #include "summary.h"
@@ -241,7 +242,7 @@ int runLivePlan(int argc, char** argv) {
     std::string error;
     const auto plan = pl::gpu::sizeLiveRun(*w, options, &error);
     if (!plan) {
-        return usageError("live-plan", args.positional[0] + ": " + error);
+        return usageError("live-plan", printable(args.positional[0]) + ": " + error);
     }
     const pl::gpu::KvLayout arena(plan->arena);
     const std::int64_t poolBytes = plan->host_slots * arena.blockBytes();

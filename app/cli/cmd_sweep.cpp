@@ -22,11 +22,7 @@ int fail(const std::string& message) {
     return kExitBadInput;
 }
 
-std::string describe(const InputError& e) {
-    std::string m = e.file.empty() ? std::string() : e.file + ": ";
-    m += e.path.empty() ? e.reason : e.path + ": " + e.reason;
-    return m;
-}
+std::string describe(const InputError& e) { return e.message(); }
 
 bool endsWith(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
@@ -59,7 +55,7 @@ int runSweep(int argc, char** argv) {
     }
     const bool json = endsWith(*out, ".json");
     if (!json && !endsWith(*out, ".csv")) {
-        return fail("--out: '" + *out + "' must end in .csv or .json");
+        return fail("--out: '" + printable(*out) + "' must end in .csv or .json");
     }
     if (auto err = checkOutputs({*out}, args.positional)) {
         return fail(*err);
@@ -146,7 +142,7 @@ int runSweep(int argc, char** argv) {
         flips += p.flip ? 1 : 0;
     }
     std::fprintf(stderr, "sweep: %zu points x %zu modes by %s, %zu flips -> %s\n", r.points.size(),
-                 r.spec.modes.size(), std::string(pl::cost::toString(r.spec.metric)).c_str(), flips, out->c_str());
+                 r.spec.modes.size(), std::string(pl::cost::toString(r.spec.metric)).c_str(), flips, printable(*out).c_str());
     return kExitOk;
 }
 

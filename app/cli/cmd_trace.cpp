@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "cost/model_preset.h"
+#include "run_control.h"
 #include "summary.h"
 #include "trace/fixed_point.h"
 #include "trace/generator.h"
@@ -25,9 +26,7 @@ int fail(const char* command, const std::string& message) {
     return kExitBadInput;
 }
 
-std::string where(const InputError& e) {
-    return e.file.empty() ? (e.path.empty() ? e.reason : e.path + ": " + e.reason) : e.message();
-}
+std::string where(const InputError& e) { return e.message(); } // "FILE: PATH: reason", or from PATH on
 
 // Requests that arrive at or after max_ticks would never enter the run (validation refuses them): the count, the
 // last arrival and the flags that fix it (`fewer`: how to take fewer or earlier requests).
@@ -53,7 +52,7 @@ int writeWorkload(const char* command, const Workload& w, const std::string& out
     if (auto err = validateWorkload(w)) {
         return fail(command, "the resulting workload is invalid: " + where(*err));
     }
-    const std::string text = trace::workloadText(fullWorkloadJson(w));
+    const std::string text = trace::workloadText(w);
     if (out == "-") {
         if (auto err = writeStdout(text)) {
             return fail(command, *err);
@@ -239,7 +238,7 @@ int runImportTrace(int argc, char** argv) {
                  static_cast<long long>(report.imported), static_cast<long long>(report.rows_in_file),
                  static_cast<long long>(report.rows_in_window), static_cast<long long>(report.skipped_oversized),
                  static_cast<long long>(report.truncated_outputs), static_cast<long long>(report.last_arrival_tick),
-                 static_cast<long long>(report.prefix_block_ids), out->c_str());
+                 static_cast<long long>(report.prefix_block_ids), printable(*out).c_str());
     return kExitOk;
 }
 
@@ -247,7 +246,7 @@ const char* kGenerateUsage =
     "usage: preemptlab-cli generate --out WORKLOAD [options] [--<config or policy key> V ...]\n"
     "  --seed N --count N --name NAME           (defaults 1, 200, generated)\n"
     "  --arrivals poisson|gamma --rate R        arrivals per tick (default poisson, 0.2)\n"
-    "  --burst-cv CV                            gamma gaps' coefficient of variation (default 3)\n"
+    "  --burst-cv CV                            gamma gaps' coefficient of variation (0.001 to 100; default 3)\n"
     "  --lengths lognormal|trace                lognormal (default) or resampled from a trace\n"
     "  --prompt-median X --prompt-sigma X --output-median X --output-sigma X   (512, 0.9, 128, 0.9)\n"
     "  --prompt-min N --prompt-max N --output-min N --output-max N             clamps (1, 4096, 1, 1024)\n"
@@ -328,6 +327,10 @@ int runGenerate(int argc, char** argv) {
             params.lengths = trace::GeneratorParams::Lengths::Empirical;
         }
     }
+    // Refused up front where it cannot fit, rather than killed by the kernel on the way (10,000,000 requests).
+    if (auto e = trace::checkGeneratedFits(params.count, availableMemoryBytes())) {
+        return fail(cmd, where(*e));
+    }
     auto generated = trace::generateWorkload(params);
     if (auto* e = std::get_if<InputError>(&generated)) {
         return fail(cmd, where(*e));
@@ -357,7 +360,7 @@ int runGenerate(int argc, char** argv) {
         }
     }
     std::fprintf(stderr, "generated %zu requests, last arrival tick %lld -> %s\n", workload.requests.size(),
-                 static_cast<long long>(workload.requests.back().arrival_tick), out->c_str());
+                 static_cast<long long>(workload.requests.back().arrival_tick), printable(*out).c_str());
     return kExitOk;
 }
 

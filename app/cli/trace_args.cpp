@@ -29,16 +29,20 @@ std::string bad(const std::string& flag, const std::string& value, const std::st
     return "--" + flag + " '" + printable(value, 60) + "': expected " + want;
 }
 
-// The exact parsers say only "no"; a value they refused that is a number above `max` ("1e300",
-// "9223372036854775807") is out of range, not badly formatted: say so, with the limit (`maxText`).
+// Whether `text` is a number (decimal or with an exponent) above `max`: what the exact parsers refused as such is
+// out of range, not badly formatted ("1e300", "9223372036854775807").
+bool isNumberAbove(const std::string& text, double max) {
+    double d = 0.0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+    const bool whole = end == text.data() + text.size() && !text.empty() && text.front() != '-';
+    const bool negativeExponent = text.find("e-") != std::string::npos || text.find("E-") != std::string::npos;
+    return whole && (ec == std::errc::result_out_of_range ? !negativeExponent : ec == std::errc() && d > max);
+}
+
+// A refused value: out of range with the limit (`maxText`) when it is a number above `max`, else `want`.
 std::string badOrOutOfRange(const std::string& flag, const std::string& value, const std::string& want,
                             double max, const std::string& maxText) {
-    double d = 0.0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), d);
-    const bool whole = end == value.data() + value.size() && !value.empty() && value.front() != '-';
-    const bool negativeExponent = value.find("e-") != std::string::npos || value.find("E-") != std::string::npos;
-    const bool tooLarge = ec == std::errc::result_out_of_range ? !negativeExponent : ec == std::errc() && d > max;
-    if (whole && tooLarge) {
+    if (isNumberAbove(value, max)) {
         return "--" + flag + " '" + printable(value, 60) + "': out of range: at most " + maxText;
     }
     return bad(flag, value, want);
@@ -115,8 +119,7 @@ std::optional<std::string> mixFlag(const Args& args, const std::string& flag, Co
                 {"weight", colon == std::string::npos ? std::string() : item.substr(colon + 1)},
                 {"value", colon == std::string::npos || !std::is_integral_v<T> ? std::string() : item.substr(0, colon)}};
             for (const auto& [what, text] : parts) {
-                if (!text.empty() && badOrOutOfRange(flag, text, want, kMaxSafe, "").find("out of range") !=
-                                         std::string::npos) {
+                if (isNumberAbove(text, kMaxSafe)) {
                     return "--" + flag + " '" + printable(*v, 60) + "': " + what + " " + printable(text, 40) +
                            " is out of range: at most 2^53-1";
                 }

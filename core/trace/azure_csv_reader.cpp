@@ -105,6 +105,10 @@ RowsResult readAzureCsv(std::string_view text, const std::string& file, const st
         if (line.empty()) {
             continue; // blank lines (a trailing newline) carry no request
         }
+        // A NUL (a binary file, or a damaged one) in place of a comma read as "missing column".
+        if (const auto nul = line.find('\0'); nul != std::string_view::npos) {
+            return lines.error(nul, "a NUL byte (a CSV trace is text and holds none)");
+        }
         std::string_view fields[3];
         std::size_t starts[3] = {0, 0, 0};
         std::size_t fieldStart = 0;

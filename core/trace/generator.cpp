@@ -3,6 +3,7 @@
 #include "number_text.h"
 #include "random.h"
 #include "sampling.h"
+#include "summary.h"
 #include "utf8.h"
 
 #include <algorithm>
@@ -73,6 +74,18 @@ std::string describe(const GeneratorParams& p) {
 }
 
 } // namespace
+
+std::optional<InputError> checkGeneratedFits(std::int64_t count, std::int64_t availableBytes) {
+    // A count past the generator's own cap is refused by generateWorkload, with its limit.
+    if (availableBytes <= 0 || count <= availableBytes / kGeneratedBytesPerRequest || count > 10'000'000) {
+        return std::nullopt;
+    }
+    const std::int64_t need = count * kGeneratedBytesPerRequest;
+    return flagError("--count", std::to_string(count) + " requests would need about " + formatBytes(need) + " (" +
+                                    std::to_string(kGeneratedBytesPerRequest) + " B a request) and this machine has " +
+                                    formatBytes(availableBytes) + " available; generate at most " +
+                                    std::to_string(availableBytes / kGeneratedBytesPerRequest) + " requests here");
+}
 
 Result<Workload> generateWorkload(const GeneratorParams& p) {
     if (!isValidUtf8(p.name)) {

@@ -140,6 +140,7 @@ RowsResult readMooncakeJsonl(std::string_view text, const std::string& file, con
                             std::to_string(row.prompt_tokens) + " (expected one per 512 tokens: " +
                             std::to_string(expected) + ")");
         }
+        row.hash_ids_column = idsColumn;
         row.hash_ids.reserve(ids.size());
         for (std::size_t i = 0; i < ids.size(); ++i) {
             if (!isSafeNonNegative(ids[i])) {

@@ -62,6 +62,25 @@ std::vector<std::int64_t> spreadTimes(const TraceRows& rows, const ImportOptions
     return times;
 }
 
+// Why mapHashIds refused a row (the block size was checked before): an id whose sub-block ids pass 2^53-1, or
+// fewer ids than the prompt's blocks.
+std::string hashIdsProblem(const std::vector<std::int64_t>& hashIds, std::int64_t promptTokens, std::int64_t blockSize) {
+    if (kMooncakeHashBlockTokens % blockSize == 0) {
+        const std::int64_t k = kMooncakeHashBlockTokens / blockSize;
+        for (std::size_t h = 0; h < hashIds.size(); ++h) {
+            if (hashIds[h] > (kMaxSafeInteger - (k - 1)) / k) {
+                return "hash_ids[" + std::to_string(h) + "]: " + std::to_string(hashIds[h]) + " cannot be mapped to " +
+                       std::to_string(k) + " block ids of " + std::to_string(blockSize) + " tokens: id x " +
+                       std::to_string(k) + " passes 2^53-1; choose --block-size-tokens 512 or a multiple of it, "
+                       "or --prefix-blocks off";
+            }
+        }
+    }
+    return "hash_ids: " + std::to_string(hashIds.size()) + " ids cannot cover the " +
+           std::to_string(promptTokens / blockSize) + " full blocks of " + std::to_string(blockSize) +
+           " tokens of input_length " + std::to_string(promptTokens);
+}
+
 } // namespace
 
 std::string_view citation(TraceFormat f) {
@@ -228,7 +247,10 @@ Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& o, 
         if (mapPrefixes) {
             auto ids = mapHashIds(row.hash_ids, r.prompt_tokens, blockSize);
             if (!ids) {
-                return InputError{rows.file, "line " + std::to_string(row.line), "hash_ids cannot be mapped to blocks"};
+                return InputError{rows.file,
+                                  "line " + std::to_string(row.line) + ", column " +
+                                      std::to_string(row.hash_ids_column + 1),
+                                  hashIdsProblem(row.hash_ids, r.prompt_tokens, blockSize)};
             }
             r.prefix_blocks = std::move(*ids);
             rep.prefix_block_ids += static_cast<std::int64_t>(r.prefix_blocks.size());

@@ -30,6 +30,7 @@ struct TraceRow {
     std::int64_t output_tokens = 0;
     std::vector<std::int64_t> hash_ids; // Mooncake only: one id per 512-token prompt block
     std::int64_t line = 0;        // 1-based line in the file (for messages and provenance)
+    std::size_t hash_ids_column = 0; // Mooncake: 0-based column of "hash_ids" in its line (the importer's messages)
 };
 
 inline constexpr std::int64_t kMooncakeHashBlockTokens = 512;

@@ -3,12 +3,13 @@
 // keys indented, one request per line. The same JSON as dump(2), but a 19,366-request import stays a
 // 2 MB file that diffs line by line, instead of 15 lines per request (or one line per prefix block id).
 
-#include <nlohmann/json.hpp>
+#include "model.h"
 
 #include <string>
 
 namespace pl::trace {
 
-std::string workloadText(const nlohmann::json& doc);
+// fullWorkloadJson(w) as that text, written request by request (the whole document is never held as JSON).
+std::string workloadText(const Workload& w);
 
 } // namespace pl::trace

@@ -51,6 +51,7 @@ class TestCliFiles : public QObject {
     void aRunThatOutgrowsMemoryEndsWithFigures();
     void namesThatAreNotUtf8();
     void aFailedAllocationEndsWithFigures();
+    void controlBytesInFileNamesAreEscaped();
 };
 
 void TestCliFiles::fullDiskKeepsPreviousReceipt() {
@@ -293,6 +294,27 @@ void TestCliFiles::aFailedAllocationEndsWithFigures() {
     QVERIFY2(o.err.contains(QStringLiteral("preemptlab-cli validate: out of memory: an allocation failed with ")) &&
                  o.err.contains(QStringLiteral("under an address-space limit of 1.43 GiB (ulimit -v)")),
              qPrintable(o.err));
+}
+
+void TestCliFiles::controlBytesInFileNamesAreEscaped() {
+    // Issue 21: a file name holding a newline or an escape sequence reached the terminal raw (ids were already
+    // escaped). Every path the CLI prints is shown as request ids are: control bytes as \xNN.
+    QTemporaryDir dir;
+    const QString cd = QStringLiteral("cd %1 && ").arg(quoted(dir.path()));
+    Outcome o = runShell(cd + QStringLiteral("exec %1 validate \"$(printf 'no\\nsuch\\033[31m.json')\"").arg(quoted(kCli)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("no\\x0asuch\\x1b[31m.json: cannot open")), qPrintable(o.err));
+    QVERIFY(!o.err.contains(QLatin1Char('\x1b')));
+    QCOMPARE(o.err.count(QLatin1Char('\n')), 1);
+    o = runShell(cd + QStringLiteral("printf 'TIMESTAMP,ContextTokens,GeneratedTokens\\n2023-11-16 18:15:46.6805900,374,44\\n' > t.csv && "
+                                     "exec %1 import-trace --format azure t.csv --capacity-blocks 64 --out \"$(printf 'o\\033]0;x\\007.json')\"")
+                         .arg(quoted(kCli)));
+    QCOMPARE(o.code, 0);
+    QVERIFY2(o.err.contains(QStringLiteral("-> o\\x1b]0;x\\x07.json")), qPrintable(o.err));
+    QVERIFY(!o.err.contains(QLatin1Char('\x1b')) && !o.err.contains(QLatin1Char('\x07')));
+    o = runShell(cd + QStringLiteral("exec %1 run \"$(printf 'w\\033c')\" --out \"$(printf 'w\\033c')\"").arg(quoted(kCli)));
+    QCOMPARE(o.code, 2);
+    QVERIFY2(o.err.contains(QStringLiteral("w\\x1bc")) && !o.err.contains(QLatin1Char('\x1b')), qPrintable(o.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliFiles)

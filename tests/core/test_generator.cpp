@@ -344,6 +344,19 @@ class TestGenerator : public QObject {
         QCOMPARE(QString::fromStdString(std::get<InputError>(r).path), flag);
     }
 
+    // Issue 21: `generate --count 10000000` took 18.5 GB. It now holds about 746 B a request (the text is written
+    // request by request) and is refused up front, with the figures, where the machine cannot hold that.
+    void aCountThatCannotFitIsRefusedUpFront() {
+        const std::int64_t gib = std::int64_t{1} << 30;
+        QVERIFY(!checkGeneratedFits(10'000'000, 16 * gib));
+        QVERIFY(!checkGeneratedFits(10'000'000, 0)); // unknown: not refused
+        const auto e = checkGeneratedFits(10'000'000, 4 * gib);
+        QVERIFY(e.has_value());
+        QCOMPARE(e->message(), std::string("--count: 10000000 requests would need about 7.15 GiB (768 B a request) "
+                                           "and this machine has 4.00 GiB available; generate at most 5592405 "
+                                           "requests here"));
+    }
+
     // The refusal of a tiny cv names the limits, and the smallest cv allowed still generates (quickly).
     void burstCvLimits() {
         GeneratorParams p;

@@ -124,6 +124,7 @@ class TestHostileInput : public QObject {
     void defaultCaps();
     void requestCapStopsReadingA64GiBDocument();
     void hugeFileRefusedBySize();
+    void notesAreCapped();
 };
 
 // Found by fuzz_trace: nlohmann::json::parse throws out_of_range (not parse_error) for 1e999; the reader only
@@ -289,6 +290,25 @@ void TestHostileInput::defaultCaps() {
     QCOMPARE(caps.max_requests, std::int64_t{10'000'000});
     QCOMPARE(caps.max_prefix_blocks, std::int64_t{100'000'000});
     QCOMPARE(caps.max_file_bytes, std::int64_t{2} << 30);
+    QCOMPARE(caps.max_notes_bytes, std::int64_t{1} << 20);
+}
+
+// Issue 21: a 1.9 GiB notes string took 5.9 GB (copied from the document into the workload and on). Notes are
+// capped at 1 MiB, checked before the copy, in a file and in memory (the lab's editor, the generators).
+void TestHostileInput::notesAreCapped() {
+    Caps caps;
+    std::string text = R"({"format": "preemptlab.workload.v1", "name": "n", "notes": ")";
+    text += std::string((std::size_t{1} << 20) + 1, 'a');
+    text += R"(", "requests": [{"id": "a", "arrival_tick": 0, "prompt_tokens": 1, "output_tokens": 1}]})";
+    const auto over = parseWorkload(text, "notes.json", caps);
+    QVERIFY(std::holds_alternative<InputError>(over));
+    QCOMPARE(std::get<InputError>(over).message(),
+             std::string("notes.json: /notes: holds 1048577 bytes, over the cap of 1048576 bytes (1 MiB) for free text"));
+    caps.max_notes_bytes = std::int64_t{1} << 21;
+    const auto under = parseWorkload(text, "notes.json", caps);
+    QVERIFY(std::holds_alternative<Workload>(under));
+    QVERIFY(validateWorkload(std::get<Workload>(under), caps) == std::nullopt);
+    QCOMPARE(validateWorkload(std::get<Workload>(under), Caps{})->path, std::string("/notes"));
 }
 
 // A 64 GiB document (virtual memory, never touched past its first pages) that starts like a 10^9-request

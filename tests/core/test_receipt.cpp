@@ -26,6 +26,7 @@ class TestReceipt : public QObject {
     void eventHashCoversTheWrittenEvents();
     void verifyPassesUntouchedReceipt();
     void verifyNamesTheFirstDifference();
+    void verifyNamesTheFieldBehindRecomputedHashes();
     void oracleNoticesErasedTokens();
     void oracleNoticesDroppedRestoreBytes();
     void oracleNoticesWrongFreedBlocks();
@@ -150,12 +151,18 @@ void TestReceipt::verifyPassesUntouchedReceipt() {
     }
 }
 
-void TestReceipt::verifyNamesTheFirstDifference() {
-    auto doc = receiptJson(loadSample("seed-example"));
+// The index of a receipt's first evict event.
+static std::size_t firstEvict(const nlohmann::json& receipt) {
     std::size_t evict = 0;
-    while (doc["events"][evict]["kind"] != "evict") {
+    while (receipt["events"][evict]["kind"] != "evict") {
         ++evict;
     }
+    return evict;
+}
+
+void TestReceipt::verifyNamesTheFirstDifference() {
+    auto doc = receiptJson(loadSample("seed-example"));
+    const std::size_t evict = firstEvict(doc);
     doc["events"][evict]["replay_tokens"] = 31;
     const auto v = std::get<VerifyOutcome>(verifyReceipt(doc, "edited.json"));
     QVERIFY(!v.identical);
@@ -168,6 +175,36 @@ void TestReceipt::verifyNamesTheFirstDifference() {
     QVERIFY(std::holds_alternative<InputError>(bad));
     QCOMPARE(std::get<InputError>(bad).path, std::string("/workload/requests/1/prompt_tokens"));
     QVERIFY(std::holds_alternative<InputError>(verifyReceiptText("{ not json", "x.json")));
+}
+
+// Issue 21: an event or the policy changed and its hash recomputed was named as "/event_hash" (it sorts before
+// "events"); "seq": -0 read "expected 0, found 0".
+void TestReceipt::verifyNamesTheFieldBehindRecomputedHashes() {
+    auto doc = receiptJson(loadSample("seed-example"));
+    const std::size_t evict = firstEvict(doc);
+    doc["events"][evict]["replay_tokens"] = 31;
+    doc["event_hash"] = sha256Tagged(canonicalJson(doc["events"]));
+    auto v = std::get<VerifyOutcome>(verifyReceipt(doc, "edited.json"));
+    QVERIFY(!v.identical);
+    QVERIFY2(v.first_difference.find("/events/" + std::to_string(evict) + "/replay_tokens: expected ") == 0,
+             v.first_difference.c_str());
+    // A policy changed with its hash recomputed: the events no longer follow from it; the first that differs is
+    // named, not a hash.
+    auto policy = receiptJson(loadSample("seed-example"));
+    policy["policy"]["recovery"] = "swap";
+    policy["policy_hash"] = sha256Tagged(canonicalJson(policy["policy"]));
+    v = std::get<VerifyOutcome>(verifyReceipt(policy, "policy.json"));
+    QVERIFY(!v.identical);
+    QVERIFY2(v.first_difference.find("_hash") == std::string::npos, v.first_difference.c_str());
+    QVERIFY2(v.first_difference.find("/events/") == 0 || v.first_difference.find("/checks") == 0 ||
+                 v.first_difference.find("/totals") == 0,
+             v.first_difference.c_str());
+    auto negativeZero = receiptJson(loadSample("seed-example"));
+    negativeZero["events"][0]["seq"] = nlohmann::json(std::int64_t{0}); // how the parser reads "seq": -0
+    negativeZero["event_hash"] = sha256Tagged(canonicalJson(negativeZero["events"]));
+    v = std::get<VerifyOutcome>(verifyReceipt(negativeZero, "zero.json"));
+    QVERIFY(!v.identical);
+    QCOMPARE(v.first_difference, std::string("/events/0/seq: expected 0, found -0 (a negative zero; the writer writes 0)"));
 }
 
 void TestReceipt::oracleNoticesErasedTokens() {

@@ -131,6 +131,9 @@ class TestTraceImport : public QObject {
                                        << "TIMESTAMP";
         QTest::newRow("backwards") << "2023-11-16 18:15:40.0000000,396,109" << "line 3, column 1"
                                    << "goes backwards (earlier than line 2)";
+        // Issue 21: a NUL in place of a comma read "missing column GeneratedTokens".
+        QTest::newRow("NUL") << QString::fromLatin1("2023-11-16 18:15:50.9951690,396\0" "109", 35) << "line 3, column 32"
+                             << "a NUL byte (a CSV trace is text and holds none)";
     }
     void azureBrokenRows() {
         QFETCH(QString, row);
@@ -210,6 +213,24 @@ class TestTraceImport : public QObject {
         QCOMPARE(QString::fromStdString(e.file), QString("broken.jsonl"));
         QCOMPARE(QString::fromStdString(e.path), where);
         QVERIFY2(QString::fromStdString(e.reason).contains(reason), e.reason.c_str());
+    }
+
+    // Issue 21: ids near 2^53 read "hash_ids cannot be mapped to blocks", with no column or reason.
+    void hashIdsPastTheIdRangeSayWhy() {
+        const std::string text =
+            "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 1, \"hash_ids\": [5, 9007199254740000]}\n";
+        const TraceRows rows = rowsOrFail(readMooncakeJsonl(text, "big.jsonl"));
+        Config c = roomyConfig();
+        c.block_size_tokens = 64; // 8 ids per hash: 9007199254740000 x 8 passes 2^53-1
+        const auto r = importTrace(rows, ImportOptions{}, c, Policy{});
+        QVERIFY(std::holds_alternative<InputError>(r));
+        const InputError& e = std::get<InputError>(r);
+        QCOMPARE(e.path, std::string("line 1, column 59"));
+        QVERIFY2(e.reason.find("hash_ids[1]: 9007199254740000 cannot be mapped to 8 block ids of 64 tokens: id x 8 "
+                               "passes 2^53-1") == 0,
+                 e.reason.c_str());
+        c.block_size_tokens = 512; // one id per hash: fine
+        QVERIFY(std::holds_alternative<ImportResult>(importTrace(rows, ImportOptions{}, c, Policy{})));
     }
 
     void slicingArithmetic() {

@@ -87,6 +87,8 @@ class TestWorkloadIo : public QObject {
     void overrideErrors();
     void loadsFiles();
     void messagesArePrintable();
+    void commentsAndHugeIntegersAreNamed_data();
+    void commentsAndHugeIntegersAreNamed();
 };
 
 void TestWorkloadIo::rejects_data() {
@@ -675,6 +677,40 @@ void TestWorkloadIo::messagesArePrintable() {
     QVERIFY2(m.size() < 1000, std::to_string(m.size()).c_str());
     QVERIFY2(m.find("bytes)") != std::string::npos, m.c_str());
     QCOMPARE(pl::printable("plain"), std::string("plain"));
+}
+
+// Issue 21: a comment read "invalid literal; last read: <400 bytes of the string before it>"; 2^64 was called "a
+// floating-point number". Both are now named for what they are, where they are.
+void TestWorkloadIo::commentsAndHugeIntegersAreNamed_data() {
+    QTest::addColumn<QByteArray>("document");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("reason");
+    const QByteArray head = "{\"format\": \"preemptlab.workload.v1\",\n  \"name\": \"" + QByteArray(500, 'n') + "\", ";
+    QTest::newRow("line comment") << head + "// a note\n  \"requests\": []}" << "line 2, column 515"
+                                  << "invalid JSON: comments are not JSON (remove the // comment)";
+    QTest::newRow("block comment") << head + "\n/* a note */ \"requests\": []}" << "line 3, column 1"
+                                   << "invalid JSON: comments are not JSON (remove the /* comment)";
+    QTest::newRow("2^64") << QByteArray("{\"format\": \"preemptlab.workload.v1\", \"name\": \"x\", \"requests\": "
+                                        "[{\"id\": \"a\", \"arrival_tick\": 18446744073709551616, \"prompt_tokens\": 1, "
+                                        "\"output_tokens\": 1}]}")
+                          << "/requests/0/arrival_tick"
+                          << "18446744073709551616 is out of range of a 64-bit integer (integers here are at most 2^53-1)";
+    QTest::newRow("-2^63-1") << QByteArray("{\"format\": \"preemptlab.workload.v1\", \"name\": \"x\", \"requests\": "
+                                           "[{\"id\": \"a\", \"arrival_tick\": -9223372036854775809, \"prompt_tokens\": 1, "
+                                           "\"output_tokens\": 1}]}")
+                             << "/requests/0/arrival_tick"
+                             << "-9223372036854775809 is out of range of a 64-bit integer";
+}
+
+void TestWorkloadIo::commentsAndHugeIntegersAreNamed() {
+    QFETCH(QByteArray, document);
+    QFETCH(QString, path);
+    QFETCH(QString, reason);
+    const pl::InputError e = parseError(document.toStdString());
+    QCOMPARE(QString::fromStdString(e.path), path);
+    QVERIFY2(QString::fromStdString(e.reason).startsWith(reason), e.reason.c_str());
+    QVERIFY2(e.reason.find("floating-point") == std::string::npos && e.reason.find("nnnnnnnnnn") == std::string::npos,
+             e.reason.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestWorkloadIo)

@@ -31,6 +31,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <unistd.h>
 #include <memory>
 
 namespace {
@@ -103,6 +104,72 @@ class TestHeadless : public QObject {
                  0);
         QVERIFY2(err.contains(QStringLiteral("note: --tick 99999 is past the run's last tick; drawn at tick 62")), qPrintable(err));
         QVERIFY2(err.contains(QStringLiteral("(pool view, tick 62, 600x400)")), qPrintable(err));
+    }
+
+    // Issue 21: `cp seed.json w.png; preemptlab --workload w.png --tick 1 --screenshot w.png` overwrote the workload
+    // with exit 0. The lab refuses an output that is its input as the CLI does, by any path: a relative path, a
+    // symbolic link, a hard link; --bundle --replace likewise for a workload inside the bundle's folder.
+    void outputsNeverOverwriteTheWorkload() {
+        if (!QFileInfo::exists(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab"))) QSKIP("preemptlab not built");
+        QTemporaryDir dir;
+        const QString w = dir.filePath(QStringLiteral("w.png"));
+        QVERIFY(QFile::copy(kSeed, w));
+        const QByteArray before = readFile(w);
+        QVERIFY(QFile::link(w, dir.filePath(QStringLiteral("link.png"))));
+        QVERIFY(::link(QFile::encodeName(w).constData(), QFile::encodeName(dir.filePath(QStringLiteral("hard.png"))).constData()) == 0);
+        for (const QString& shot : {w, dir.path() + QStringLiteral("/./w.png"), dir.filePath(QStringLiteral("link.png")),
+                                    dir.filePath(QStringLiteral("hard.png"))}) {
+            QString err;
+            QCOMPARE(runLab(dir, {QStringLiteral("--workload"), w, QStringLiteral("--tick"), QStringLiteral("1"),
+                                  QStringLiteral("--screenshot"), shot},
+                            &err),
+                     2);
+            QVERIFY2(err.contains(QStringLiteral("--screenshot: %1: is the input file %2; writing it would destroy the input")
+                                      .arg(shot, w)),
+                     qPrintable(err));
+            QCOMPARE(readFile(w), before);
+        }
+        const QString bundle = dir.filePath(QStringLiteral("review"));
+        QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("review")));
+        const QString inBundle = bundle + QStringLiteral("/receipt.json");
+        QVERIFY(QFile::copy(kSeed, inBundle));
+        QString err;
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), inBundle, QStringLiteral("--bundle"), bundle,
+                              QStringLiteral("--replace")},
+                        &err),
+                 2);
+        QVERIFY2(err.contains(QStringLiteral("--bundle: %1: is the input file").arg(inBundle)), qPrintable(err));
+        QCOMPARE(readFile(inBundle), before);
+    }
+
+    // Issue 21: a screenshot of a run that failed (past the event limit) drew tick -1 with a note and exited 0;
+    // --bundle on the same run exits 2. Now both do, with the reason, and write nothing.
+    void aFailedRunGivesNoScreenshot() {
+        if (!QFileInfo::exists(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab"))) QSKIP("preemptlab not built");
+        QTemporaryDir dir;
+        const QString shot = dir.filePath(QStringLiteral("s.png"));
+        QString err;
+        const QString slice = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/mooncake-conv-slice.workload.json");
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), slice, QStringLiteral("--screenshot"), shot}, &err,
+                        {{QStringLiteral("PREEMPTLAB_MAX_EVENTS"), QStringLiteral("50")}}),
+                 2);
+        QVERIFY2(err.contains(QStringLiteral("--screenshot: no run to draw: ")) && err.contains(QStringLiteral("the run failed")),
+                 qPrintable(err));
+        QVERIFY(!QFileInfo::exists(shot));
+    }
+
+    // Issue 21: --screenshot DIR said "unknown image format ''" after the whole run.
+    void aScreenshotNamesAnImageFile() {
+        if (!QFileInfo::exists(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab"))) QSKIP("preemptlab not built");
+        QTemporaryDir dir;
+        QString err;
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), kSeed, QStringLiteral("--screenshot"), dir.path()}, &err), 2);
+        QVERIFY2(err.contains(QStringLiteral("--screenshot: '%1' is a folder; name an image file in it ending in .png, "
+                                             ".svg or .pdf").arg(dir.path())),
+                 qPrintable(err));
+        QCOMPARE(runLab(dir, {QStringLiteral("--workload"), kSeed, QStringLiteral("--screenshot"),
+                              dir.filePath(QStringLiteral("shot.jpg"))}, &err), 2);
+        QVERIFY2(err.contains(QStringLiteral("does not end in .png, .svg or .pdf")), qPrintable(err));
     }
 
     // --bundle: Export > Review Bundle from the command line, with the comparison run first. Its receipt is the
