@@ -131,17 +131,19 @@ nlohmann::ordered_json compareDocument(const Workload& base, const std::vector<C
                                                   {"nothing_to_swap", f.nothing_to_swap},
                                                   {"total", f.total()}};
         col["fallback_note"] = hostFullNote(base, c.mode, f); // the modes differ from base only in recovery
-        doc["modes"][std::string(toString(c.mode))] = col;
+        // compare --engines: the columns are engine profiles (each column's policy_hash names its policy).
+        doc[c.engine ? "engines" : "modes"][c.label] = col;
     }
     return doc;
 }
 
 // One row per mode with the document's numbers, for spreadsheets.
 std::string csvOf(const nlohmann::ordered_json& doc) {
-    std::string header = "mode,policy_hash,event_hash";
+    const bool engines = doc.contains("engines");
+    std::string header = engines ? "engine,policy_hash,event_hash" : "mode,policy_hash,event_hash";
     std::string body;
     bool first = true;
-    for (const auto& [mode, col] : doc.at("modes").items()) {
+    for (const auto& [mode, col] : doc.at(engines ? "engines" : "modes").items()) {
         std::string line = mode + "," + col.at("policy_hash").get<std::string>() + "," +
                            col.at("event_hash").get<std::string>();
         const auto add = [&](const std::string& name, const nlohmann::ordered_json& value) {
@@ -179,6 +181,7 @@ CompareColumn compareColumn(const Workload& workload, const RunResult& run, bool
                             const std::atomic<bool>* stop) {
     CompareColumn c;
     c.mode = workload.policy.recovery;
+    c.label = std::string(toString(c.mode));
     c.summary = summarize(workload, run);
     ReceiptFacts facts;
     c.receipt = receiptText(workload, run, stop, &facts);
@@ -205,6 +208,45 @@ std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& c
     return columns;
 }
 
+const std::vector<EngineProfile>& comparedProfiles() {
+    static const std::vector<EngineProfile> kProfiles = {EngineProfile::TickModel1, EngineProfile::VllmV1,
+                                                         EngineProfile::Sglang, EngineProfile::TrtllmMaxUtilization,
+                                                         EngineProfile::TrtllmGuaranteedNoEvict};
+    return kProfiles;
+}
+
+Workload engineVariant(const Workload& base, EngineProfile profile) {
+    Workload w = base;
+    w.policy.engine_profile = profile;
+    if (profile == EngineProfile::TickModel1) {
+        return w;
+    }
+    w.policy.recovery = Recovery::Recompute;
+    w.policy.preempt_ahead = false;
+    if (profile == EngineProfile::VllmV1 && w.policy.victim_rule != VictimRule::PriorityNewest) {
+        w.policy.victim_rule = VictimRule::LastAdmitted; // vLLM's fcfs unless the workload asks for priority
+    } else if (profile == EngineProfile::Sglang) {
+        w.policy.victim_rule = VictimRule::FewestDecoded;
+    }
+    return w;
+}
+
+std::vector<CompareColumn> compareEngineRuns(const Workload& base, const RunControl& control, bool keepReceipts,
+                                             std::atomic<int>* columnsDone) {
+    std::vector<CompareColumn> columns;
+    for (EngineProfile profile : comparedProfiles()) {
+        const Workload w = engineVariant(base, profile);
+        const RunResult run = runWorkload(w, nullptr, control);
+        columns.push_back(compareColumn(w, run, keepReceipts, control.cancel));
+        columns.back().label = std::string(toString(profile));
+        columns.back().engine = true;
+        if (columnsDone != nullptr) {
+            columnsDone->store(static_cast<int>(columns.size()));
+        }
+    }
+    return columns;
+}
+
 std::string compareTableText(const Workload& base, const std::vector<CompareColumn>& columns) {
     std::string out = "compare: " + base.name + " (" + std::to_string(base.requests.size()) + " requests, victim rule " +
                       std::string(toString(base.policy.victim_rule)) + ", resume guard " +
@@ -212,7 +254,7 @@ std::string compareTableText(const Workload& base, const std::vector<CompareColu
                       (columns.empty() ? std::string() : columns.front().hashes.input_hash) + "\n\n";
     out += padded("", 24, true);
     for (const auto& c : columns) {
-        out += padded(std::string(toString(c.mode)), 14, false);
+        out += padded(c.label, c.engine ? 28 : 14, false);
     }
     out += "\n";
     bool anyDiffers = false;
@@ -223,7 +265,7 @@ std::string compareTableText(const Workload& base, const std::vector<CompareColu
         for (const auto& c : columns) {
             // A percentile over no request is no figure (it read 0, the best-looking value): a dash, as in the lab.
             const bool none = row.population && !row.isCount && (c.summary.*row.population).count == 0;
-            out += padded(none ? "-" : row.get(c), 14, false);
+            out += padded(none ? "-" : row.get(c), c.engine ? 28 : 14, false);
         }
         out += "\n";
     }
@@ -248,7 +290,7 @@ std::string compareTableText(const Workload& base, const std::vector<CompareColu
         if (ids.size() > 12) {
             list += ", ... (" + std::to_string(ids.size()) + " in all)";
         }
-        out += "flagged under " + std::string(toString(c.mode)) + ": " + list + "\n";
+        out += "flagged under " + c.label + ": " + list + "\n";
     }
     return out;
 }

@@ -18,6 +18,9 @@ namespace pl {
 // One mode's run, reduced to what the comparison shows.
 struct CompareColumn {
     Recovery mode = Recovery::Recompute;
+    // The column's name: its recovery mode, or (compare --engines) its engine profile.
+    std::string label;
+    bool engine = false; // a column of the engines comparison
     RunSummary summary;
     ReceiptHashes hashes;
     bool conservation_passed = false; // the receipt's own check (receiptText)
@@ -39,6 +42,14 @@ CompareColumn compareColumn(const Workload& workload, const RunResult& run, bool
 // `columnsDone`, where given, counts the columns made (1 to 4) as they are.
 std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& control, bool keepReceipts,
                                        std::atomic<int>* columnsDone = nullptr);
+
+// The engines compared (compare --engines): the workload as it is under tick-model-1, then each engine profile
+// with that engine's defaults where the workload's policy has no meaning there: recovery recompute, no
+// preempt-ahead, the engine's own victim rule (vllm-v1 fcfs = last-admitted, sglang fewest-decoded).
+const std::vector<EngineProfile>& comparedProfiles();
+Workload engineVariant(const Workload& base, EngineProfile profile);
+std::vector<CompareColumn> compareEngineRuns(const Workload& base, const RunControl& control, bool keepReceipts,
+                                             std::atomic<int>* columnsDone = nullptr);
 
 // What compare prints: the heading, the table (a row's label starred where the modes' counts differ), the
 // footnote for the stars, the host-full notes and each mode's flagged requests.

@@ -189,8 +189,12 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
         if (swapBytes > 0) {
             annotate(seq, victim, "swap_out", swapTokens, e_.backend_->swapOut(victim, swapTokens));
         }
-        if (replay > 0) {
-            annotate(seq, victim, "replay", replay, e_.backend_->dropAndReplay(victim, replay));
+        // The replay measured is the tokens this eviction drops (they fit in the blocks it frees); the carried
+        // ones were measured at the eviction that dropped them.
+        if (replay - carried > 0) {
+            annotate(seq, victim, "replay", replay - carried, e_.backend_->dropAndReplay(victim, replay - carried));
+        } else if (replay > 0) {
+            e_.backend_->drop(victim);
         }
     }
 

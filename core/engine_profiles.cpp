@@ -1,6 +1,7 @@
 // What the engine profiles (engine_vllm.cpp, engine_sglang.cpp, engine_trtllm.cpp) share: taking a waiting
 // request into the running batch to compute (or recompute) its context, as every engine's admission does.
 #include "engine_impl.h"
+#include "engine_profiles.h"
 
 namespace pl {
 
@@ -27,6 +28,30 @@ void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks) {
         ev.context_tokens = 0;
     }
     st.phase = st.replay_remaining > 0 ? Phase::Replay : Phase::Prefill;
+}
+
+std::vector<std::string> unusedSettings(const Workload& w) {
+    const EngineProfile profile = w.policy.engine_profile;
+    if (profile == EngineProfile::TickModel1) {
+        std::vector<std::string> out;
+        if (w.config.max_num_seqs != 0) out.emplace_back("max_num_seqs");
+        if (w.config.max_num_batched_tokens != 0) out.emplace_back("max_num_batched_tokens");
+        return out;
+    }
+    // Every profile recovers by recompute: the swap settings and the tick model's admission guard do nothing.
+    std::vector<std::string> out = {"kv_bytes_per_token", "transfer_bytes_per_tick", "host_capacity_bytes"};
+    if (w.config.max_num_batched_tokens != 0) {
+        out.emplace_back("prefill_tokens_per_tick");
+    }
+    out.insert(out.end(), {"adaptive_tie", "resume_guard"});
+    if (profile == EngineProfile::TrtllmMaxUtilization || profile == EngineProfile::TrtllmGuaranteedNoEvict) {
+        out.emplace_back("victim_rule");
+    }
+    if (profile != EngineProfile::VllmV1) {
+        out.emplace_back("watermark_blocks");
+    }
+    out.emplace_back("hybrid_swap_percent");
+    return out;
 }
 
 } // namespace pl

@@ -79,4 +79,30 @@ std::vector<std::size_t> rankCandidates(const VictimContext& ctx, std::span<cons
     return order;
 }
 
+std::string engineVictimRule(const Policy& policy) {
+    switch (policy.engine_profile) {
+    case EngineProfile::TickModel1: return {};
+    case EngineProfile::VllmV1:
+        if (policy.victim_rule == VictimRule::LastAdmitted) {
+            return "vLLM fcfs: self.running.pop() took the last admitted request (scheduler.py, Scheduler.schedule)";
+        }
+        if (policy.victim_rule == VictimRule::PriorityNewest) {
+            return "vLLM priority: max(self.running, key=(priority, arrival_time)) took the least urgent, latest "
+                   "arrival (scheduler.py, Scheduler.schedule)";
+        }
+        return {};
+    case EngineProfile::Sglang:
+        if (policy.victim_rule == VictimRule::FewestDecoded) {
+            return "SGLang retract_decode: the fewest output tokens, ties to the longest prompt, then the latest in "
+                   "the batch (schedule_batch.py)";
+        }
+        return {};
+    case EngineProfile::TrtllmMaxUtilization:
+        return "TensorRT-LLM MAX_UTILIZATION: paused the last started request at or after the one that did not fit "
+               "(capacityScheduler.cpp)";
+    case EngineProfile::TrtllmGuaranteedNoEvict: return {};
+    }
+    return {};
+}
+
 } // namespace pl

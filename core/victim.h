@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace pl {
@@ -36,6 +37,10 @@ struct VictimRanks {
 
 // Index (into `candidates`) of the victim: the candidate with the greatest key. Candidates must be non-empty.
 std::size_t chooseVictim(const VictimContext& ctx, std::span<const Candidate> candidates);
+
+// The engine's own rule, in its words, when the policy follows an engine profile whose victim rule it is
+// (the lab's "why" panel: "vLLM fcfs: running.pop() took the last admitted request"); "" otherwise.
+std::string engineVictimRule(const Policy& policy);
 
 // Candidates ordered from first victim to last (the lab's "why this victim" ranking).
 std::vector<std::size_t> rankCandidates(const VictimContext& ctx, std::span<const Candidate> candidates);

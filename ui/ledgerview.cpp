@@ -7,6 +7,7 @@
 #include "victimranking.h"
 
 #include "session.h"
+#include "victim.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -137,7 +138,10 @@ void LedgerView::showCandidates(int row) {
     const auto ranked = rankedCandidates(*s, ev);
     const auto& reqs = s->workload().requests;
     const QString victim = QString::fromStdString(reqs[static_cast<std::size_t>(e.request)].id);
-    why_->setText(tr("<b>Why %1?</b> Rule <b>%2</b> takes the candidate with the greatest key %3. "
+    // Under an engine profile the engine's own rule comes first, in its words.
+    const QString engineRule = QString::fromStdString(pl::engineVictimRule(s->workload().policy));
+    why_->setText((engineRule.isEmpty() ? QString() : QStringLiteral("<b>%1.</b> ").arg(engineRule.toHtmlEscaped())) +
+                  tr("<b>Why %1?</b> Rule <b>%2</b> takes the candidate with the greatest key %3. "
                      "Pool before the eviction: %4 of %5 blocks occupied; %6 candidates. Estimates: recompute %7, "
                      "swap %8; mode used: %9.")
                       .arg(victim.toHtmlEscaped(),

@@ -5,6 +5,7 @@
 
 #include "atomic_file.h"
 #include "compare_report.h"
+#include "engine_profiles.h"
 #include "device_api.h"
 #include "engine.h"
 #include "fallbacks.h"
@@ -40,7 +41,7 @@ const std::string kValidateUsage = std::string("validate WORKLOAD [--<key> V ...
 const std::string kRunUsage = std::string("run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] ") + kCalibrationUsage;
 const std::string kVerifyUsage = "verify RECEIPT";
 const std::string kCompareUsage =
-    std::string("compare WORKLOAD [--<key> V ...] [--out FILE.json] [--receipts DIR] ") + kCalibrationUsage;
+    std::string("compare WORKLOAD [--engines] [--<key> V ...] [--out FILE.json] [--receipts DIR] ") + kCalibrationUsage;
 
 // Parses a command's arguments and checks its positionals; on a mistake prints what is wrong, then the usage.
 bool parseCommand(int argc, char** argv, const ArgSpec& spec, const std::vector<std::string>& positionals,
@@ -71,6 +72,13 @@ int cmdValidate(int argc, char** argv) {
                 static_cast<long long>(w->config.capacity_blocks), static_cast<long long>(w->config.block_size_tokens),
                 std::string(toString(w->policy.recovery)).c_str(), std::string(toString(w->policy.victim_rule)).c_str(),
                 std::string(toString(w->policy.resume_guard)).c_str());
+    // Under an engine profile some keys do nothing (docs/engines.md); say which, so a what-if is not mistaken.
+    if (const auto unused = unusedSettings(*w); !unused.empty()) {
+        std::string list;
+        for (const auto& key : unused) list += (list.empty() ? "" : ", ") + key;
+        std::printf("engine_profile %s does not use: %s\n", std::string(toString(w->policy.engine_profile)).c_str(),
+                    list.c_str());
+    }
     return kExitOk;
 }
 
@@ -230,10 +238,16 @@ bool endsWith(const std::string& s, const std::string& tail) {
 
 int cmdCompare(int argc, char** argv) {
     Args args;
-    if (!parseCommand(argc, argv, workloadSpec({"out", "receipts"}), {"WORKLOAD"}, kCompareUsage, args)) {
+    if (!parseCommand(argc, argv, workloadSpec({"out", "receipts"}, {"engines"}), {"WORKLOAD"}, kCompareUsage, args)) {
         return kExitBadInput;
     }
-    if (args.has("recovery")) {
+    // --engines: the workload under every engine profile (docs/engines.md) instead of every recovery mode.
+    const bool engines = args.switches.count("engines") != 0;
+    if (engines && (args.has("engine-profile") || args.has("engine_profile"))) {
+        return badInput("compare --engines runs every engine profile; --engine-profile is not taken (run "
+                        "--engine-profile P runs one)");
+    }
+    if (!engines && args.has("recovery")) {
         return badInput("compare runs every recovery mode (recompute, swap, adaptive, hybrid); --recovery is not "
                         "taken (run --recovery M runs one)");
     }
@@ -262,10 +276,14 @@ int cmdCompare(int argc, char** argv) {
         if (ec) {
             return badInput("cannot create receipts folder " + *dir + ": " + ec.message());
         }
-        for (auto m : comparedModes()) {
-            outputs.push_back((std::filesystem::path(*dir) / (std::string(toString(m)) + ".receipt.json"))
-                                  .lexically_normal()
-                                  .string());
+        std::vector<std::string> names;
+        for (auto m : comparedModes()) names.emplace_back(toString(m));
+        if (engines) {
+            names.clear();
+            for (auto p : comparedProfiles()) names.emplace_back(toString(p));
+        }
+        for (const auto& name : names) {
+            outputs.push_back((std::filesystem::path(*dir) / (name + ".receipt.json")).lexically_normal().string());
         }
     }
     if (out) {
@@ -285,7 +303,8 @@ int cmdCompare(int argc, char** argv) {
     const bool keepReceipts = args.value("receipts").has_value();
     std::vector<CompareColumn> cols;
     try {
-        cols = compareRuns(*base, memoryBounded(), keepReceipts);
+        cols = engines ? compareEngineRuns(*base, memoryBounded(), keepReceipts)
+                       : compareRuns(*base, memoryBounded(), keepReceipts);
     } catch (const RunTooLarge& e) {
         badInput(base->name + ": " + e.what());
         return abandon();

@@ -5,6 +5,7 @@
 // recomputes (resume) when, who finishes when, and the number of iterations. Iteration k is tick k.
 #include "engine_fixtures.h"
 
+#include "compare_report.h"
 #include "engine.h"
 #include "oracle.h"
 #include "receipt.h"
@@ -142,6 +143,35 @@ class TestEngineTrtllm : public QObject {
         bool said = false;
         for (const auto& v : report.violations) said = said || v.find("never pauses a request") != std::string::npos;
         QVERIFY(said);
+    }
+
+    // compare --engines (core's compareEngineRuns, what the CLI prints and writes): one column per profile, the
+    // same input, each profile's own policy (recompute, the engine's victim rule), every receipt conserving; on
+    // the bundled sample the engines disagree (its notes' figures).
+    void compareEnginesRunsEveryProfile() {
+        const Workload w = loadSample("engines-disagree");
+        const auto cols = compareEngineRuns(w, RunControl{}, false);
+        QCOMPARE(cols.size(), comparedProfiles().size());
+        QStringList labels;
+        for (const auto& c : cols) {
+            labels << QString::fromStdString(c.label);
+            QVERIFY(c.engine);
+            QVERIFY(c.conservation_passed);
+            QCOMPARE(c.hashes.input_hash, cols.front().hashes.input_hash);
+        }
+        QCOMPARE(labels, (QStringList{"tick-model-1", "vllm-v1", "sglang", "trtllm-max-utilization",
+                                      "trtllm-guaranteed-no-evict"}));
+        QCOMPARE(cols[0].summary.totals.evictions, std::int64_t{8});
+        QCOMPARE(cols[1].summary.totals.evictions, std::int64_t{8});
+        QCOMPARE(cols[2].summary.totals.evictions, std::int64_t{0});
+        QCOMPARE(cols[3].summary.totals.evictions, std::int64_t{6});
+        QCOMPARE(cols[4].summary.totals.evictions, std::int64_t{0});
+        QCOMPARE(cols[3].summary.totals.ticks, std::int64_t{299});
+        QCOMPARE(cols[4].summary.totals.ticks, std::int64_t{400});
+        const auto doc = nlohmann::json::parse(compareFileText(w, cols, false));
+        QVERIFY(doc.contains("engines") && !doc.contains("modes"));
+        QVERIFY(compareFileText(w, cols, true).starts_with("engine,policy_hash,event_hash"));
+        QVERIFY(compareTableText(w, cols).find("trtllm-guaranteed-no-evict") != std::string::npos);
     }
 };
 
