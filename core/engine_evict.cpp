@@ -66,23 +66,28 @@ std::size_t EngineImpl::gatherCandidates() {
     const std::size_t begin = cands.size();
     for (auto r : s_.running) {
         const auto& st = rq(r);
-        if (!isRunnable(st.phase) || st.blocks == 0) {
-            continue;
+        if (isRunnable(st.phase) && st.blocks > 0) {
+            appendCandidate(r);
         }
-        Candidate c;
-        c.request = r;
-        c.tenant = st.tenant;
-        c.priority = spec(r).priority;
-        c.arrival_tick = spec(r).arrival_tick;
-        c.admit_seq = st.admit_seq;
-        c.prompt_tokens = spec(r).prompt_tokens;
-        c.generated_tokens = st.generated_tokens;
-        c.context_tokens = st.computed_tokens;
-        c.max_output_tokens = spec(r).max_output_tokens;
-        c.blocks = st.blocks;
-        cands.push_back(c);
     }
     return begin;
+}
+
+// r as a candidate, with the figures every victim rule compares, appended to the ledger's candidates.
+void EngineImpl::appendCandidate(std::int32_t r) {
+    const auto& st = rq(r);
+    Candidate c;
+    c.request = r;
+    c.tenant = st.tenant;
+    c.priority = spec(r).priority;
+    c.arrival_tick = spec(r).arrival_tick;
+    c.admit_seq = st.admit_seq;
+    c.prompt_tokens = spec(r).prompt_tokens;
+    c.generated_tokens = st.generated_tokens;
+    c.context_tokens = st.computed_tokens;
+    c.max_output_tokens = spec(r).max_output_tokens;
+    c.blocks = st.blocks;
+    e_.ledger_.candidates.push_back(c);
 }
 
 void EngineImpl::logPressure(std::int32_t requester, PressureTrigger trigger, std::int64_t need) {

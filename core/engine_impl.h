@@ -87,6 +87,7 @@ class EngineImpl {
                   void (*takeBack)(EngineImpl&, std::int32_t) = nullptr);
     void evict(std::int32_t victim, std::size_t candidatesBegin, std::size_t candidatesCount);
     std::size_t gatherCandidates();
+    void appendCandidate(std::int32_t r);
     void logPressure(std::int32_t requester, PressureTrigger trigger, std::int64_t need);
     void progress(std::int32_t r, std::int64_t chunk);
     void complete(std::int32_t r);
@@ -110,6 +111,7 @@ class EngineImpl {
     };
     std::vector<ScheduledStep> scheduled_;
     std::int64_t budgetLeft_ = 0; // the running loop's token budget while victims are taken back
+    std::vector<std::int32_t> trtRunning_; // trtllm: the running requests in activeRequests order (reused)
 
   public:
     void takeBackStep(std::int32_t victim); // (evictOne's takeBack under vllm-v1)

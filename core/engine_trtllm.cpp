@@ -30,15 +30,16 @@ void EngineImpl::scheduleTrtllm() {
     s_.quiet_decode_only = false;
     scheduled_.clear();
 
-    // activeRequests, in (priority, arrival) order: the waiting queue's key order.
-    std::vector<std::int32_t> active;
+    // activeRequests, in (priority, arrival) order: the running requests (sorted here; a few hundred at most)
+    // merged on the fly with the waiting queue, whose key is the same (priority, index) order. Every pass below
+    // stops at the first request it cannot take, so a long queue costs nothing beyond its head.
+    std::vector<std::int32_t>& running = trtRunning_;
+    running.clear();
     for (auto r : s_.running) {
-        if (isRunnable(rq(r).phase)) active.push_back(r);
+        if (isRunnable(rq(r).phase)) running.push_back(r);
     }
-    for (const auto& entry : s_.waiting) active.push_back(entry.second);
-    std::sort(active.begin(), active.end(), [&](std::int32_t a, std::int32_t b) {
-        return std::pair(spec(a).priority, a) < std::pair(spec(b).priority, b);
-    });
+    const auto key = [&](std::int32_t r) { return std::pair(spec(r).priority, r); };
+    std::sort(running.begin(), running.end(), [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
     // Started: it holds blocks (generating, or part of its context computed); a paused request has none.
     const auto started = [&](std::int32_t r) { return isRunnable(rq(r).phase) && rq(r).blocks > 0; };
     std::int64_t count = 0;
@@ -73,55 +74,71 @@ void EngineImpl::scheduleTrtllm() {
         const auto remaining = [&](std::int32_t r) {
             return std::max<std::int64_t>(0, blocksFor(spec(r).prompt_tokens + spec(r).max_output_tokens) - rq(r).blocks);
         };
-        std::vector<std::int32_t> pending;
-        for (auto r : active) { // generation in progress first
+        std::vector<std::int32_t> pending; // started but still in their context (chunked)
+        for (auto r : running) { // generation in progress first
             if (count >= maxRequests || budgetSpent) break;
-            if (started(r) && rq(r).phase == Phase::Decode) {
+            if (rq(r).phase == Phase::Decode) {
                 if (!schedule(r)) break;
                 available -= remaining(r) + scheduled_.back().new_blocks; // reserved to completion (taken now included)
             } else {
                 pending.push_back(r);
             }
         }
-        for (auto r : pending) { // then context requests, head-of-line
-            if (count >= maxRequests || budgetSpent) break;
+        // Then context requests, head-of-line: the started ones and the waiting queue, in activeRequests order.
+        auto w = s_.waiting.begin();
+        std::size_t p = 0;
+        while (count < maxRequests && !budgetSpent && (p < pending.size() || w != s_.waiting.end())) {
+            const bool fromPending = w == s_.waiting.end() || (p < pending.size() && key(pending[p]) < *w);
+            const std::int32_t r = fromPending ? pending[p] : w->second;
             const std::int64_t reserve = remaining(r);
             if (reserve > available) break;
+            if (fromPending) {
+                ++p;
+            } else {
+                ++w; // admitForRecompute takes it out of the queue
+            }
             if (!schedule(r)) break;
             available -= reserve;
         }
     } else {
-        std::size_t end = active.size();
-        for (std::size_t i = 0; i < end && !budgetSpent;) {
-            const std::int32_t r = active[i];
+        // The search range [current, end): `hi` running requests may still be paused (those after it are, or
+        // lie beyond `end`); a waiting request past `endKey` is out of range.
+        std::size_t ri = 0;
+        std::size_t hi = running.size();
+        auto w = s_.waiting.begin();
+        std::pair<std::int64_t, std::int32_t> endKey{std::numeric_limits<std::int64_t>::max(), 0};
+        while (!budgetSpent) {
+            const bool haveRunning = ri < hi;
+            const bool haveWaiting = w != s_.waiting.end() && *w < endKey;
+            if (!haveRunning && !haveWaiting) break;
+            const bool fromRunning = haveRunning && (!haveWaiting || key(running[ri]) < *w);
+            const std::int32_t r = fromRunning ? running[ri] : w->second;
             const auto& st = rq(r);
             // getNeededBlocksOneStep: a context not started needs its whole prompt's blocks; one part-way needs
             // none more than its next chunk; a generation step one block at an edge.
             const std::int64_t need = started(r) ? blocksFor(std::min(target(r), st.computed_tokens + 1)) - st.blocks
                                                  : blocksFor(target(r));
             if (count < maxRequests && need <= s_.free_blocks) {
+                if (fromRunning) {
+                    ++ri;
+                } else {
+                    ++w;
+                }
                 if (!schedule(r)) break;
-                ++i;
                 continue;
             }
-            // Pause the last started request in [i, end).
-            std::size_t j = end;
-            while (j > i && !started(active[j - 1])) --j;
-            if (j == i) break;
-            const std::int32_t victim = active[j - 1];
+            // Pause the last started request in [current, end): the last running one not yet scheduled.
+            if (ri >= hi) break; // none started at or after it
+            const std::int32_t victim = running[hi - 1];
             logPressure(r, need <= s_.free_blocks ? PressureTrigger::RequestCap : PressureTrigger::AllocationFailed, need);
             const std::size_t begin = e_.ledger_.candidates.size();
-            gatherCandidates();
-            // The candidates are the started requests at or after r in activeRequests (the search range).
-            auto& cands = e_.ledger_.candidates;
-            cands.erase(std::remove_if(cands.begin() + static_cast<std::ptrdiff_t>(begin), cands.end(),
-                                       [&](const Candidate& c) {
-                                           const auto pos = std::find(active.begin(), active.end(), c.request) - active.begin();
-                                           return static_cast<std::size_t>(pos) < i || static_cast<std::size_t>(pos) >= end;
-                                       }),
-                        cands.end());
-            evict(victim, begin, cands.size() - begin);
-            end = j - 1;
+            for (std::size_t k = ri; k < hi; ++k) {
+                appendCandidate(running[k]); // the started requests in the search range
+            }
+            evict(victim, begin, hi - ri);
+            --hi;
+            endKey = key(victim);
+            if (victim == r) break; // it paused itself: the range is empty
         }
     }
 
