@@ -72,10 +72,18 @@ std::string fallbackText(const Workload& w, const Event& e) {
         return "host memory short: hybrid wanted " + std::to_string(e.fallback_need_bytes) + " bytes but " +
                std::to_string(e.fallback_free_bytes) + " are free; swapped prefix shrunk to " +
                std::to_string(e.swap_blocks) + " blocks";
-    case Fallback::NothingToSwap:
+    case Fallback::NothingToSwap: {
+        const std::int64_t full = e.context_tokens / c.block_size_tokens;
+        if (full > 0) { // the share rounds down to no block (issue 21: it said "no full block" here too)
+            return "hybrid: hybrid_swap_percent " + std::to_string(w.policy.hybrid_swap_percent) + " of its " +
+                   std::to_string(full) + " full block" + (full == 1 ? "" : "s") + " rounds down to 0 blocks (context " +
+                   std::to_string(e.context_tokens) + " tokens, block size " + std::to_string(c.block_size_tokens) +
+                   "); recomputed instead";
+        }
         return "hybrid: no full block to swap (context " + std::to_string(e.context_tokens) + " tokens, block size " +
                std::to_string(c.block_size_tokens) + ", hybrid_swap_percent " +
                std::to_string(w.policy.hybrid_swap_percent) + "); recomputed instead";
+    }
     }
     return {};
 }

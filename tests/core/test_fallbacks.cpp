@@ -1,6 +1,8 @@
 // FallbackCounts and hostFullNote (core/fallbacks.h): the evictions that did not run as the policy asked, counted
 // from the run's evict events, against the receipt's own fallback strings; and the note for a mode that never
 // swapped because host memory was full (what compare in the CLI and the lab print).
+#include "engine_fixtures.h"
+
 #include "fallbacks.h"
 #include "engine.h"
 #include "receipt.h"
@@ -96,10 +98,32 @@ class TestFallbacks : public QObject {
             const QByteArray where = QByteArray(toString(mode).data(), static_cast<qsizetype>(toString(mode).size()));
             QVERIFY2(f.host_full == occurrences(receipt, "host memory full:"), where.constData());
             QVERIFY2(f.hybrid_shrunk == occurrences(receipt, "host memory short:"), where.constData());
-            QVERIFY2(f.nothing_to_swap == occurrences(receipt, "hybrid: no full block"), where.constData());
+            QVERIFY2(f.nothing_to_swap == occurrences(receipt, "hybrid: no full block") +
+                                              occurrences(receipt, "rounds down to 0 blocks"),
+                     where.constData());
             QVERIFY2(f.total() == occurrences(receipt, "\"fallback\""), where.constData());
             QCOMPARE(f.evictions, run.totals.evictions);
         }
+    }
+
+    // Issue 21: a context with full blocks whose hybrid share rounds down to none was said to have "no full block
+    // to swap"; the text now says the percentage rounded down.
+    void hybridShareThatRoundsDownSaysSo() {
+        Config c;
+        c.block_size_tokens = 8;
+        c.capacity_blocks = 4;
+        c.max_ticks = 500;
+        Policy p;
+        p.recovery = Recovery::Hybrid;
+        p.hybrid_swap_percent = 50;
+        p.resume_guard = ResumeGuard::NextBlock;
+        const Workload w = pltest::workload(c, p, {pltest::req("a", 0, 8, 16), pltest::req("b", 0, 8, 16)});
+        const RunResult run = runWorkload(w);
+        const std::string receipt = receiptText(w, run);
+        QVERIFY(run.totals.evictions > 0);
+        QVERIFY2(occurrences(receipt, "hybrid: hybrid_swap_percent 50 of its 1 full block rounds down to 0 blocks") > 0,
+                 receipt.c_str());
+        QCOMPARE(occurrences(receipt, "no full block"), 0);
     }
 
     // The sample as shipped (1 MiB of host memory): swap swaps, nothing falls back, no note.
