@@ -94,4 +94,22 @@ inline std::vector<const pl::Event*> eventsOf(const pl::RunResult& run, pl::Even
     return out;
 }
 
+
+// A run's admissions, evictions, resumes and completions as lines "tick kind id" (+ " generated" but for admit),
+// for the engine-profile scenarios, whose expectations are written that way.
+inline QStringList eventStory(const pl::Workload& w, const pl::RunResult& run) {
+    QStringList out;
+    for (const pl::Event& e : run.ledger.events) {
+        if (e.kind != pl::EventKind::Evict && e.kind != pl::EventKind::Resume && e.kind != pl::EventKind::Complete &&
+            e.kind != pl::EventKind::Admit) {
+            continue;
+        }
+        QString line = QString::number(e.tick) + " " + QString::fromStdString(std::string(pl::toString(e.kind))) + " " +
+                       QString::fromStdString(w.requests[static_cast<std::size_t>(e.request)].id);
+        if (e.kind != pl::EventKind::Admit) line += " " + QString::number(e.generated_tokens);
+        out << line;
+    }
+    return out;
+}
+
 } // namespace pltest

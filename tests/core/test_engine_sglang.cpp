@@ -26,20 +26,6 @@ Workload scenario(const std::string& name) {
     return loadSampleFile(std::string(PREEMPTLAB_SOURCE_DIR) + "/tests/core/data/sglang/" + name + ".workload.json");
 }
 
-QStringList story(const Workload& w, const RunResult& run) {
-    QStringList out;
-    for (const Event& e : run.ledger.events) {
-        if (e.kind != EventKind::Evict && e.kind != EventKind::Resume && e.kind != EventKind::Complete &&
-            e.kind != EventKind::Admit) {
-            continue;
-        }
-        QString line = QString::number(e.tick) + " " + QString::fromStdString(std::string(toString(e.kind))) + " " +
-                       QString::fromStdString(w.requests[static_cast<std::size_t>(e.request)].id);
-        if (e.kind == EventKind::Evict) line += " g" + QString::number(e.generated_tokens) + " q" + QString::number(e.queue_position);
-        out << line;
-    }
-    return out;
-}
 
 } // namespace
 
@@ -56,10 +42,11 @@ class TestEngineSglang : public QObject {
     void retractionOrderAndQueueTail() {
         const Workload w = scenario("d1-retract-order");
         const RunResult run = runWorkload(w);
-        QCOMPARE(story(w, run), (QStringList{"0 admit d", "174 complete d", "175 admit a", "176 admit b",
-                                             "284 evict b g108 q1", "346 complete a", "347 admit c", "526 complete c",
-                                             "527 resume b", "533 complete b"}));
+        QCOMPARE(eventStory(w, run), (QStringList{"0 admit d", "174 complete d 175", "175 admit a", "176 admit b",
+                                                  "284 evict b 108", "346 complete a 171", "347 admit c",
+                                                  "526 complete c 180", "527 resume b 108", "533 complete b 114"}));
         for (const Event& e : run.ledger.events) {
+            if (e.kind == EventKind::Evict) QCOMPARE(e.queue_position, std::int64_t{1}); // behind c: the tail
             if (e.kind == EventKind::Pressure) {
                 QVERIFY(e.trigger == PressureTrigger::RetractDecode); // the batch's step, not one requester
                 QCOMPARE(e.request, -1);
@@ -73,8 +60,8 @@ class TestEngineSglang : public QObject {
     void aPrefillStepDoesNotDecode() {
         const Workload w = scenario("d4-prefill-or-decode");
         const RunResult run = runWorkload(w);
-        QCOMPARE(story(w, run), (QStringList{"0 admit a", "2 admit b", "4 admit c", "11 complete a", "12 complete b",
-                                             "13 complete c"}));
+        QCOMPARE(eventStory(w, run), (QStringList{"0 admit a", "2 admit b", "4 admit c", "11 complete a 10",
+                                                  "12 complete b 10", "13 complete c 10"}));
     }
 
     // Random tight workloads under the profile (every victim rule; the others are what-ifs): the oracle, with the

@@ -28,20 +28,6 @@ Workload scenario(const std::string& name) {
 }
 
 // "tick kind id generated" for every evict (a pause), resume and complete, in order.
-QStringList story(const Workload& w, const RunResult& run) {
-    QStringList out;
-    for (const Event& e : run.ledger.events) {
-        if (e.kind != EventKind::Evict && e.kind != EventKind::Resume && e.kind != EventKind::Complete &&
-            e.kind != EventKind::Admit) {
-            continue;
-        }
-        QString line = QString::number(e.tick) + " " + QString::fromStdString(std::string(toString(e.kind))) + " " +
-                       QString::fromStdString(w.requests[static_cast<std::size_t>(e.request)].id);
-        if (e.kind != EventKind::Admit) line += " " + QString::number(e.generated_tokens);
-        out << line;
-    }
-    return out;
-}
 
 } // namespace
 
@@ -95,7 +81,7 @@ class TestEngineTrtllm : public QObject {
         QFETCH(qint64, iterations);
         const Workload w = scenario(name.toStdString());
         const RunResult run = runWorkload(w);
-        QCOMPARE(story(w, run), expected);
+        QCOMPARE(eventStory(w, run), expected);
         QCOMPARE(run.totals.ticks, static_cast<std::int64_t>(iterations));
         const auto report = checkReceipt(nlohmann::json::parse(receiptText(w, run)));
         QVERIFY2(report.passed, report.violations.empty() ? "" : report.violations.front().c_str());

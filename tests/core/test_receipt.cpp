@@ -2,6 +2,7 @@
 // seeded random workloads under every recovery mode, victim rule and resume guard.
 #include "sanitizer_scale.h"
 #include "engine_fixtures.h"
+#include "test_rng.h"
 
 #include "hashing.h"
 #include "oracle.h"
@@ -39,19 +40,6 @@ namespace {
 const char* kSamples[] = {"seed-example", "burst-recompute-wave", "swap-wins", "recompute-wins",
                           "livelock-next-block", "starvation", "multi-tenant"};
 
-// A small named generator (splitmix64): the standard engines differ across platforms.
-struct SplitMix {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
-        return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-    }
-};
 
 Workload randomWorkload(std::uint64_t seed) {
     SplitMix rng{seed};

@@ -5,6 +5,7 @@
 // repeated eviction in every phase and asserts that it got there.
 #include "sanitizer_scale.h"
 #include "engine_fixtures.h"
+#include "test_rng.h"
 
 #include "engine.h"
 #include "ledger.h"
@@ -71,19 +72,6 @@ std::string violations(const OracleReport& report) {
     return all;
 }
 
-// splitmix64: the standard engines differ across platforms.
-struct SplitMix {
-    std::uint64_t state;
-    std::uint64_t next() {
-        std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        return z ^ (z >> 31);
-    }
-    std::int64_t uniform(std::int64_t lo, std::int64_t hi) {
-        return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-    }
-};
 
 // A tight pool, a small prefill budget (replays take several ticks, so there is time to be evicted again
 // during one), long outputs and a small host: every run preempts, and most re-evict.
