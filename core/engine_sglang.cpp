@@ -127,13 +127,12 @@ void EngineImpl::scheduleSglang() {
                 break; // "Corner case: only one request left"
             }
             firstIter = false;
-            const std::size_t begin = gatherCandidates();
-            // Only the running (decode) batch is retracted from; a request in chunked prefill is not in it.
-            auto& cands = e_.ledger_.candidates;
-            cands.erase(std::remove_if(cands.begin() + static_cast<std::ptrdiff_t>(begin), cands.end(),
-                                       [&](const Candidate& c) { return rq(c.request).phase != Phase::Decode; }),
-                        cands.end());
-            const std::size_t count = cands.size() - begin;
+            // The candidates are the decode batch (a request in chunked prefill is not in it).
+            const std::size_t begin = e_.ledger_.candidates.size();
+            for (auto r : decoders) {
+                appendCandidate(r);
+            }
+            const std::size_t count = decoders.size();
             const std::int32_t victim = retractionVictim(begin, count);
             evict(victim, begin, count);
             std::erase(decoders, victim);

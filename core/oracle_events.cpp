@@ -256,77 +256,61 @@ void Oracle::checkNoAdmissionAfterEviction(const json& e, const std::string& whe
     }
 }
 
-// vllm-v1: the victim is vLLM's. fcfs (last-admitted): self.running.pop(), the candidate admitted last;
-// priority (priority-newest): max(self.running, key=(priority, arrival_time)). Arrival order is the workload's
-// (arrival_tick, id) order, so the candidates' arrival ticks and ids decide it here, independently of the engine.
-void Oracle::checkProfileVictim(const json& e, const json& cands, const std::string& where) {
-    const VictimRule rule = workload_.policy.victim_rule;
-    if (workload_.policy.engine_profile == EngineProfile::Sglang && rule == VictimRule::FewestDecoded) {
-        // retract_decode pops the fewest output tokens, ties to the longest prompt, then the latest in the batch.
-        const json* pick = nullptr;
-        const auto key = [&](const json& c) {
-            return std::make_tuple(-intOf(c, "generated_tokens"), intOf(c, "prompt_tokens"), intOf(c, "admit_seq"));
-        };
-        for (const json& c : cands) {
-            if (c.is_object() && (pick == nullptr || key(c) > key(*pick))) pick = &c;
-        }
-        if (pick != nullptr && strOf(*pick, "id") != strOf(e, "request")) {
-            add(where + ": sglang retract_decode takes the fewest output tokens, then the longest prompt: " +
-                strOf(*pick, "id") + ", not " + strOf(e, "request"));
-        }
-        return;
+namespace {
+
+// The candidate with the greatest key (the first of equals), or nullptr when there is none.
+template <typename Key>
+const nlohmann::json* greatestCandidate(const nlohmann::json& cands, Key key) {
+    const nlohmann::json* best = nullptr;
+    for (const auto& c : cands) {
+        if (c.is_object() && (best == nullptr || key(c) > key(*best))) best = &c;
     }
-    if (workload_.policy.engine_profile == EngineProfile::TrtllmGuaranteedNoEvict) {
+    return best;
+}
+
+} // namespace
+
+// Engine profiles: the victim is the engine's, computed from the candidates and the workload, never from the
+// engine. vllm-v1 fcfs (last-admitted): self.running.pop(), the candidate admitted last; vllm-v1 priority
+// (priority-newest): max(self.running, key=(priority, arrival_time)), arrival order being the workload's
+// (arrival_tick, id); trtllm-max-utilization: the last started request at or after the one that did not fit in
+// activeRequests order, (priority, arrival), that is the same greatest (priority, arrival_tick, id); sglang
+// (fewest-decoded): retract_decode's fewest output tokens, then the longest prompt, then the latest in the batch.
+void Oracle::checkProfileVictim(const json& e, const json& cands, const std::string& where) {
+    const EngineProfile profile = workload_.policy.engine_profile;
+    const VictimRule rule = workload_.policy.victim_rule;
+    if (profile == EngineProfile::TrtllmGuaranteedNoEvict) {
         add(where + ": trtllm-guaranteed-no-evict never pauses a request (its reservations cover every started "
                     "request to completion)");
         return;
     }
-    if (workload_.policy.engine_profile == EngineProfile::TrtllmMaxUtilization) {
-        // MaxUtilizationScheduler pauses the last started request at or after the one that did not fit, in
-        // activeRequests order, (priority, arrival): the largest (priority, arrival_tick, id) among the candidates.
-        const json* last = nullptr;
-        const auto key = [&](const json& c) {
-            const auto it = tracks_.find(strOf(c, "id"));
-            return std::make_tuple(intOf(c, "priority"), it == tracks_.end() ? 0 : it->second.spec->arrival_tick,
-                                   strOf(c, "id"));
-        };
-        for (const json& c : cands) {
-            if (c.is_object() && (last == nullptr || key(c) > key(*last))) last = &c;
-        }
-        if (last != nullptr && strOf(*last, "id") != strOf(e, "request")) {
-            add(where + ": trtllm-max-utilization pauses the last started request in activeRequests, " +
-                strOf(*last, "id") + ", not " + strOf(e, "request"));
-        }
-        return;
-    }
-    if (workload_.policy.engine_profile != EngineProfile::VllmV1) {
-        return;
-    }
-    if (rule != VictimRule::LastAdmitted && rule != VictimRule::PriorityNewest) {
-        return; // a what-if rule: the receipt's limitations say so
-    }
-    const json* best = nullptr;
-    auto better = [&](const json& a, const json& b) { // a beats b
-        if (rule == VictimRule::LastAdmitted) {
-            return intOf(a, "admit_seq") > intOf(b, "admit_seq");
-        }
-        const auto key = [&](const json& c) {
-            const auto it = tracks_.find(strOf(c, "id"));
-            const std::int64_t arrival = it == tracks_.end() ? 0 : it->second.spec->arrival_tick;
-            return std::make_tuple(intOf(c, "priority"), arrival, strOf(c, "id"));
-        };
-        return key(a) > key(b);
+    const auto byArrival = [&](const json& c) {
+        const auto it = tracks_.find(strOf(c, "id"));
+        return std::make_tuple(intOf(c, "priority"), it == tracks_.end() ? 0 : it->second.spec->arrival_tick,
+                               strOf(c, "id"));
     };
-    for (const json& c : cands) {
-        if (c.is_object() && (best == nullptr || better(c, *best))) {
-            best = &c;
-        }
+    const json* expected = nullptr;
+    std::string why;
+    if (profile == EngineProfile::Sglang && rule == VictimRule::FewestDecoded) {
+        expected = greatestCandidate(cands, [&](const json& c) {
+            return std::make_tuple(-intOf(c, "generated_tokens"), intOf(c, "prompt_tokens"), intOf(c, "admit_seq"));
+        });
+        why = "sglang retract_decode takes the fewest output tokens, then the longest prompt: ";
+    } else if (profile == EngineProfile::TrtllmMaxUtilization) {
+        expected = greatestCandidate(cands, byArrival);
+        why = "trtllm-max-utilization pauses the last started request in activeRequests, ";
+    } else if (profile == EngineProfile::VllmV1 && rule == VictimRule::LastAdmitted) {
+        expected = greatestCandidate(cands, [&](const json& c) { return intOf(c, "admit_seq"); });
+        why = "vllm-v1 fcfs takes running.pop(), the last admitted, ";
+    } else if (profile == EngineProfile::VllmV1 && rule == VictimRule::PriorityNewest) {
+        expected = greatestCandidate(cands, byArrival);
+        why = "vllm-v1 priority takes max(running, (priority, arrival)), ";
+    } else {
+        return; // tick-model-1 (its rule is not checked from the receipt), or a what-if rule (limitations say so)
     }
     const std::string victim = strOf(e, "request");
-    if (best != nullptr && strOf(*best, "id") != victim) {
-        add(where + ": vllm-v1 " + (rule == VictimRule::LastAdmitted ? "fcfs takes running.pop(), the last admitted, "
-                                                                     : "priority takes max(running, (priority, arrival)), ") +
-            strOf(*best, "id") + ", not " + victim);
+    if (expected != nullptr && strOf(*expected, "id") != victim) {
+        add(where + ": " + why + strOf(*expected, "id") + ", not " + victim);
     }
 }
 
