@@ -100,6 +100,8 @@ struct Totals {
 struct EngineOptions {
     bool record_series = false;   // keep one TickStats per executed tick (the lab's plots)
     bool track_block_owners = false; // keep the block -> request map (the lab's pool grid)
+    bool keep_all_candidates = false; // keep every evict's whole candidate list (the lab's "why" panel), not
+                                      // only the kListedCandidates a receipt lists (Ledger::all_candidates)
 };
 
 // What a live backend measured for one engine call (docs/live-mode.md). Never hashed: written in the
@@ -221,6 +223,7 @@ std::vector<RequestRecord> requestRecords(const Engine& engine);
 void collectResult(const Engine& engine, const LiveBackend* backend, RunResult& result);
 // With a control, the run checks it every RunCheck::kStepsPerCheck steps and throws RunCancelled when told to
 // stop (the lab's compare); a run that is not stopped is the same run as without one.
-RunResult runWorkload(const Workload& workload, LiveBackend* backend = nullptr, const RunControl& control = {});
+RunResult runWorkload(const Workload& workload, LiveBackend* backend = nullptr, const RunControl& control = {},
+                      EngineOptions options = {});
 
 } // namespace pl

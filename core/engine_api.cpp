@@ -224,9 +224,10 @@ std::vector<RequestRecord> requestRecords(const Engine& engine) {
     return out;
 }
 
-RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunControl& control) {
+RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunControl& control,
+                      EngineOptions options) {
     RunResult result;
-    Engine engine(workload, result.ledger);
+    Engine engine(workload, result.ledger, options);
     engine.setLiveBackend(backend);
     if (control.cancel == nullptr && !control.progress && control.max_events == 0) {
         engine.runToEnd();

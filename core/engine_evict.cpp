@@ -90,6 +90,35 @@ void EngineImpl::appendCandidate(std::int32_t r) {
     e_.ledger_.candidates.push_back(c);
 }
 
+// The evict's candidates, gathered at the end of the ledger's list: the whole list copied for the lab
+// (keep_all_candidates), then only the listed ones (listedCandidates) kept in place, in the engine's order.
+// Returns how many are listed.
+std::int64_t EngineImpl::listCandidates(std::size_t begin, std::size_t count, Event& ev) {
+    auto& cands = e_.ledger_.candidates;
+    if (begin + count != cands.size()) {
+        throw std::logic_error("an evict's candidates are not the last ones gathered");
+    }
+    const auto all = std::span<Candidate>(cands).subspan(begin, count);
+    if (p_.victim_rule == VictimRule::TenantFair) {
+        fillTenantBlocks(all);
+    }
+    if (e_.options_.keep_all_candidates) {
+        auto& whole = e_.ledger_.all_candidates;
+        ev.all_candidates_begin = static_cast<std::int64_t>(whole.size());
+        ev.all_candidates_count = static_cast<std::int64_t>(count);
+        whole.insert(whole.end(), all.begin(), all.end());
+    }
+    if (count <= kListedCandidates) {
+        return static_cast<std::int64_t>(count);
+    }
+    const auto keep = listedCandidates(p_, e_.ranks_.context(p_.victim_rule), all);
+    for (std::size_t k = 0; k < keep.size(); ++k) {
+        cands[begin + k] = cands[begin + keep[k]]; // keep is ascending, so k <= keep[k]
+    }
+    cands.resize(begin + keep.size());
+    return static_cast<std::int64_t>(keep.size());
+}
+
 void EngineImpl::logPressure(std::int32_t requester, PressureTrigger trigger, std::int64_t need) {
     s_.totals.pressure_events += 1;
     Event& ev = emit(EventKind::Pressure, requester);
@@ -177,7 +206,8 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     ev.est_recompute_ticks = estRecompute;
     ev.est_swap_ticks = estSwap;
     ev.candidates_begin = static_cast<std::int64_t>(candidatesBegin);
-    ev.candidates_count = static_cast<std::int64_t>(candidatesCount);
+    ev.candidates_total = static_cast<std::int64_t>(candidatesCount);
+    ev.candidates_count = listCandidates(candidatesBegin, candidatesCount, ev);
     const std::size_t evIndex = e_.ledger_.events.size() - 1;
 
     evictedThisTick_ = true;

@@ -86,6 +86,7 @@ class EngineImpl {
     bool evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need,
                   void (*takeBack)(EngineImpl&, std::int32_t) = nullptr);
     void evict(std::int32_t victim, std::size_t candidatesBegin, std::size_t candidatesCount);
+    std::int64_t listCandidates(std::size_t begin, std::size_t count, Event& ev);
     std::size_t gatherCandidates();
     void appendCandidate(std::int32_t r);
     void logPressure(std::int32_t requester, PressureTrigger trigger, std::int64_t need);

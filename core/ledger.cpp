@@ -1,5 +1,7 @@
 #include "ledger.h"
 
+#include <algorithm>
+
 namespace pl {
 
 std::string_view toString(EventKind k) {
@@ -34,16 +36,21 @@ void Ledger::truncate(std::size_t eventCount) {
         return;
     }
     std::size_t firstCandidate = candidates.size();
+    std::size_t firstOfAll = all_candidates.size();
     for (std::size_t i = eventCount; i < events.size(); ++i) {
         if (events[i].candidates_count > 0) {
-            firstCandidate = static_cast<std::size_t>(events[i].candidates_begin);
+            firstCandidate = std::min(firstCandidate, static_cast<std::size_t>(events[i].candidates_begin));
+        }
+        if (events[i].all_candidates_count > 0) {
+            firstOfAll = std::min(firstOfAll, static_cast<std::size_t>(events[i].all_candidates_begin));
+        }
+        if (firstCandidate < candidates.size() && (firstOfAll < all_candidates.size() || all_candidates.empty())) {
             break;
         }
     }
     events.resize(eventCount);
-    if (firstCandidate < candidates.size()) {
-        candidates.resize(firstCandidate);
-    }
+    candidates.resize(std::min(firstCandidate, candidates.size()));
+    all_candidates.resize(std::min(firstOfAll, all_candidates.size()));
 }
 
 std::int64_t droppedReplayTokens(const Event& evict, std::int64_t blockSizeTokens) {

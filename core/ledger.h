@@ -5,6 +5,7 @@
 
 #include "model.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,7 +48,13 @@ struct Candidate {
     std::int64_t context_tokens = 0;
     std::int64_t max_output_tokens = 0;
     std::int64_t blocks = 0;
+    std::int64_t tenant_blocks = 0; // tenant-fair: blocks held by its tenant's candidates, all of them (0 otherwise)
 };
+
+// An evict keeps at most this many candidates (docs/receipt.md, "evict"): all of them when there are no more,
+// else the ones with the greatest keys under the rule that chose the victim. The receipt grows with evictions,
+// not with evictions x running requests; the lab keeps the whole list too (EngineOptions::keep_all_candidates).
+inline constexpr std::size_t kListedCandidates = 8;
 
 struct Event {
     std::int64_t seq = 0;
@@ -76,8 +83,11 @@ struct Event {
     std::int64_t free_blocks = 0;      // pressure: blocks free when it was noticed
     std::int64_t fallback_need_bytes = 0;
     std::int64_t fallback_free_bytes = 0;
-    std::int64_t candidates_begin = 0;  // evict: range in Ledger::candidates
+    std::int64_t candidates_begin = 0;  // evict: range in Ledger::candidates (the listed ones)
     std::int64_t candidates_count = 0;
+    std::int64_t candidates_total = 0;  // evict: how many the victim was chosen among (>= candidates_count)
+    std::int64_t all_candidates_begin = 0; // evict, with keep_all_candidates: range in Ledger::all_candidates
+    std::int64_t all_candidates_count = 0;
     // Prefix sharing (written only when the workload has prefix_blocks, so other receipts keep their bytes).
     bool prefix = false;
     std::int64_t cached_tokens = 0; // admit, resume: tokens attached from the prefix cache (not prefilled)
@@ -92,7 +102,8 @@ std::int64_t carriedReplayTokens(const Event& evict, std::int64_t blockSizeToken
 
 struct Ledger {
     std::vector<Event> events;
-    std::vector<Candidate> candidates;
+    std::vector<Candidate> candidates;     // what each evict lists (at most kListedCandidates each)
+    std::vector<Candidate> all_candidates; // every candidate of each evict (EngineOptions::keep_all_candidates)
     void truncate(std::size_t eventCount); // drop events (and their candidates) from eventCount on
 };
 

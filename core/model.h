@@ -15,7 +15,10 @@ namespace pl {
 using Tick = std::int64_t;
 inline constexpr std::int64_t kMaxSafeInteger = (std::int64_t{1} << 53) - 1;
 inline constexpr std::string_view kWorkloadFormat = "preemptlab.workload.v1";
-inline constexpr std::string_view kReceiptFormat = "preemptlab.receipt.v1";
+inline constexpr std::string_view kReceiptFormat = "preemptlab.receipt.v2";
+// Receipts written before compact candidates (2026-12-03): every evict listed every candidate. `verify` still
+// checks them, re-writing the run in that form (docs/receipt.md, "Formats").
+inline constexpr std::string_view kReceiptFormatV1 = "preemptlab.receipt.v1";
 inline constexpr std::string_view kEngineName = "preemptlab";
 inline constexpr std::string_view kEngineVersion = "0.1.0";
 inline constexpr std::string_view kTickModel = "tick-model-1";

@@ -1,6 +1,9 @@
 // The oracle's checks per event kind (see oracle_impl.h and docs/receipt.md).
 #include "oracle_impl.h"
 
+#include "ledger.h" // kListedCandidates: the receipt format's list length
+
+#include <map>
 #include <tuple>
 
 namespace pl::oracle_detail {
@@ -120,6 +123,7 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
     if (cands == e.end() || !cands->is_array()) {
         throw BadField{"has no 'candidates' array"};
     }
+    checkCandidates(e, *cands, where);
     const std::string victim = strOf(e, "request");
     const bool listed = std::any_of(cands->begin(), cands->end(), [&](const json& cand) {
         return cand.is_object() && cand.contains("id") && cand["id"] == victim;
@@ -127,7 +131,7 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
     if (!listed) {
         add(where + ": the victim " + victim + " is not among the " + n(static_cast<std::int64_t>(cands->size())) + " candidates");
     } else {
-        checkProfileVictim(e, *cands, where);
+        checkVictim(e, *cands, where);
     }
     lastEvictTick_ = intOf(e, "tick");
 
@@ -136,7 +140,7 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
     sums_.freedBlocks += freed;
     sums_.replayTokens += std::max<std::int64_t>(0, replay - carried); // what this eviction dropped
     sums_.swapOutBytes += swapBytes;
-    t.running = false;
+    setRunning(t, false);
     t.evicted = true;
     t.lastMode = mode;
     t.evictSeq = seq;
@@ -223,7 +227,7 @@ void Oracle::onResume(const json& e, const std::string& where, Track& t) {
             " plus any replay still pending then)");
     }
     t.evicted = false;
-    t.running = true;
+    setRunning(t, true);
     t.swapInPending = swapIn > 0;
     t.swapInBytes = swapIn;
     t.replayPending = replay > 0;
@@ -256,7 +260,96 @@ void Oracle::checkNoAdmissionAfterEviction(const json& e, const std::string& whe
     }
 }
 
+
+// The listed candidates are requests running at the eviction, with their workload's figures. A shortened list
+// (v2, docs/receipt.md "evict") lists kListedCandidates and says how many it left out, and the listed and the
+// left out together are no more than were running; which ones are listed (the greatest keys) follows from the
+// victim check below, since the victim is the greatest of all.
+void Oracle::checkCandidates(const json& e, const json& cands, const std::string& where) {
+    std::int64_t omitted = 0;
+    const auto listed = static_cast<std::int64_t>(cands.size());
+    if (e.contains("candidates_omitted")) {
+        omitted = intOf(e, "candidates_omitted");
+        if (omitted < 1) {
+            add(where + ": candidates_omitted is " + n(omitted) + " (absent when every candidate is listed)");
+        }
+        if (listed != static_cast<std::int64_t>(kListedCandidates)) {
+            add(where + ": lists " + n(listed) + " candidates and leaves " + n(omitted) + " out; a shortened list has " +
+                n(static_cast<std::int64_t>(kListedCandidates)));
+        }
+    }
+    if (listed + std::max<std::int64_t>(omitted, 0) > running_) {
+        add(where + ": " + n(listed + omitted) + " candidates (" + n(listed) + " listed, " + n(omitted) +
+            " left out) but only " + n(running_) + " requests were running");
+    }
+    std::vector<std::string_view> ids;
+    ids.reserve(cands.size());
+    for (const json& c : cands) {
+        if (!c.is_object()) {
+            add(where + ": a candidate is not an object");
+            continue;
+        }
+        const std::string id = strOf(c, "id");
+        const auto it = tracks_.find(id);
+        if (it == tracks_.end()) {
+            add(where + ": candidate " + id + " is not a workload request");
+            continue;
+        }
+        ids.push_back(it->first);
+        const Track& ct = it->second;
+        if (!ct.running) {
+            add(where + ": candidate " + id + " was not running");
+        } else if (ct.swapInPending) {
+            add(where + ": candidate " + id + " had its copy back in flight (its blocks are the copy's target)");
+        }
+        const RequestSpec& spec = *ct.spec;
+        if (intOf(c, "priority") != spec.priority || intOf(c, "arrival_tick") != spec.arrival_tick ||
+            intOf(c, "prompt_tokens") != spec.prompt_tokens || intOf(c, "max_output_tokens") != spec.max_output_tokens ||
+            strOf(c, "tenant") != spec.tenant) {
+            add(where + ": candidate " + id +
+                "'s priority, arrival_tick, prompt_tokens, max_output_tokens or tenant differ from its workload request's");
+        }
+    }
+    std::sort(ids.begin(), ids.end());
+    if (std::adjacent_find(ids.begin(), ids.end()) != ids.end()) {
+        add(where + ": candidate " + std::string(*std::adjacent_find(ids.begin(), ids.end())) + " is listed twice");
+    }
+}
+
 namespace {
+
+// A victim rule's key over a candidate's figures, maximised left to right (docs/contracts.md, "Victim rules"):
+// ids and tenants compare as byte strings.
+using RuleKey = std::tuple<std::int64_t, std::string, std::int64_t, std::int64_t, std::string>;
+
+// Blocks per tenant over the listed candidates (tenant-fair's first figure when every candidate is listed).
+std::map<std::string, std::int64_t> tenantSums(const json& cands) {
+    std::map<std::string, std::int64_t> sums;
+    for (const json& c : cands) {
+        if (c.is_object()) {
+            sums[strOf(c, "tenant")] += intOf(c, "blocks");
+        }
+    }
+    return sums;
+}
+
+// `sums`: tenantSums of the candidates, or nullptr for a shortened list (each candidate gives tenant_blocks).
+RuleKey ruleKey(VictimRule rule, const json& c, const std::map<std::string, std::int64_t>* sums) {
+    const std::int64_t arrival = intOf(c, "arrival_tick");
+    switch (rule) {
+    case VictimRule::PriorityNewest: return {intOf(c, "priority"), "", arrival, 0, strOf(c, "id")};
+    case VictimRule::LastAdmitted: return {intOf(c, "admit_seq"), "", 0, 0, ""};
+    case VictimRule::LongestContext: return {intOf(c, "context_tokens"), "", arrival, 0, strOf(c, "id")};
+    case VictimRule::ShortestContext: return {-intOf(c, "context_tokens"), "", arrival, 0, strOf(c, "id")};
+    case VictimRule::FewestDecoded: return {-intOf(c, "generated_tokens"), "", intOf(c, "prompt_tokens"), 0, strOf(c, "id")};
+    case VictimRule::MostRemaining:
+        return {intOf(c, "max_output_tokens") - intOf(c, "generated_tokens"), "", arrival, 0, strOf(c, "id")};
+    case VictimRule::TenantFair:
+        return {sums != nullptr ? sums->at(strOf(c, "tenant")) : intOf(c, "tenant_blocks"), strOf(c, "tenant"),
+                intOf(c, "priority"), arrival, strOf(c, "id")};
+    }
+    return {};
+}
 
 // The candidate with the greatest key (the first of equals), or nullptr when there is none.
 template <typename Key>
@@ -270,13 +363,15 @@ const nlohmann::json* greatestCandidate(const nlohmann::json& cands, Key key) {
 
 } // namespace
 
-// Engine profiles: the victim is the engine's, computed from the candidates and the workload, never from the
-// engine. vllm-v1 fcfs (last-admitted): self.running.pop(), the candidate admitted last; vllm-v1 priority
-// (priority-newest): max(self.running, key=(priority, arrival_time)), arrival order being the workload's
-// (arrival_tick, id); trtllm-max-utilization: the last started request at or after the one that did not fit in
-// activeRequests order, (priority, arrival), that is the same greatest (priority, arrival_tick, id); sglang
-// (fewest-decoded): retract_decode's fewest output tokens, then the longest prompt, then the latest in the batch.
-void Oracle::checkProfileVictim(const json& e, const json& cands, const std::string& where) {
+// The victim is the greatest candidate under what chose it, computed from the candidates and the workload,
+// never from the engine. Engine profiles: vllm-v1 fcfs (last-admitted): self.running.pop(), the candidate
+// admitted last; vllm-v1 priority (priority-newest): max(self.running, key=(priority, arrival_time)), arrival
+// order being the workload's (arrival_tick, id); trtllm-max-utilization: the last started request at or after
+// the one that did not fit in activeRequests order, (priority, arrival), that is the same greatest (priority,
+// arrival_tick, id); sglang (fewest-decoded): retract_decode's fewest output tokens, then the longest prompt,
+// then the latest in the batch. Otherwise (tick-model-1, or a what-if rule under vllm-v1 or sglang) the
+// policy's victim rule.
+void Oracle::checkVictim(const json& e, const json& cands, const std::string& where) {
     const EngineProfile profile = workload_.policy.engine_profile;
     const VictimRule rule = workload_.policy.victim_rule;
     if (profile == EngineProfile::TrtllmGuaranteedNoEvict) {
@@ -306,7 +401,28 @@ void Oracle::checkProfileVictim(const json& e, const json& cands, const std::str
         expected = greatestCandidate(cands, byArrival);
         why = "vllm-v1 priority takes max(running, (priority, arrival)), ";
     } else {
-        return; // tick-model-1 (its rule is not checked from the receipt), or a what-if rule (limitations say so)
+        const auto sums = tenantSums(cands);
+        const bool shortened = rule == VictimRule::TenantFair && e.contains("candidates_omitted");
+        if (shortened) {
+            // Each gives its tenant's blocks over the whole list: no fewer than the listed ones of that tenant hold.
+            for (const json& c : cands) {
+                if (!c.is_object()) {
+                    continue;
+                }
+                if (!c.contains("tenant_blocks")) {
+                    add(where + ": a shortened tenant-fair list must give each candidate's tenant_blocks");
+                    return;
+                }
+                const std::int64_t given = intOf(c, "tenant_blocks");
+                const std::int64_t listedSum = sums.at(strOf(c, "tenant"));
+                if (given < listedSum) {
+                    add(where + ": candidate " + strOf(c, "id") + " gives tenant_blocks " + n(given) + " but the listed " +
+                        "candidates of tenant " + strOf(c, "tenant") + " alone hold " + n(listedSum));
+                }
+            }
+        }
+        expected = greatestCandidate(cands, [&](const json& c) { return ruleKey(rule, c, shortened ? nullptr : &sums); });
+        why = "victim_rule " + std::string(toString(rule)) + " takes the greatest key, ";
     }
     const std::string victim = strOf(e, "request");
     if (expected != nullptr && strOf(*expected, "id") != victim) {
@@ -378,6 +494,7 @@ void Oracle::onEnding(const std::string& kind, const json& e, const std::string&
         t.ending = kind;
         t.endingSeq = seq;
     }
+    setRunning(t, false);
 }
 
 } // namespace pl::oracle_detail

@@ -344,7 +344,15 @@ class Oracle {
             add(where + (t.admitted ? ": admitted a second time (later admissions are 'resume')" : ": admitted before it arrived"));
         }
         t.admitted = true;
-        t.running = true;
+        setRunning(t, true);
+    }
+
+    // Keeps running_ (how many requests could be candidates at most) in step with the tracks.
+    void setRunning(Track& t, bool on) {
+        if (t.running != on) {
+            running_ += on ? 1 : -1;
+        }
+        t.running = on;
     }
 
     void onFirstToken(const json& e, const std::string& where, Track& t, std::int64_t tick) {
@@ -381,7 +389,8 @@ class Oracle {
     void onReplayDone(const json& e, const std::string& where, Track& t);
     void recoveryEnded(const std::string& where, Track& t);
     void checkNoAdmissionAfterEviction(const json& e, const std::string& where);
-    void checkProfileVictim(const json& e, const json& cands, const std::string& where);
+    void checkCandidates(const json& e, const json& cands, const std::string& where);
+    void checkVictim(const json& e, const json& cands, const std::string& where);
     void onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
                   std::int64_t tick);
     void endRecords(const json& receipt);
@@ -414,6 +423,7 @@ class Oracle {
     // 1 under an engine profile: the sampled token's KV is written in the next step, so a request that has
     // sampled g tokens holds prompt + g - 1 of them (docs/engines.md).
     std::int64_t pending_ = 0;
+    std::int64_t running_ = 0; // requests running now (admitted or resumed, not evicted or ended since)
     std::int64_t lastEvictTick_ = -1; // vllm-v1: no admission or resume in a step that preempted
     // The whole context of a request that has sampled `generated` tokens.
     std::int64_t wholeContext(const Track& t, std::int64_t generated) const {

@@ -12,6 +12,7 @@
 #include "workload_io.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -88,8 +89,11 @@ std::string fallbackText(const Workload& w, const Event& e) {
     return {};
 }
 
-std::string candidateJson(const Workload& w, const RunResult& run, const Candidate& c) {
+std::string candidateJson(const Workload& w, const RunResult& run, const Candidate& c, bool tenantBlocks = false) {
     ObjectWriter o;
+    if (tenantBlocks) {
+        o.integer("tenant_blocks", c.tenant_blocks);
+    }
     o.string("id", w.requests[static_cast<std::size_t>(c.request)].id);
     o.integer("priority", c.priority);
     o.integer("arrival_tick", c.arrival_tick);
@@ -207,43 +211,16 @@ std::string liveJson(const Workload& w, const RunResult& run) {
     return live.str();
 }
 
-// Every event as its canonical JSON line, and event_hash over the array they form.
-struct CanonicalEvents {
-    std::vector<std::string> lines;
-    std::string hash;
-};
-
 // How often the receipt's loops read a stop flag: a few milliseconds of lines.
 constexpr int kLinesPerStopCheck = 4096;
-
-CanonicalEvents canonicalEvents(const Workload& w, const RunResult& run, const std::atomic<bool>* stop = nullptr) {
-    CanonicalEvents out;
-    out.lines.reserve(run.ledger.events.size());
-    Sha256 eventHash;
-    eventHash.update("[");
-    StopCheck stopCheck(stop, kLinesPerStopCheck);
-    for (std::size_t i = 0; i < run.ledger.events.size(); ++i) {
-        stopCheck.step();
-        out.lines.push_back(eventCanonical(w, run, run.ledger.events[i]));
-        if (i > 0) {
-            eventHash.update(",");
-        }
-        eventHash.update(out.lines.back());
-    }
-    eventHash.update("]");
-    out.hash = eventHash.finishTagged();
-    return out;
-}
-
-// The receipt's first key: receiptText writes the body once with "{}" there and splices the checks in.
-constexpr std::string_view kChecksKey = "{\n  \"checks\": ";
 
 // The canonical JSON of workloadJson(w), what input_hash covers, made and hashed piece by piece: its keys
 // before "requests" (the last in canonical order), then each request's canonical text. The whole document is
 // never built (at 300,000 requests it was a DOM of the workload built, serialized twice and freed).
 class CanonicalWorkload {
   public:
-    explicit CanonicalWorkload(const Workload& w) : w_(w) {
+    // `keep`, where given, receives the canonical text as it is made (the oracle reads the workload from it).
+    explicit CanonicalWorkload(const Workload& w, std::string* keep = nullptr) : w_(w), keep_(keep) {
         Workload head; // the workload without its requests
         head.name = w.name;
         head.config = w.config;
@@ -254,7 +231,7 @@ class CanonicalWorkload {
             throw std::logic_error("canonical workload: \"requests\" is not the last key: " + text);
         }
         text.resize(text.size() - 2); // up to and with its "["
-        hash_.update(text);
+        update(text);
     }
 
     // The keys before "requests", in canonical order, with their values.
@@ -265,22 +242,30 @@ class CanonicalWorkload {
     std::string request(std::size_t i) {
         std::string text = canonicalJson(requestSpecJson(w_.requests[i]));
         if (i > 0) {
-            hash_.update(",");
+            update(",");
         }
-        hash_.update(text);
+        update(text);
         return text;
     }
 
     // After every request: input_hash.
     std::string finishHash() {
-        hash_.update("]}");
+        update("]}");
         return hash_.finishTagged();
     }
 
   private:
     const Workload& w_;
+    std::string* keep_;
     nlohmann::json head_;
     Sha256 hash_;
+
+    void update(std::string_view text) {
+        hash_.update(text);
+        if (keep_ != nullptr) {
+            keep_->append(text);
+        }
+    }
 };
 
 // input_hash alone (receiptHashes).
@@ -292,97 +277,173 @@ std::string inputHashOf(const Workload& w) {
     return canonical.finishHash();
 }
 
-// Where the values of "workload" and "policy" lie in a receipt body: [begin, end) byte offsets.
-struct BodyLayout {
-    std::size_t workloadBegin = 0, workloadEnd = 0, policyBegin = 0, policyEnd = 0;
-    std::string inputHash, policyHash; // the values written ("sha256:...")
+// What the first pass over a run works out: the hashes, and the oracle's verdict on the receipt's own lines.
+struct CheckedReceipt {
+    std::string inputHash, policyHash, eventHash;
+    OracleReport report;
 };
 
-// The receipt body with `checks` (receiptText writes it with "{}" for the oracle's draft).
-std::string receiptBody(const Workload& w, const RunResult& run, const CanonicalEvents& canonical,
-                        const std::string& checks, const std::atomic<bool>* stop, BodyLayout* layout = nullptr) {
-    BodyLayout at;
+// The first pass: every line of the receipt as it will be written (the workload's canonical text, each event,
+// each record, the totals) is made once, hashed where a hash covers it, and read back by the conservation
+// oracle as a reviewer would read the file: each line parsed from its own bytes, the workload and policy first.
+// Nothing is kept but the workload's text (read by the oracle before the events) and the verdict.
+CheckedReceipt checkPass(const Workload& w, const RunResult& run, ReceiptVersion version, std::string_view format,
+                         const std::atomic<bool>* stop) {
+    CheckedReceipt out;
     StopCheck stopCheck(stop, kLinesPerStopCheck);
-    CanonicalWorkload workload(w);
-    const std::string policyText = canonicalJson(policyJson(w.policy)); // the value and what policy_hash covers
-    const std::vector<std::string>& events = canonical.lines;
+    const std::string policyText = canonicalJson(policyJson(w.policy));
+    out.policyHash = sha256Tagged(policyText);
+    std::string workloadText;
+    CanonicalWorkload workload(w, &workloadText);
+    for (std::size_t i = 0; i < workload.requestCount(); ++i) {
+        stopCheck.step();
+        (void)workload.request(i);
+    }
+    out.inputHash = workload.finishHash();
+    // The embedded workload plus the policy is a workload document again (its keys follow the policy's).
+    std::string workloadDoc = "{\"policy\":";
+    workloadDoc += policyText;
+    workloadDoc += ',';
+    workloadDoc.append(workloadText, 1, std::string::npos); // past its "{"
+    workloadText = std::string();
+    OracleStream oracle(stop);
+    Caps caps; // the document's own size is no limit here: workloadFromJson, which verify uses, has none
+    caps.max_file_bytes = std::numeric_limits<std::int64_t>::max();
+    oracle.begin(parseWorkload(workloadDoc, "receipt", caps, stop));
+    workloadDoc = std::string();
+    const auto parsed = [&format](std::string_view line) {
+        auto value = parseJsonStrict(line, "the receipt draft", format);
+        if (const auto* e = std::get_if<InputError>(&value)) {
+            throw std::logic_error("a receipt line does not parse: " + e->message()); // the writer's own bug
+        }
+        return std::get<nlohmann::json>(std::move(value));
+    };
+    Sha256 eventHash;
+    eventHash.update("[");
+    for (std::size_t i = 0; i < run.ledger.events.size(); ++i) {
+        stopCheck.step();
+        const std::string line = eventCanonical(w, run, run.ledger.events[i], version);
+        if (i > 0) {
+            eventHash.update(",");
+        }
+        eventHash.update(line);
+        oracle.event(parsed(line));
+    }
+    eventHash.update("]");
+    out.eventHash = eventHash.finishTagged();
+    for (const auto& rec : run.records) {
+        stopCheck.step();
+        oracle.record(parsed(requestJson(w, run, rec)));
+    }
+    nlohmann::json rest = nlohmann::json::object();
+    rest["events"] = nlohmann::json::array();   // read above
+    rest["requests"] = nlohmann::json::array(); // read above
+    rest["totals"] = parsed(totalsJson(run.totals, sharesPrefixes(w)));
+    StopCheck(stop, 1).now();
+    out.report = oracle.end(rest);
+    StopCheck(stop, 1).now();
+    return out;
+}
 
-    std::string out;
-    out.reserve(256 * (events.size() + w.requests.size()) + 4096);
-    out += kChecksKey;
-    out += checks + ",\n";
-    out += "  \"engine\": " + engineJson(w.policy) + ",\n";
-    out += "  \"event_hash\": " + ObjectWriter::quote(canonical.hash) + ",\n";
-    out += "  \"events\": [";
-    for (std::size_t i = 0; i < events.size(); ++i) {
+// The second pass: the receipt in file order (keys sorted, one event, record and workload request per line),
+// its lines made again one at a time and handed to `sink`, with the checks and hashes of the first.
+void writeBody(const Workload& w, const RunResult& run, ReceiptVersion version, std::string_view format,
+               const CheckedReceipt& checked, const ReceiptSink& sink, const std::atomic<bool>* stop) {
+    StopCheck stopCheck(stop, kLinesPerStopCheck);
+    ObjectWriter conservation;
+    conservation.boolean("passed", checked.report.passed);
+    const nlohmann::json violations = checked.report.violations;
+    conservation.raw("violations", violations.dump());
+    ObjectWriter checks;
+    checks.raw("conservation", conservation.str());
+
+    std::string out = "{\n  \"checks\": ";
+    out += checks.str();
+    out += ",\n  \"engine\": ";
+    out += engineJson(w.policy);
+    out += ",\n  \"event_hash\": ";
+    out += ObjectWriter::quote(checked.eventHash);
+    out += ",\n  \"events\": [";
+    constexpr std::size_t kFlushBytes = 1 << 20;
+    const auto flushIfLarge = [&] {
+        if (out.size() >= kFlushBytes) {
+            sink(out);
+            out.clear();
+        }
+    };
+    for (std::size_t i = 0; i < run.ledger.events.size(); ++i) {
         stopCheck.step();
         out += i == 0 ? "\n    " : ",\n    ";
-        out += events[i];
+        out += eventCanonical(w, run, run.ledger.events[i], version);
+        flushIfLarge();
     }
-    out += events.empty() ? "],\n" : "\n  ],\n";
-    out += "  \"format\": " + ObjectWriter::quote(kReceiptFormat) + ",\n";
-    // input_hash is known once the workload's requests (written last) are: its place is kept and filled then.
-    out += "  \"input_hash\": ";
-    const std::size_t inputHashAt = out.size();
-    const std::string placeholder = ObjectWriter::quote(sha256Tagged(""));
-    out += placeholder + ",\n";
+    out += run.ledger.events.empty() ? "],\n" : "\n  ],\n";
+    out += "  \"format\": ";
+    out += ObjectWriter::quote(format);
+    out += ",\n  \"input_hash\": ";
+    out += ObjectWriter::quote(checked.inputHash);
     const bool prefixSharing = sharesPrefixes(w);
-    out += "  \"limitations\": " + stringArray(receiptLimitations(w, prefixSharing), "  ") + ",\n";
+    out += ",\n  \"limitations\": ";
+    out += stringArray(receiptLimitations(w, prefixSharing), "  ");
+    out += ",\n";
     if (run.live_run) {
-        out += "  \"live\": " + liveJson(w, run) + ",\n";
+        out += "  \"live\": ";
+        out += liveJson(w, run);
+        out += ",\n";
     }
     out += "  \"policy\": ";
-    at.policyBegin = out.size();
-    out += policyText;
-    at.policyEnd = out.size();
-    out += ",\n";
-    at.policyHash = sha256Tagged(policyText);
-    out += "  \"policy_hash\": " + ObjectWriter::quote(at.policyHash) + ",\n";
-    out += "  \"requests\": [";
+    out += canonicalJson(policyJson(w.policy));
+    out += ",\n  \"policy_hash\": ";
+    out += ObjectWriter::quote(checked.policyHash);
+    out += ",\n  \"requests\": [";
     for (std::size_t i = 0; i < run.records.size(); ++i) {
         stopCheck.step();
         out += i == 0 ? "\n    " : ",\n    ";
         out += requestJson(w, run, run.records[i]);
+        flushIfLarge();
     }
     out += run.records.empty() ? "],\n" : "\n  ],\n";
-    out += "  \"totals\": " + totalsJson(run.totals, prefixSharing) + ",\n";
+    out += "  \"totals\": ";
+    out += totalsJson(run.totals, prefixSharing);
     // The workload, one request per line; its canonical form is what input_hash covers.
-    out += "  \"workload\": ";
-    at.workloadBegin = out.size();
-    out += "{";
+    out += ",\n  \"workload\": {";
+    CanonicalWorkload workload(w);
     bool firstKey = true;
     for (const auto& [key, value] : workload.head().items()) {
         out += firstKey ? "\n    " : ",\n    ";
         firstKey = false;
-        out += ObjectWriter::quote(key) + ": ";
+        out += ObjectWriter::quote(key);
+        out += ": ";
         if (key == "requests") {
             out += "[";
             for (std::size_t i = 0; i < workload.requestCount(); ++i) {
                 stopCheck.step();
                 out += i == 0 ? "\n      " : ",\n      ";
                 out += workload.request(i);
+                flushIfLarge();
             }
             out += workload.requestCount() == 0 ? "]" : "\n    ]";
         } else {
             out += canonicalJson(value);
         }
     }
-    out += "\n  }";
-    at.workloadEnd = out.size();
-    at.inputHash = workload.finishHash();
-    const std::string inputHash = ObjectWriter::quote(at.inputHash);
-    if (inputHash.size() != placeholder.size()) {
-        throw std::logic_error("input_hash changed length");
-    }
-    out.replace(inputHashAt, inputHash.size(), inputHash);
-    out += "\n}\n";
-    if (layout != nullptr) {
-        *layout = at;
-    }
-    return out;
+    out += "\n  }\n}\n";
+    sink(out);
 }
 
 } // namespace
+
+void streamReceipt(const Workload& w, const RunResult& run, const ReceiptSink& sink, const std::atomic<bool>* stop,
+                   ReceiptFacts* facts, ReceiptVersion version) {
+    const std::string_view format = version == ReceiptVersion::V1 ? kReceiptFormatV1 : kReceiptFormat;
+    const CheckedReceipt checked = checkPass(w, run, version, format, stop);
+    writeBody(w, run, version, format, checked, sink, stop);
+    if (facts != nullptr) {
+        facts->conservation_passed = checked.report.passed;
+        facts->first_violation = checked.report.violations.empty() ? std::string() : checked.report.violations.front();
+        facts->hashes = {checked.inputHash, checked.policyHash, checked.eventHash};
+    }
+}
 
 const std::vector<std::string>& receiptLimitations(bool prefixSharing) {
     static const std::vector<std::string> items = {
@@ -475,7 +536,7 @@ std::vector<std::string> receiptLimitations(const Workload& w, bool prefixSharin
     return out;
 }
 
-std::string eventCanonical(const Workload& w, const RunResult& run, const Event& e) {
+std::string eventCanonical(const Workload& w, const RunResult& run, const Event& e, ReceiptVersion version) {
     ObjectWriter o;
     o.integer("seq", e.seq);
     o.integer("tick", e.tick);
@@ -524,15 +585,30 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
         est.integer("recompute_ticks", e.est_recompute_ticks);
         est.integer("swap_ticks", e.est_swap_ticks);
         o.raw("estimates", est.str());
+        // v2 lists what the engine kept (the candidates with the greatest keys) and says how many it left out;
+        // under tenant-fair a shortened list gives each its tenant's blocks over the whole list (the key's
+        // first figure, which the listed ones alone cannot add up to). v1 listed every candidate.
+        const bool v1 = version == ReceiptVersion::V1;
+        if (v1 && e.all_candidates_count != e.candidates_total) {
+            throw std::logic_error("a v1 receipt needs every candidate (EngineOptions::keep_all_candidates)");
+        }
+        const auto& list = v1 ? run.ledger.all_candidates : run.ledger.candidates;
+        const std::int64_t begin = v1 ? e.all_candidates_begin : e.candidates_begin;
+        const std::int64_t count = v1 ? e.all_candidates_count : e.candidates_count;
+        const std::int64_t omitted = e.candidates_total - count;
+        const bool tenantBlocks = omitted > 0 && w.policy.victim_rule == VictimRule::TenantFair;
         std::string cands = "[";
-        for (std::int64_t i = 0; i < e.candidates_count; ++i) {
+        for (std::int64_t i = 0; i < count; ++i) {
             if (i > 0) {
                 cands += ',';
             }
-            cands += candidateJson(w, run, run.ledger.candidates[static_cast<std::size_t>(e.candidates_begin + i)]);
+            cands += candidateJson(w, run, list[static_cast<std::size_t>(begin + i)], tenantBlocks);
         }
         cands += ']';
         o.raw("candidates", cands);
+        if (omitted > 0) {
+            o.integer("candidates_omitted", omitted);
+        }
         if (e.fallback != Fallback::None) {
             o.string("fallback", fallbackText(w, e));
         }
@@ -589,65 +665,38 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
 }
 
 std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop,
-                        ReceiptFacts* facts) {
-    // The draft without checks, so the oracle reads the receipt exactly as a reviewer would; then the checks
-    // go in place of its "{}" (the same bytes as writing the body again, which took a fifth of the time).
-    const CanonicalEvents canonical = canonicalEvents(workload, run, stop);
-    BodyLayout layout;
-    const std::string draft = receiptBody(workload, run, canonical, "{}", stop, &layout);
-    // The oracle checks each event and record as the parser reads it, so the draft is never held as JSON all at
-    // once. It needs the workload and policy first, which the canonical key order puts last: they are read
-    // beforehand from the draft's own bytes, as one workload document (its requests read while parsed too).
-    const std::string_view text(draft);
-    const std::string_view workloadText = text.substr(layout.workloadBegin, layout.workloadEnd - layout.workloadBegin);
-    std::string workloadDoc = "{\"policy\": ";
-    workloadDoc.append(text.substr(layout.policyBegin, layout.policyEnd - layout.policyBegin));
-    workloadDoc += ", ";
-    workloadDoc.append(workloadText.substr(1)); // past its "{": it has keys, so a comma after the policy fits
-    OracleStream oracle(stop);
-    Caps caps; // the document's own size is no limit here: workloadFromJson, which verify uses, has none
-    caps.max_file_bytes = std::numeric_limits<std::int64_t>::max();
-    oracle.begin(parseWorkload(workloadDoc, "receipt", caps, stop));
-    workloadDoc = std::string();
-    auto rest = parseJsonStrict(text, "the receipt draft", kReceiptFormat, {}, stop,
-                                {{"/events", [&oracle](nlohmann::json&& e, std::size_t) { oracle.event(e); }},
-                                 {"/requests", [&oracle](nlohmann::json&& r, std::size_t) { oracle.record(r); }},
-                                 {"/workload/requests", [](nlohmann::json&&, std::size_t) {}}}); // read above
-    if (const auto* e = std::get_if<InputError>(&rest)) {
-        throw std::logic_error("the receipt draft does not parse: " + e->message()); // the writer's own bug
-    }
-    StopCheck(stop, 1).now();
-    const OracleReport report = oracle.end(std::get<nlohmann::json>(rest));
-    StopCheck(stop, 1).now();
-    ObjectWriter conservation;
-    conservation.boolean("passed", report.passed);
-    nlohmann::json violations = report.violations;
-    conservation.raw("violations", violations.dump());
-    ObjectWriter checks;
-    checks.raw("conservation", conservation.str());
-    const std::string filled = checks.str();
-    std::string out;
-    out.reserve(draft.size() + filled.size());
-    out += kChecksKey;
-    out += filled;
-    out.append(draft, kChecksKey.size() + 2, std::string::npos); // past the draft's "{}"
-    if (facts != nullptr) {
-        facts->conservation_passed = report.passed;
-        facts->hashes = {layout.inputHash, layout.policyHash, canonical.hash};
-    }
-    return out;
+                        ReceiptFacts* facts, ReceiptVersion version) {
+    std::string text;
+    streamReceipt(workload, run, [&text](std::string_view piece) { text.append(piece); }, stop, facts, version);
+    return text;
 }
 
 ReceiptHashes receiptHashes(const Workload& workload, const RunResult& run) {
     ReceiptHashes h;
     h.input_hash = inputHashOf(workload);
     h.policy_hash = sha256Tagged(canonicalJson(policyJson(workload.policy)));
-    h.event_hash = canonicalEvents(workload, run).hash;
+    Sha256 eventHash;
+    eventHash.update("[");
+    for (std::size_t i = 0; i < run.ledger.events.size(); ++i) {
+        if (i > 0) {
+            eventHash.update(",");
+        }
+        eventHash.update(eventCanonical(workload, run, run.ledger.events[i]));
+    }
+    eventHash.update("]");
+    h.event_hash = eventHash.finishTagged();
     return h;
 }
 
-std::optional<std::string> writeReceipt(const std::string& path, const Workload& workload, const RunResult& run) {
-    return writeFileAtomically(path, receiptText(workload, run));
+std::optional<std::string> writeReceipt(const std::string& path, const Workload& workload, const RunResult& run,
+                                        ReceiptFacts* facts, const std::atomic<bool>* stop) {
+    AtomicFileWriter file(path);
+    if (!file.ok()) {
+        return file.error();
+    }
+    streamReceipt(workload, run, [&file](std::string_view piece) { file.write(piece); }, stop, facts,
+                  ReceiptVersion::V2);
+    return file.commit();
 }
 
 std::string receiptTotalsJson(const Totals& totals, bool prefixSharing) { return totalsJson(totals, prefixSharing); }

@@ -129,7 +129,10 @@ Session::Session(Workload workload, LiveBackend* backend, const RunControl& cont
     // one dropped, interval doubled) whenever there are too many or they hold too many bytes, so memory stays
     // bounded and a seek replays at most `interval_` ticks.
     {
-        Engine full(workload_, full_.ledger, EngineOptions{true, true});
+        EngineOptions options{true, true};
+        // The "why" panel ranks every candidate of a teaching-sized run; a large one keeps what receipts list.
+        options.keep_all_candidates = workload_.requests.size() <= kWholeCandidateListRequests;
+        Engine full(workload_, full_.ledger, options);
         full.setLiveBackend(backend);
         snapshots_.push_back(takeSnapshot(full));
         snapshotBytes_ = snapshots_.back().newBytes;

@@ -17,6 +17,10 @@ namespace pl {
 
 class LiveBackend;
 
+// Up to this many requests the session keeps every evict's whole candidate list (Ledger::all_candidates) for
+// the "why" panel; above it, the kListedCandidates a receipt lists (memory grows with evictions x batch).
+inline constexpr std::size_t kWholeCandidateListRequests = 5000;
+
 class Session {
   public:
     // Runs the workload to the end; `control` can stop that run early (RunCancelled is thrown then).

@@ -58,7 +58,11 @@ std::vector<VictimKey> keysOf(const VictimContext& ctx, std::span<const Candidat
     std::vector<VictimKey> keys;
     keys.reserve(candidates.size());
     for (const auto& c : candidates) {
-        const std::int64_t tb = ctx.rule == VictimRule::TenantFair ? tenantBlocks[c.tenant] : 0;
+        // A listed candidate carries its tenant's blocks over the whole list (fillTenantBlocks); one being
+        // chosen among (tenant_blocks still 0: every candidate holds blocks) is summed here.
+        const std::int64_t tb = ctx.rule != VictimRule::TenantFair ? 0
+                                : c.tenant_blocks > 0          ? c.tenant_blocks
+                                                               : tenantBlocks[c.tenant];
         keys.push_back(victimKey(ctx, c, tb));
     }
     return keys;
@@ -76,6 +80,42 @@ std::vector<std::size_t> rankCandidates(const VictimContext& ctx, std::span<cons
     std::vector<std::size_t> order(candidates.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return keys[a] > keys[b]; });
+    return order;
+}
+
+void fillTenantBlocks(std::span<Candidate> candidates) {
+    std::map<std::int32_t, std::int64_t> sums;
+    for (const auto& c : candidates) {
+        sums[c.tenant] += c.blocks;
+    }
+    for (auto& c : candidates) {
+        c.tenant_blocks = sums[c.tenant];
+    }
+}
+
+std::vector<std::size_t> listedCandidates(const Policy& policy, const VictimContext& ctx,
+                                          std::span<const Candidate> candidates, std::size_t limit) {
+    std::vector<std::size_t> order(candidates.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (candidates.size() <= limit) {
+        return order;
+    }
+    if (limit == 0) {
+        return {};
+    }
+    std::vector<VictimKey> keys;
+    if (policy.engine_profile == EngineProfile::Sglang && policy.victim_rule == VictimRule::FewestDecoded) {
+        keys.reserve(candidates.size());
+        for (const auto& c : candidates) {
+            keys.push_back({-c.generated_tokens, c.prompt_tokens, c.admit_seq, 0, 0});
+        }
+    } else {
+        keys = keysOf(ctx, candidates);
+    }
+    const auto greater = [&](std::size_t a, std::size_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); };
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(limit - 1), order.end(), greater);
+    order.resize(limit);
+    std::sort(order.begin(), order.end());
     return order;
 }
 

@@ -42,6 +42,17 @@ std::size_t chooseVictim(const VictimContext& ctx, std::span<const Candidate> ca
 // (the lab's "why" panel: "vLLM fcfs: running.pop() took the last admitted request"); "" otherwise.
 std::string engineVictimRule(const Policy& policy);
 
+// Each candidate's tenant_blocks: the blocks its tenant's candidates hold, over all of `candidates`.
+void fillTenantBlocks(std::span<Candidate> candidates);
+
+// The candidates an evict lists (ascending indices into `candidates`): all of them when there are at most
+// `limit`, else the `limit` with the greatest keys under what chose the victim, so the victim is among them:
+// the rule's key, or under the sglang profile with fewest-decoded retract_decode's own order (ties to the
+// latest admitted). Keys are unique per request, so the choice is deterministic.
+std::vector<std::size_t> listedCandidates(const Policy& policy, const VictimContext& ctx,
+                                          std::span<const Candidate> candidates,
+                                          std::size_t limit = kListedCandidates);
+
 // Candidates ordered from first victim to last (the lab's "why this victim" ranking).
 std::vector<std::size_t> rankCandidates(const VictimContext& ctx, std::span<const Candidate> candidates);
 

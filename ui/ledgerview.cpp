@@ -142,18 +142,24 @@ void LedgerView::showCandidates(int row) {
     const QString engineRule = QString::fromStdString(pl::engineVictimRule(s->workload().policy));
     why_->setText((engineRule.isEmpty() ? QString() : QStringLiteral("<b>%1.</b> ").arg(engineRule.toHtmlEscaped())) +
                   tr("<b>Why %1?</b> Rule <b>%2</b> takes the candidate with the greatest key %3. "
-                     "Pool before the eviction: %4 of %5 blocks occupied; %6 candidates. Estimates: recompute %7, "
+                     "Pool before the eviction: %4 of %5 blocks occupied; %6 candidates%10. Estimates: recompute %7, "
                      "swap %8; mode used: %9.")
                       .arg(victim.toHtmlEscaped(),
                            QString::fromUtf8(pl::toString(s->workload().policy.victim_rule).data()),
                            victimKeyDescription(*s))
                       .arg(groupedNumber(e.occupied_blocks), groupedNumber(e.capacity_blocks),
-                           groupedNumber(static_cast<std::int64_t>(ranked.size())))
+                           groupedNumber(e.candidates_total))
                       .arg(ticksText(e.est_recompute_ticks), ticksText(e.est_swap_ticks))
-                      .arg(QString::fromUtf8(pl::toString(e.mode).data())));
+                      .arg(QString::fromUtf8(pl::toString(e.mode).data()))
+                      .arg(static_cast<std::int64_t>(ranked.size()) < e.candidates_total
+                               ? tr(" (the %1 with the greatest keys shown, as the receipt lists them; a run of at "
+                                    "most %2 requests keeps them all)")
+                                     .arg(groupedNumber(static_cast<std::int64_t>(ranked.size())),
+                                          groupedNumber(static_cast<std::int64_t>(pl::kWholeCandidateListRequests)))
+                               : QString()));
     candidates_->setRowCount(static_cast<int>(ranked.size()));
     for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {
-        const pl::Candidate& c = ledger.candidates[static_cast<std::size_t>(ranked[static_cast<std::size_t>(i)].candidate)];
+        const pl::Candidate& c = ranked[static_cast<std::size_t>(i)].candidate;
         const QStringList cells{groupedNumber(i + 1),
                                 QString::fromStdString(reqs[static_cast<std::size_t>(c.request)].id),
                                 ranked[static_cast<std::size_t>(i)].key,

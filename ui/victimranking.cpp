@@ -53,23 +53,18 @@ std::vector<RankedCandidate> rankedCandidates(const pl::Session& session, std::i
     const auto& ledger = session.result().ledger;
     if (eventIndex < 0 || static_cast<std::size_t>(eventIndex) >= ledger.events.size()) return out;
     const pl::Event& e = ledger.events[static_cast<std::size_t>(eventIndex)];
-    const auto begin = static_cast<std::size_t>(e.candidates_begin);
-    const auto count = static_cast<std::size_t>(e.candidates_count);
-    std::vector<std::int64_t> tenantBlocks;
-    for (std::size_t i = begin; i < begin + count && i < ledger.candidates.size(); ++i) {
-        const auto t = static_cast<std::size_t>(std::max(0, ledger.candidates[i].tenant));
-        if (tenantBlocks.size() <= t) tenantBlocks.resize(t + 1, 0);
-        tenantBlocks[t] += ledger.candidates[i].blocks;
-    }
-    if (begin + count > ledger.candidates.size()) return out;
-    // Core's ranking: the same rule, keys and ranks the engine used.
+    const bool whole = e.all_candidates_count == e.candidates_total && e.candidates_total > 0;
+    const auto& list = whole ? ledger.all_candidates : ledger.candidates;
+    const auto begin = static_cast<std::size_t>(whole ? e.all_candidates_begin : e.candidates_begin);
+    const auto count = static_cast<std::size_t>(whole ? e.all_candidates_count : e.candidates_count);
+    if (begin + count > list.size()) return out;
+    // Core's ranking: the same rule, keys and ranks the engine used (tenant-fair: each candidate's tenant_blocks,
+    // its tenant's blocks over the whole list, as the engine filled it in).
     const pl::VictimRanks ranks = pl::VictimRanks::of(session.workload());
     const pl::VictimContext ctx = ranks.context(session.workload().policy.victim_rule);
-    const std::span<const pl::Candidate> cands(ledger.candidates.data() + begin, count);
+    const std::span<const pl::Candidate> cands(list.data() + begin, count);
     for (std::size_t k : pl::rankCandidates(ctx, cands)) {
-        const pl::Candidate& c = cands[k];
-        out.push_back({static_cast<std::int64_t>(begin + k),
-                       keyText(session, c, tenantBlocks[static_cast<std::size_t>(std::max(0, c.tenant))])});
+        out.push_back({cands[k], keyText(session, cands[k], cands[k].tenant_blocks)});
     }
     return out;
 }

@@ -2,6 +2,8 @@
 // Victim ranking for "why this victim": the candidates of one evict event, ordered by the run's victim rule
 // as core ranks them, and the rule's key written out for each candidate.
 
+#include "ledger.h"
+
 #include <QString>
 
 #include <cstdint>
@@ -14,11 +16,12 @@ class Session;
 namespace plui {
 
 struct RankedCandidate {
-    std::int64_t candidate = 0; // index into Ledger::candidates
-    QString key;                // the rule's key, as text
+    pl::Candidate candidate;
+    QString key; // the rule's key, as text
 };
 
-// Candidates of the evict event `eventIndex`, first victim first.
+// Candidates of the evict event `eventIndex`, first victim first: every one when the session kept the whole
+// list (pl::kWholeCandidateListRequests), else the ones the receipt lists (the greatest keys).
 std::vector<RankedCandidate> rankedCandidates(const pl::Session& session, std::int64_t eventIndex);
 // The rule's key in words, e.g. "(priority, arrival_tick, id)".
 QString victimKeyDescription(const pl::Session& session);

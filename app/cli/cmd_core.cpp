@@ -185,15 +185,15 @@ int cmdRun(int argc, char** argv) {
     }
     const RunResult& run = *bounded;
     ReceiptFacts facts;
-    const std::string text = receiptText(*w, run, nullptr, &facts);
-    const bool passed = facts.conservation_passed;
     if (auto out = args.value("out"); out && *out != "-") { // "-": stdout, as generate and import-trace
-        if (auto err = writeFileAtomically(*out, text)) {
+        // Streamed to the file: the receipt text is never held whole.
+        if (auto err = writeReceipt(*out, *w, run, &facts)) {
             return badInput("cannot write receipt: " + *err);
         }
-    } else if (auto err = writeStdout(text)) {
+    } else if (auto err = writeStdout(receiptText(*w, run, nullptr, &facts))) {
         return badInput(*err);
     }
+    const bool passed = facts.conservation_passed;
     printSummary(*w, run, passed);
     if (run.live_run) {
         return reportLive(run) && passed ? kExitOk : kExitCheckFailed;

@@ -220,7 +220,8 @@ void TestCliFiles::emptyInputsSaySo() {
         {QStringLiteral("%1 run %2 --out %4"), empty + isEmpty.arg(QStringLiteral("workload"))},
         {QStringLiteral("%1 validate - < %2"),
          QStringLiteral("-: standard input is empty (a preemptlab.workload.v1 JSON document was expected)")},
-        {QStringLiteral("%1 verify %2"), empty + isEmpty.arg(QStringLiteral("receipt"))},
+        {QStringLiteral("%1 verify %2"),
+         empty + QStringLiteral(": the file is empty (a preemptlab.receipt.v2 JSON document was expected)")},
         {QStringLiteral("%1 run %3 --calibration %2 --tick-ms 10 --out %4"),
          empty + isEmpty.arg(QStringLiteral("calibration"))},
     };

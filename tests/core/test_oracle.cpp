@@ -42,7 +42,11 @@ json hybridReceipt() {
     {"seq":7,"tick":1,"kind":"evict","request":"r2","mode":"hybrid","capacity_blocks":16,"occupied_blocks":16,
      "prompt_tokens":24,"generated_tokens":2,"context_tokens":26,"freed_blocks":4,"replay_tokens":18,
      "swap_out_bytes":4096,"swap_blocks":1,"estimates":{"recompute_ticks":1,"swap_ticks":2},
-     "candidates":[{"id":"r1","blocks":3},{"id":"r2","blocks":4}],"queue_position":0,"host_bytes":4096},
+     "candidates":[{"id":"r1","priority":0,"arrival_tick":0,"admit_seq":0,"tenant":"default","prompt_tokens":16,
+                    "generated_tokens":2,"context_tokens":18,"max_output_tokens":4,"blocks":3},
+                   {"id":"r2","priority":0,"arrival_tick":0,"admit_seq":1,"tenant":"default","prompt_tokens":24,
+                    "generated_tokens":2,"context_tokens":26,"max_output_tokens":10,"blocks":4}],
+     "queue_position":0,"host_bytes":4096},
     {"seq":8,"tick":2,"kind":"swap_out_done","request":"r2","mode":"hybrid","swap_out_bytes":4096,
      "freed_blocks":1,"occupied_blocks":12,"host_bytes":4096},
     {"seq":9,"tick":3,"kind":"complete","request":"r1","generated_tokens":4,"freed_blocks":3,"occupied_blocks":9},
@@ -83,7 +87,9 @@ json censoredReceipt() {
     {"seq":4,"tick":3,"kind":"evict","request":"solo","mode":"recompute","capacity_blocks":16,"occupied_blocks":2,
      "prompt_tokens":8,"generated_tokens":4,"context_tokens":12,"freed_blocks":2,"replay_tokens":12,
      "swap_out_bytes":0,"swap_blocks":0,"estimates":{"recompute_ticks":1,"swap_ticks":1},
-     "candidates":[{"id":"solo"}],"queue_position":0,"host_bytes":0},
+     "candidates":[{"id":"solo","priority":0,"arrival_tick":0,"admit_seq":0,"tenant":"default","prompt_tokens":8,
+                    "generated_tokens":4,"context_tokens":12,"max_output_tokens":100,"blocks":2}],
+     "queue_position":0,"host_bytes":0},
     {"seq":5,"tick":5,"kind":"resume","request":"solo","mode":"recompute","swap_in_bytes":0,"replay_tokens":12,
      "generated_tokens":4,"context_tokens":0,"occupied_blocks":2,"capacity_blocks":16},
     {"seq":6,"tick":5,"kind":"replay_done","request":"solo","mode":"recompute","replay_tokens":12},
@@ -220,6 +226,46 @@ void TestOracle::mutationsAreCaught_data() {
         "estimates are recompute 1, swap 1 ticks but the declared rates give 1 and 2");
     row("victim not a candidate", [](json& r) { eventAt(r, 7)["candidates"].erase(1); },
         "the victim r2 is not among the 1 candidates");
+    // The victim rule, checked from the candidates alone (tick-model-1): shortest-context takes r1 (18 < 26).
+    row("victim not the rule's", [](json& r) { r["policy"]["victim_rule"] = "shortest-context"; },
+        "event seq 7 (evict of r2, tick 1): victim_rule shortest-context takes the greatest key, r1, not r2");
+    row("victim not the rule's (last-admitted)", [](json& r) {
+        r["policy"]["victim_rule"] = "last-admitted";
+        eventAt(r, 7)["candidates"][0]["admit_seq"] = 2;
+    }, "victim_rule last-admitted takes the greatest key, r1, not r2");
+    row("tenant-fair key of a shortened list", [](json& r) {
+        r["policy"]["victim_rule"] = "tenant-fair";
+        auto& e = eventAt(r, 7);
+        e["candidates_omitted"] = 1;
+        e["candidates"][0]["tenant_blocks"] = 3;
+        e["candidates"][1]["tenant_blocks"] = 2; // below the 4 blocks r2 alone holds
+    }, "candidate r2 gives tenant_blocks 2 but the listed candidates of tenant default alone hold 7");
+    row("tenant-fair list without tenant_blocks", [](json& r) {
+        r["policy"]["victim_rule"] = "tenant-fair";
+        eventAt(r, 7)["candidates_omitted"] = 1;
+    }, "a shortened tenant-fair list must give each candidate's tenant_blocks");
+    // A shortened list (v2): kListedCandidates listed, and no more candidates than were running.
+    row("candidates left out that never ran", [](json& r) { eventAt(r, 7)["candidates_omitted"] = 5; },
+        "7 candidates (2 listed, 5 left out) but only 2 requests were running");
+    row("a short list says it left some out", [](json& r) { eventAt(r, 7)["candidates_omitted"] = 5; },
+        "lists 2 candidates and leaves 5 out; a shortened list has 8");
+    row("candidates_omitted zero", [](json& r) { eventAt(r, 7)["candidates_omitted"] = 0; },
+        "candidates_omitted is 0 (absent when every candidate is listed)");
+    row("candidate not in the workload", [](json& r) { eventAt(r, 7)["candidates"][0]["id"] = "r9"; },
+        "candidate r9 is not a workload request");
+    row("candidate listed twice", [](json& r) { eventAt(r, 7)["candidates"][0] = eventAt(r, 7)["candidates"][1]; },
+        "candidate r2 is listed twice");
+    row("candidate figures", [](json& r) { eventAt(r, 7)["candidates"][0]["prompt_tokens"] = 17; },
+        "candidate r1's priority, arrival_tick, prompt_tokens, max_output_tokens or tenant differ");
+    row("candidate not running", [](json& r) {
+        json done = eventAt(r, 9); // r1's complete, moved before the evict that lists it
+        eraseEvent(r, 9);
+        done["tick"] = 1;
+        r["events"].insert(r["events"].begin() + 6, done);
+        for (std::size_t i = 0; i < r["events"].size(); ++i) {
+            r["events"][i]["seq"] = i;
+        }
+    }, "event seq 8 (evict of r2, tick 1): candidate r1 was not running");
     row("host over capacity", [](json& r) { eventAt(r, 8)["host_bytes"] = 2000000; },
         "host_bytes 2000000 is outside 0..host_capacity_bytes 1048576");
     row("peak host", [](json& r) { r["totals"]["peak_host_bytes"] = 100; }, "totals.peak_host_bytes 100 is below");

@@ -315,7 +315,7 @@ void TestWorkloadIo::emptyFilesSaySo() {
     auto receipt = pl::verifyReceiptText(text, "r.json");
     QVERIFY(std::holds_alternative<pl::InputError>(receipt));
     QCOMPARE(std::get<pl::InputError>(receipt).message(),
-             std::string("r.json: the file is empty (a preemptlab.receipt.v1 JSON document was expected)"));
+             std::string("r.json: the file is empty (a preemptlab.receipt.v2 JSON document was expected)"));
 }
 
 void TestWorkloadIo::deepNestingIsRefused() {
