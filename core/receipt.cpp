@@ -12,6 +12,7 @@
 #include "workload_io.h"
 
 #include <algorithm>
+#include <charconv>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -22,34 +23,88 @@
 namespace pl {
 namespace {
 
-// One JSON object built from (key, already-encoded value) pairs, emitted with keys in byte order.
+// One JSON object built from (key, already-encoded value) pairs, emitted with keys in byte order. Keys are the
+// receipt's own names (printable ASCII, written as they are); the values share one buffer.
 class ObjectWriter {
   public:
-    void integer(std::string_view key, std::int64_t v) { fields_.emplace_back(key, std::to_string(v)); }
-    void string(std::string_view key, std::string_view v) { fields_.emplace_back(key, quote(v)); }
-    void boolean(std::string_view key, bool v) { fields_.emplace_back(key, v ? "true" : "false"); }
-    void raw(std::string_view key, std::string v) { fields_.emplace_back(key, std::move(v)); }
+    ObjectWriter() { fields_.reserve(24); }
+    void integer(std::string_view key, std::int64_t v) {
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+        add(key, std::string_view(digits, static_cast<std::size_t>(end - digits)));
+    }
+    void string(std::string_view key, std::string_view v) {
+        if (!plain(v)) {
+            add(key, quote(v));
+            return;
+        }
+        fields_.push_back({key, values_.size(), v.size() + 2});
+        values_ += '"';
+        values_ += v;
+        values_ += '"';
+    }
+    void boolean(std::string_view key, bool v) { add(key, v ? "true" : "false"); }
+    void raw(std::string_view key, std::string_view v) { add(key, v); }
     void nullableInteger(std::string_view key, std::int64_t v) {
-        fields_.emplace_back(key, v < 0 ? std::string("null") : std::to_string(v));
+        if (v < 0) {
+            add(key, "null");
+        } else {
+            integer(key, v);
+        }
     }
     std::string str() {
-        std::sort(fields_.begin(), fields_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-        std::string out = "{";
+        std::sort(fields_.begin(), fields_.end(), [](const Field& a, const Field& b) { return a.key < b.key; });
+        std::size_t size = 2 + fields_.size() * 4;
+        for (const Field& f : fields_) {
+            size += f.key.size() + f.size;
+        }
+        std::string out;
+        out.reserve(size);
+        out += '{';
         for (std::size_t i = 0; i < fields_.size(); ++i) {
             if (i > 0) {
                 out += ',';
             }
-            out += quote(fields_[i].first);
-            out += ':';
-            out += fields_[i].second;
+            out += '"';
+            out += fields_[i].key;
+            out += "\":";
+            out.append(values_, fields_[i].begin, fields_[i].size);
         }
         out += '}';
         return out;
     }
-    static std::string quote(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+    // A JSON string: printable ASCII without '"' or '\\' is written as it is (keys, ids, enum names: nearly
+    // every string of a receipt); anything else as nlohmann_json escapes it (control bytes, UTF-8 checked).
+    static bool plain(std::string_view s) {
+        return std::all_of(s.begin(), s.end(), [](char ch) {
+            const auto c = static_cast<unsigned char>(ch);
+            return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+        });
+    }
+    static std::string quote(std::string_view s) {
+        if (!plain(s)) {
+            return nlohmann::json(std::string(s)).dump();
+        }
+        std::string out;
+        out.reserve(s.size() + 2);
+        out += '"';
+        out += s;
+        out += '"';
+        return out;
+    }
 
   private:
-    std::vector<std::pair<std::string_view, std::string>> fields_;
+    struct Field {
+        std::string_view key;
+        std::size_t begin = 0, size = 0; // the value in values_
+    };
+    std::vector<Field> fields_;
+    std::string values_;
+
+    void add(std::string_view key, std::string_view value) {
+        fields_.push_back({key, values_.size(), value.size()});
+        values_ += value;
+    }
 };
 
 std::string fallbackText(const Workload& w, const Event& e) {
@@ -214,6 +269,23 @@ std::string liveJson(const Workload& w, const RunResult& run) {
 // How often the receipt's loops read a stop flag: a few milliseconds of lines.
 constexpr int kLinesPerStopCheck = 4096;
 
+// canonicalJson(requestSpecJson(r)), written directly when every string is printable ASCII without escapes
+// and there are no prefix blocks (nearly every request): keys sorted, no spaces, as canonicalJson writes them.
+std::string canonicalRequest(const RequestSpec& r) {
+    if (!r.prefix_blocks.empty() || !ObjectWriter::plain(r.id) || !ObjectWriter::plain(r.tenant)) {
+        return canonicalJson(requestSpecJson(r));
+    }
+    ObjectWriter o;
+    o.string("id", r.id);
+    o.integer("arrival_tick", r.arrival_tick);
+    o.integer("prompt_tokens", r.prompt_tokens);
+    o.integer("output_tokens", r.output_tokens);
+    o.integer("max_output_tokens", r.max_output_tokens);
+    o.integer("priority", r.priority);
+    o.string("tenant", r.tenant);
+    return o.str();
+}
+
 // The canonical JSON of workloadJson(w), what input_hash covers, made and hashed piece by piece: its keys
 // before "requests" (the last in canonical order), then each request's canonical text. The whole document is
 // never built (at 300,000 requests it was a DOM of the workload built, serialized twice and freed).
@@ -240,7 +312,7 @@ class CanonicalWorkload {
 
     // Request i's canonical text, added to the hash; call for i = 0, 1, ... in turn.
     std::string request(std::size_t i) {
-        std::string text = canonicalJson(requestSpecJson(w_.requests[i]));
+        std::string text = canonicalRequest(w_.requests[i]);
         if (i > 0) {
             update(",");
         }
@@ -281,13 +353,18 @@ std::string inputHashOf(const Workload& w) {
 struct CheckedReceipt {
     std::string inputHash, policyHash, eventHash;
     OracleReport report;
+    // The first events' lines, kept for the second pass while they fit in kKeptLineBytes (a receipt of up to
+    // tens of MB is made once; a larger one makes the rest again rather than hold them).
+    std::vector<std::string> lines;
 };
+
+constexpr std::size_t kKeptLineBytes = std::size_t{64} << 20;
 
 // The first pass: every line of the receipt as it will be written (the workload's canonical text, each event,
 // each record, the totals) is made once, hashed where a hash covers it, and read back by the conservation
 // oracle as a reviewer would read the file: each line parsed from its own bytes, the workload and policy first.
 // Nothing is kept but the workload's text (read by the oracle before the events) and the verdict.
-CheckedReceipt checkPass(const Workload& w, const RunResult& run, ReceiptVersion version, std::string_view format,
+CheckedReceipt checkPass(const Workload& w, const RunResult& run, ReceiptVersion version,
                          const std::atomic<bool>* stop) {
     CheckedReceipt out;
     StopCheck stopCheck(stop, kLinesPerStopCheck);
@@ -311,23 +388,26 @@ CheckedReceipt checkPass(const Workload& w, const RunResult& run, ReceiptVersion
     caps.max_file_bytes = std::numeric_limits<std::int64_t>::max();
     oracle.begin(parseWorkload(workloadDoc, "receipt", caps, stop));
     workloadDoc = std::string();
-    const auto parsed = [&format](std::string_view line) {
-        auto value = parseJsonStrict(line, "the receipt draft", format);
-        if (const auto* e = std::get_if<InputError>(&value)) {
-            throw std::logic_error("a receipt line does not parse: " + e->message()); // the writer's own bug
-        }
-        return std::get<nlohmann::json>(std::move(value));
-    };
+    // The writer's own lines (the strict reader's guards against hostile files are not needed: a line that
+    // does not parse is the writer's bug, and throws).
+    const auto parsed = [](std::string_view line) { return nlohmann::json::parse(line); };
     Sha256 eventHash;
     eventHash.update("[");
+    std::size_t keptBytes = 0;
+    bool keeping = true;
     for (std::size_t i = 0; i < run.ledger.events.size(); ++i) {
         stopCheck.step();
-        const std::string line = eventCanonical(w, run, run.ledger.events[i], version);
+        std::string line = eventCanonical(w, run, run.ledger.events[i], version);
         if (i > 0) {
             eventHash.update(",");
         }
         eventHash.update(line);
         oracle.event(parsed(line));
+        keptBytes += line.size();
+        keeping = keeping && keptBytes <= kKeptLineBytes;
+        if (keeping) {
+            out.lines.push_back(std::move(line));
+        }
     }
     eventHash.update("]");
     out.eventHash = eventHash.finishTagged();
@@ -348,7 +428,7 @@ CheckedReceipt checkPass(const Workload& w, const RunResult& run, ReceiptVersion
 // The second pass: the receipt in file order (keys sorted, one event, record and workload request per line),
 // its lines made again one at a time and handed to `sink`, with the checks and hashes of the first.
 void writeBody(const Workload& w, const RunResult& run, ReceiptVersion version, std::string_view format,
-               const CheckedReceipt& checked, const ReceiptSink& sink, const std::atomic<bool>* stop) {
+               CheckedReceipt& checked, const ReceiptSink& sink, const std::atomic<bool>* stop) {
     StopCheck stopCheck(stop, kLinesPerStopCheck);
     ObjectWriter conservation;
     conservation.boolean("passed", checked.report.passed);
@@ -374,7 +454,12 @@ void writeBody(const Workload& w, const RunResult& run, ReceiptVersion version, 
     for (std::size_t i = 0; i < run.ledger.events.size(); ++i) {
         stopCheck.step();
         out += i == 0 ? "\n    " : ",\n    ";
-        out += eventCanonical(w, run, run.ledger.events[i], version);
+        if (i < checked.lines.size()) {
+            out += checked.lines[i];
+            std::string().swap(checked.lines[i]); // written: let it go
+        } else {
+            out += eventCanonical(w, run, run.ledger.events[i], version);
+        }
         flushIfLarge();
     }
     out += run.ledger.events.empty() ? "],\n" : "\n  ],\n";
@@ -436,7 +521,7 @@ void writeBody(const Workload& w, const RunResult& run, ReceiptVersion version, 
 void streamReceipt(const Workload& w, const RunResult& run, const ReceiptSink& sink, const std::atomic<bool>* stop,
                    ReceiptFacts* facts, ReceiptVersion version) {
     const std::string_view format = version == ReceiptVersion::V1 ? kReceiptFormatV1 : kReceiptFormat;
-    const CheckedReceipt checked = checkPass(w, run, version, format, stop);
+    CheckedReceipt checked = checkPass(w, run, version, stop);
     writeBody(w, run, version, format, checked, sink, stop);
     if (facts != nullptr) {
         facts->conservation_passed = checked.report.passed;
