@@ -162,9 +162,8 @@ std::string candidateJson(const Workload& w, const RunResult& run, const Candida
     return o.str();
 }
 
-std::string requestJson(const Workload& w, const RunResult& run, const RequestRecord& rec) {
-    const auto& spec = w.requests[static_cast<std::size_t>(rec.request)];
-    ObjectWriter o;
+// A request's workload fields (all but prefix_blocks), as the record and the embedded workload write them.
+void specFields(ObjectWriter& o, const RequestSpec& spec) {
     o.string("id", spec.id);
     o.integer("arrival_tick", spec.arrival_tick);
     o.integer("prompt_tokens", spec.prompt_tokens);
@@ -172,6 +171,11 @@ std::string requestJson(const Workload& w, const RunResult& run, const RequestRe
     o.integer("max_output_tokens", spec.max_output_tokens);
     o.integer("priority", spec.priority);
     o.string("tenant", spec.tenant);
+}
+
+std::string requestJson(const Workload& w, const RunResult& run, const RequestRecord& rec) {
+    ObjectWriter o;
+    specFields(o, w.requests[static_cast<std::size_t>(rec.request)]);
     o.string("status", rec.completed ? "completed" : "censored");
     o.integer("generated_tokens", rec.generated_tokens);
     o.nullableInteger("first_token_tick", rec.first_token_tick);
@@ -276,13 +280,7 @@ std::string canonicalRequest(const RequestSpec& r) {
         return canonicalJson(requestSpecJson(r));
     }
     ObjectWriter o;
-    o.string("id", r.id);
-    o.integer("arrival_tick", r.arrival_tick);
-    o.integer("prompt_tokens", r.prompt_tokens);
-    o.integer("output_tokens", r.output_tokens);
-    o.integer("max_output_tokens", r.max_output_tokens);
-    o.integer("priority", r.priority);
-    o.string("tenant", r.tenant);
+    specFields(o, r);
     return o.str();
 }
 
