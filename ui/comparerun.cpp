@@ -15,15 +15,15 @@ namespace plui {
 
 namespace {
 
-CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::RunControl& control = {}) {
-    pl::Workload w = base;
-    w.policy.recovery = recovery;
+// One column: `w` as it is (the mode or engine variant already set), named `label`.
+CompareEntry runOne(const pl::Workload& w, const QString& label, const pl::RunControl& control = {}) {
     const pl::RunResult run = pl::runWorkload(w, nullptr, control);
     CompareEntry e;
-    e.recovery = recovery;
+    e.recovery = w.policy.recovery;
+    e.label = label;
     e.totals = run.totals;
     e.summary = pl::summarize(w, run);
-    e.fallbackNote = QString::fromStdString(pl::hostFullNote(w, recovery, e.summary.fallbacks));
+    e.fallbackNote = QString::fromStdString(pl::hostFullNote(w, w.policy.recovery, e.summary.fallbacks));
     e.event_hash = pl::receiptHashes(w, run).event_hash;
     e.dist = Distributions::from(w, run.records);
     std::int64_t slowest = -1, longest = -1;
@@ -52,17 +52,36 @@ CompareEntry runOne(const pl::Workload& base, pl::Recovery recovery, const pl::R
 // The four runs under `control` (made by pl::memoryBounded: a run that outgrows it ends the comparison with
 // its figures in `error`). `next(done)` is asked before each run and once after the last, with the
 // number of runs done; false before a run stops the comparison without a result.
-std::optional<CompareResult> runAll(const pl::Workload& w, const pl::RunControl& control,
+// The workloads a comparison of `kind` runs, with their column names.
+std::vector<std::pair<pl::Workload, QString>> variants(const pl::Workload& w, CompareKind kind) {
+    std::vector<std::pair<pl::Workload, QString>> out;
+    if (kind == CompareKind::Engines) {
+        for (pl::EngineProfile profile : pl::comparedProfiles()) {
+            out.emplace_back(pl::engineVariant(w, profile), QString::fromUtf8(pl::toString(profile).data()));
+        }
+        return out;
+    }
+    for (pl::Recovery r : pl::comparedModes()) {
+        pl::Workload mode = w;
+        mode.policy.recovery = r;
+        out.emplace_back(std::move(mode), QString::fromUtf8(pl::toString(r).data()));
+    }
+    return out;
+}
+
+std::optional<CompareResult> runAll(const pl::Workload& w, CompareKind kind, const pl::RunControl& control,
                                     const std::function<bool(int done)>& next) {
     CompareResult result;
+    result.kind = kind;
     try {
-        for (pl::Recovery r : pl::comparedModes()) {
+        for (const auto& [variant, label] : variants(w, kind)) {
             if (!next(static_cast<int>(result.entries.size()))) return std::nullopt;
-            result.entries.push_back(runOne(w, r, control));
+            result.entries.push_back(runOne(variant, label, control));
         }
         next(static_cast<int>(result.entries.size()));
     } catch (const pl::RunTooLarge& e) {
         result = CompareResult{};
+        result.kind = kind;
         result.error = QString::fromUtf8(e.what());
     }
     return result;
@@ -70,9 +89,13 @@ std::optional<CompareResult> runAll(const pl::Workload& w, const pl::RunControl&
 
 } // namespace
 
-QFuture<CompareResult> startCompare(const pl::Workload& workload) {
-    return QtConcurrent::run([w = workload](QPromise<CompareResult>& promise) {
-        promise.setProgressRange(0, 4);
+int compareRunCount(CompareKind kind) {
+    return static_cast<int>(kind == CompareKind::Engines ? pl::comparedProfiles().size() : pl::comparedModes().size());
+}
+
+QFuture<CompareResult> startCompare(const pl::Workload& workload, CompareKind kind) {
+    return QtConcurrent::run([w = workload, kind](QPromise<CompareResult>& promise) {
+        promise.setProgressRange(0, compareRunCount(kind));
         // Cancel stops the engine inside a run too, not only between the four runs.
         std::atomic<bool> stop{false};
         pl::RunControl control = pl::memoryBounded(&stop);
@@ -81,7 +104,7 @@ QFuture<CompareResult> startCompare(const pl::Workload& workload) {
         };
         std::optional<CompareResult> result;
         try {
-            result = runAll(w, control, [&promise](int done) {
+            result = runAll(w, kind, control, [&promise](int done) {
                 promise.setProgressValue(done);
                 return !promise.isCanceled();
             });
@@ -92,8 +115,8 @@ QFuture<CompareResult> startCompare(const pl::Workload& workload) {
     });
 }
 
-CompareResult runCompareNow(const pl::Workload& workload) {
-    return *runAll(workload, pl::memoryBounded(), [](int) { return true; });
+CompareResult runCompareNow(const pl::Workload& workload, CompareKind kind) {
+    return *runAll(workload, kind, pl::memoryBounded(), [](int) { return true; });
 }
 
 } // namespace plui

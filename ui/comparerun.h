@@ -1,6 +1,7 @@
 #pragma once
 // CompareRun: the same workload under recompute, swap, adaptive and hybrid (all other policy keys as they
-// are), each run by core's runWorkload. Runs on a worker thread with progress and cancel (QPromise).
+// are), or under the tick model and each engine profile (core's engineVariant, as `compare --engines`), each
+// run by core's runWorkload. Runs on a worker thread with progress and cancel (QPromise).
 
 #include "distributions.h"
 
@@ -15,8 +16,12 @@
 
 namespace plui {
 
+// What a comparison sets side by side.
+enum class CompareKind { Modes, Engines };
+
 struct CompareEntry {
     pl::Recovery recovery = pl::Recovery::Recompute;
+    QString label; // the column's name: the recovery mode, or the engine profile followed
     pl::Totals totals;
     pl::RunSummary summary; // core's figures (nearest-rank percentiles): the same numbers as `preemptlab-cli compare`
     std::string event_hash; // equal hashes: the two modes ran event for event alike (their curves coincide)
@@ -30,13 +35,16 @@ struct CompareEntry {
 };
 
 struct CompareResult {
-    std::vector<CompareEntry> entries; // in pl::comparedModes() order
+    CompareKind kind = CompareKind::Modes;
+    std::vector<CompareEntry> entries; // in pl::comparedModes() (pl::comparedProfiles()) order
     QString error;                     // a run outgrew the machine's memory (pl::RunTooLarge): no entries
 };
 
-// Starts the four runs; progress 0..4; cancelling stops before the next run (the result is then empty).
-QFuture<CompareResult> startCompare(const pl::Workload& workload);
+// How many runs a comparison of `kind` makes (4 modes, or the tick model and 4 engine profiles).
+int compareRunCount(CompareKind kind);
+// Starts the runs; progress 0..compareRunCount; cancelling stops before the next run (the result is then empty).
+QFuture<CompareResult> startCompare(const pl::Workload& workload, CompareKind kind = CompareKind::Modes);
 // The same on the calling thread (headless rendering, tests).
-CompareResult runCompareNow(const pl::Workload& workload);
+CompareResult runCompareNow(const pl::Workload& workload, CompareKind kind = CompareKind::Modes);
 
 } // namespace plui

@@ -15,7 +15,9 @@
 #include <map>
 
 #include <QFutureWatcher>
+#include <QComboBox>
 #include <QHBoxLayout>
+#include <QSettings>
 #include <QHeaderView>
 #include <QAction>
 #include <QClipboard>
@@ -40,19 +42,24 @@ struct CompareView::Impl {
     int loadCount = -1;
     bool pending = false;            // started, its end not yet handled (the future may be done already)
     bool editedWhileRunning = false; // the workload changed after the pending comparison took its copy
+    bool engines = false;            // the result shown compares the engines, not the recovery modes
 };
 
 namespace {
 
 // recompute orange and swap purple as in the break-even explorer (and replaying / copying on the timeline);
 // red is kept for victims.
+// A fifth (grey, dash-dot-dot) for the engine comparison's fifth column.
 const QColor kColors[] = {QColor(0xf9, 0x73, 0x16), QColor(0x93, 0x33, 0xea), QColor(0x1d, 0x4e, 0xd8),
-                          QColor(0x05, 0x96, 0x69)};
-const Qt::PenStyle kStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+                          QColor(0x05, 0x96, 0x69), QColor(0x47, 0x55, 0x69)};
+const Qt::PenStyle kStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
+constexpr int kCurveStyles = 5;
 
-QString name(pl::Recovery r) {
-    const auto s = pl::toString(r);
-    return qsv(s);
+// What the runs are, in words: the status and the result's note.
+QString whatRuns(CompareKind kind) {
+    return kind == CompareKind::Engines
+               ? QObject::tr("the tick model and the engine profiles (vLLM V1, SGLang, TensorRT-LLM's two)")
+               : QObject::tr("four recovery modes");
 }
 
 // The tail labels stacked from the top of the axis rect, a text line each, and the share axis stretched above
@@ -101,9 +108,9 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
         auto* g = p->addGraph();
         // A mode with no request in this distribution draws no curve: its legend entry says why.
         g->setName(v.empty() ? (completion ? QObject::tr("%1 (none completed)") : QObject::tr("%1 (none queued)"))
-                                   .arg(name(r.entries[i].recovery))
-                             : name(r.entries[i].recovery));
-        g->setPen(QPen(kColors[i % 4], 2, kStyles[i % 4]));
+                                   .arg(r.entries[i].label)
+                             : r.entries[i].label);
+        g->setPen(QPen(kColors[i % kCurveStyles], 2, kStyles[i % kCurveStyles]));
         g->setLineStyle(QCPGraph::lsStepLeft);
         g->setData(x, y, true);
         if (!v.empty()) {
@@ -111,13 +118,13 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
             auto* tail = p->addGraph();
             tail->removeFromLegend();
             tail->setLineStyle(QCPGraph::lsNone);
-            tail->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kColors[i % 4], 2), Qt::white, 8));
+            tail->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kColors[i % kCurveStyles], 2), Qt::white, 8));
             tail->setData(QVector<double>{v.back()}, QVector<double>{1.0}, true);
             const QString& id = completion ? r.entries[i].slowestCompletion : r.entries[i].longestQueue;
             if (!id.isEmpty()) {
                 Tail& t = tails[id];
                 t.x = std::max(t.x, v.back());
-                t.modesAt[v.back()] << name(r.entries[i].recovery);
+                t.modesAt[v.back()] << r.entries[i].label;
             }
         }
     }
@@ -166,16 +173,38 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     auto* bar = new QHBoxLayout;
-    run_ = new QPushButton(tr("Compare recompute / swap / adaptive / hybrid"), this);
+    run_ = new QPushButton(this);
     run_->setObjectName(QStringLiteral("compareButton"));
+    // What to set side by side: the recovery modes, or the engines (`compare --engines`). Kept across restarts.
+    kind_ = new QComboBox(this);
+    kind_->setObjectName(QStringLiteral("compareKind"));
+    kind_->addItem(tr("Recovery modes"));
+    kind_->addItem(tr("Engines"));
+    kind_->setToolTip(tr("Recovery modes: recompute, swap, adaptive and hybrid under this policy. Engines: the tick "
+                         "model and how vLLM V1, SGLang and TensorRT-LLM (max-utilization, guaranteed-no-evict) "
+                         "would schedule this traffic (docs/engines.md)."));
+    kind_->setCurrentIndex(QSettings().value(QStringLiteral("compare/kind")).toString() == QLatin1String("engines") ? 1 : 0);
     cancel_ = new QPushButton(tr("Cancel"), this);
     cancel_->setEnabled(false);
     progress_ = new QProgressBar(this);
-    progress_->setRange(0, 4);
     progress_->setValue(0);
-    progress_->setFormat(tr("%v of 4 runs"));
+    const auto showKind = [this] {
+        const CompareKind k = kind();
+        run_->setText(k == CompareKind::Engines ? tr("Compare the engines")
+                                                : tr("Compare recompute / swap / adaptive / hybrid"));
+        progress_->setRange(0, compareRunCount(k));
+        progress_->setFormat(tr("%v of %1 runs").arg(compareRunCount(k)));
+    };
+    showKind();
+    connect(kind_, &QComboBox::currentIndexChanged, this, [this, showKind] {
+        QSettings().setValue(QStringLiteral("compare/kind"),
+                             kind() == CompareKind::Engines ? QStringLiteral("engines") : QStringLiteral("modes"));
+        showKind();
+        if (d->hasResult) status_->setText(tr("Run the comparison to see %1.").arg(whatRuns(kind())));
+    });
     status_ = new QLabel(this);
     status_->setWordWrap(true); // a long status never sets the dock's (and so the window's) least width
+    bar->addWidget(kind_);
     bar->addWidget(run_);
     bar->addWidget(cancel_);
     bar->addWidget(progress_, 1);
@@ -277,8 +306,14 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
             status_->setText(tr("The workload changed since this comparison: run it again."));
         }
     });
-    status_->setText(tr("One click runs the open workload under all four recovery modes, off the UI thread."));
+    status_->setText(tr("One click runs the open workload under %1, off the UI thread.").arg(whatRuns(kind())));
 }
+
+CompareKind CompareView::kind() const {
+    return kind_->currentIndex() == 1 ? CompareKind::Engines : CompareKind::Modes;
+}
+
+void CompareView::setKind(CompareKind k) { kind_->setCurrentIndex(k == CompareKind::Engines ? 1 : 0); }
 
 CompareView::~CompareView() {
     d->watcher.cancel();
@@ -292,6 +327,8 @@ bool CompareView::running() const { return d->watcher.isRunning(); }
 bool CompareView::hasResult() const { return d->hasResult; }
 
 bool CompareView::isCurrent() const { return d->current; }
+
+bool CompareView::showsEngines() const { return d->hasResult && d->engines; }
 
 QList<QStringList> CompareView::cells(bool markBest) const {
     QList<QStringList> rows;
@@ -350,17 +387,17 @@ void CompareView::start() {
     run_->setEnabled(false);
     cancel_->setEnabled(true);
     progress_->setValue(0);
-    status_->setText(tr("Running four recovery modes..."));
+    status_->setText(tr("Running %1...").arg(whatRuns(kind())));
     d->editedWhileRunning = false;
     d->pending = true;
-    d->watcher.setFuture(startCompare(doc_->workload()));
+    d->watcher.setFuture(startCompare(doc_->workload(), kind()));
     emit runningChanged(true);
 }
 
 void CompareView::runNow() {
     if (!doc_->hasWorkload()) return;
-    show(runCompareNow(doc_->workload()));
-    progress_->setValue(4);
+    show(runCompareNow(doc_->workload(), kind()));
+    progress_->setValue(compareRunCount(kind()));
 }
 
 void CompareView::cancel() { d->watcher.cancel(); }
@@ -373,6 +410,7 @@ void CompareView::show(const CompareResult& r) {
     }
     d->hasResult = true;
     d->current = true;
+    d->engines = r.kind == CompareKind::Engines;
     const int cols = static_cast<int>(r.entries.size());
     // The rows of `preemptlab-cli compare`, with the same numbers (core's RunSummary); bytes in binary units.
     struct Row {
@@ -419,7 +457,7 @@ void CompareView::show(const CompareResult& r) {
     table_->setColumnCount(cols);
     table_->setRowCount(nRows);
     QStringList headers;
-    for (const auto& e : r.entries) headers << name(e.recovery);
+    for (const auto& e : r.entries) headers << e.label;
     table_->setHorizontalHeaderLabels(headers);
     QStringList vheaders;
     bool anyPopulationDiffers = false;
@@ -451,7 +489,7 @@ void CompareView::show(const CompareResult& r) {
             if (rows[i].bytes) item->setToolTip(tr("%1 B").arg(grouped));
             if (rows[i].population) {
                 const std::int64_t n = rows[i].population(summary);
-                QString tip = n == 0 ? tr("none: no request got there under %1").arg(name(r.entries[static_cast<std::size_t>(c)].recovery))
+                QString tip = n == 0 ? tr("none: no request got there under %1").arg(r.entries[static_cast<std::size_t>(c)].label)
                                      : tr("over %1 requests: %2").arg(groupedNumber(n), rows[i].who);
                 // Percentiles over different requests: a mode that censors more drops its slowest requests.
                 if (!samePopulation) tip += tr("\nthe modes' figures are over different numbers of requests");
@@ -484,7 +522,7 @@ void CompareView::show(const CompareResult& r) {
             items << tr("and %1 more").arg(more);
         }
         flagged += QStringLiteral("<b>%1</b>: %2<br>")
-                       .arg(name(e.recovery), items.isEmpty() ? tr("none flagged") : items.join(QStringLiteral("; ")).toHtmlEscaped());
+                       .arg(e.label, items.isEmpty() ? tr("none flagged") : items.join(QStringLiteral("; ")).toHtmlEscaped());
     }
     flagged_->setText(flagged);
     // Modes that ran event for event alike draw one curve over the other: say so, or one seems missing.
@@ -492,11 +530,14 @@ void CompareView::show(const CompareResult& r) {
     for (std::size_t i = 0; i < r.entries.size(); ++i) {
         for (std::size_t j = i + 1; j < r.entries.size(); ++j) {
             if (r.entries[i].event_hash == r.entries[j].event_hash) {
-                same << tr("%1 = %2").arg(name(r.entries[j].recovery), name(r.entries[i].recovery));
+                same << tr("%1 = %2").arg(r.entries[j].label, r.entries[i].label);
             }
         }
     }
-    d->resultNote = tr("Same workload, four recovery modes; bold = best in the row (none where all agree).") +
+    d->resultNote = tr("Same workload, %1; bold = best in the row (none where all agree).").arg(whatRuns(r.kind)) +
+                    (r.kind == CompareKind::Engines
+                         ? tr(" Each engine runs recompute with its own victim rule and no preempt-ahead (docs/engines.md).")
+                         : QString()) +
                      (anyPopulationDiffers ? tr(" * The modes' percentiles are over different numbers of requests "
                                                 "(censored ones drop out of TTFT and completion; hover for the count).")
                                            : QString()) +

@@ -1,5 +1,6 @@
 #pragma once
-// CompareView: recompute, swap, adaptive and hybrid on the current workload side by side, from one click:
+// CompareView: recompute, swap, adaptive and hybrid on the current workload side by side, from one click (or
+// the tick model and the engine profiles, as `compare --engines`):
 // totals in a table (the best figure of each row bold), completion and queue-delay distributions as
 // cumulative curves, and who was flagged under each. Runs off the UI thread with progress and cancel.
 
@@ -8,6 +9,7 @@
 #include <memory>
 
 class QAction;
+class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QProgressBar;
@@ -18,12 +20,16 @@ namespace plui {
 
 class LabDocument;
 struct CompareResult;
+enum class CompareKind;
 
 class CompareView : public QWidget {
     Q_OBJECT
   public:
     explicit CompareView(LabDocument* doc, QWidget* parent = nullptr);
     ~CompareView() override;
+    // What the next comparison sets side by side (the combo beside the button; kept in QSettings).
+    CompareKind kind() const;
+    void setKind(CompareKind k);
     void start();          // background run (the button)
     void runNow();         // synchronous (headless, tests)
     void cancel();
@@ -31,6 +37,8 @@ class CompareView : public QWidget {
     bool hasResult() const;
     // A result for the workload as it is now (none before the first run, after an edit or a stopped run).
     bool isCurrent() const;
+    // The result shown compares the engines (the review bundle's compare.json holds the recovery modes only).
+    bool showsEngines() const;
     // The table as markdown (best figures bold), then the notes under it: for the review bundle's summary.md.
     QString markdown() const;
     // An action offered in the table's context menu too, beside Copy Table (Export > Comparison).
@@ -54,6 +62,7 @@ class CompareView : public QWidget {
     struct Impl;
     std::unique_ptr<Impl> d;
     LabDocument* doc_;
+    QComboBox* kind_;
     QPushButton* run_;
     QPushButton* cancel_;
     QProgressBar* progress_;

@@ -197,7 +197,9 @@ QList<QPair<QString, QWidget*>> ExportActions::bundleViews() const {
 }
 
 bool ExportActions::comparisonInBundle() const {
-    return window_->compare()->isCurrent() && window_->document()->sessionShowsWorkload();
+    // The bundle's compare.json is the recovery modes' (as `compare`): an engines result on screen is not it.
+    return window_->compare()->isCurrent() && !window_->compare()->showsEngines() &&
+           window_->document()->sessionShowsWorkload();
 }
 
 QString ExportActions::compareMarkdown() const {

@@ -129,7 +129,7 @@ int runHeadlessUnguarded(const LabOptions& options) {
     }
     QWidget* target = window.view(options.view);
     if (!target) return fail(QStringLiteral("--view: unknown view '%1'").arg(options.view));
-    if (options.view == QLatin1String("compare")) window.compare()->runNow();
+    if (options.view.startsWith(QLatin1String("compare"))) window.compare()->runNow(); // the kind view() set
     // A single view is rendered at --size: its dock floats free of the window for the shot. The pool is the
     // window's centre, not a dock, and cannot float: it is lifted out as a window of its own for the shot (its
     // Fit fills that size) and handed back after it, for the window to own and delete.

@@ -4,6 +4,7 @@
 #include "breakevenview.h"
 #include "bytestext.h"
 #include "calibrationactions.h"
+#include "comparerun.h"
 #include "compareview.h"
 #include "exportactions.h"
 #include "fileactions.h"
@@ -256,7 +257,11 @@ QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWid
 QWidget* MainWindow::view(const QString& name) {
     if (name == QLatin1String("window")) return this;
     if (name == QLatin1String("pool")) return pool_;
-    auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
+    // The Compare dock, set to the recovery modes ("compare") or the engines ("compare-engines"): the same dock
+    // under two view names, so a screenshot says which it shows whatever was chosen last in the window.
+    const bool engines = name == QLatin1String("compare-engines");
+    if (engines || name == QLatin1String("compare")) compare_->setKind(engines ? CompareKind::Engines : CompareKind::Modes);
+    auto* dock = findChild<QDockWidget*>((engines ? QStringLiteral("compare") : name) + QStringLiteral("Dock"));
     if (!dock) return nullptr;
     dock->show();
     dock->raise();

@@ -25,6 +25,8 @@
 #include "timelinemodel.h"
 #include "labcommandline.h"
 
+#include "compare_report.h"
+#include "comparerun.h"
 #include "receipt.h"
 #include "session.h"
 #include "summary.h"
@@ -396,9 +398,46 @@ class TestLabGui : public QObject {
         QCOMPARE(w->document()->sourceName(), kSwapWins);
     }
 
+    // The engines, as `compare --engines`: one column per profile (core's engineVariant), each holding core's
+    // summary of that engine's run; the choice survives a restart and keeps the bundle's comparison out.
+    void compareRunsTheEnginesToo() {
+        const QString disagree = QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/engines-disagree.workload.json");
+        auto w = makeWindow(disagree);
+        CompareView* cmp = w->compare();
+        auto* kind = cmp->findChild<QComboBox*>(QStringLiteral("compareKind"));
+        QVERIFY(kind);
+        kind->setCurrentIndex(1);
+        QVERIFY(cmp->kind() == CompareKind::Engines);
+        QSignalSpy finished(cmp, &CompareView::finished);
+        cmp->start();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
+        QTableWidget* t = cmp->totalsTable();
+        QCOMPARE(t->columnCount(), static_cast<int>(pl::comparedProfiles().size()));
+        const pl::Workload base = uitest::loadSample(disagree);
+        int evictionsRow = -1;
+        for (int i = 0; i < t->rowCount(); ++i) {
+            if (t->verticalHeaderItem(i)->text() == QStringLiteral("evictions")) evictionsRow = i;
+        }
+        QVERIFY(evictionsRow >= 0);
+        for (int c = 0; c < t->columnCount(); ++c) {
+            const pl::EngineProfile profile = pl::comparedProfiles()[static_cast<std::size_t>(c)];
+            QCOMPARE(t->horizontalHeaderItem(c)->text(), QString::fromUtf8(pl::toString(profile).data()));
+            const pl::Workload v = pl::engineVariant(base, profile);
+            const pl::RunSummary s = pl::summarize(v, pl::runWorkload(v));
+            QCOMPARE(t->item(evictionsRow, c)->text(), groupedNumber(s.totals.evictions));
+        }
+        QVERIFY(cmp->showsEngines());
+        QVERIFY(cmp->statusText().contains(QStringLiteral("engine profiles")));
+        // A new window starts on the engines again (QSettings).
+        auto again = makeWindow(disagree);
+        QVERIFY(again->compare()->kind() == CompareKind::Engines);
+        again->compare()->setKind(CompareKind::Modes);
+    }
+
     void compareRunsFourModesOffTheUiThread() {
         auto w = makeWindow(kSwapWins);
         CompareView* cmp = w->compare();
+        cmp->setKind(CompareKind::Modes);
         QSignalSpy finished(cmp, &CompareView::finished);
         cmp->start();
         QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 60000);
