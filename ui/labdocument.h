@@ -10,7 +10,7 @@
 
 #include "labchange.h"
 
-#include "calibration.h"
+#include "cost/calibration.h"
 #include "model.h"
 
 #include <QObject>
@@ -84,12 +84,12 @@ class LabDocument : public QObject {
     // Calibration (File > Load Calibration...): the calibration.json in use, or none. The live backend gets it
     // (the ledger's "modelled µs"), the break-even explorer draws its curves. Setting it announces
     // LabChangeKind::Calibration and, in live mode, re-runs.
-    void setCalibration(std::optional<pl::gpu::Calibration> calibration, const QString& path);
-    const pl::gpu::Calibration* calibration() const { return calibration_ ? &*calibration_ : nullptr; }
+    void setCalibration(std::optional<pl::cost::Calibration> calibration, const QString& path);
+    const pl::cost::Calibration* calibration() const { return calibration_ ? &*calibration_ : nullptr; }
     const QString& calibrationPath() const { return calibrationPath_; }
     // Derive the open workload's transfer_bytes_per_tick and prefill_tokens_per_tick from the calibration at
-    // ticks of `tickMs` (gpu/calibrated_rates.h, the workload's mean context, gather swaps: the same as the
-    // CLI's --calibration FILE --tick-ms MS) as one undoable edit. `report` gets what was derived and from
+    // ticks of `tickMs` (pl::cost::calibrateMachine at the workload's mean context with gather swaps: the same
+    // as the CLI's --calibration FILE --tick-ms MS) as one undoable edit. `report` gets what was derived and from
     // which fit. False with `error` (field and reason) when it cannot be derived; the workload is unchanged.
     bool applyCalibration(double tickMs, QString* report, QString* error);
 
@@ -184,7 +184,7 @@ class LabDocument : public QObject {
     std::shared_ptr<pl::Session> session_;
     std::shared_ptr<const pl::RunResult> liveRun_;
     bool live_ = false;
-    std::optional<pl::gpu::Calibration> calibration_;
+    std::optional<pl::cost::Calibration> calibration_;
     QString calibrationPath_;
     QUndoGroup* undoGroup_;
     std::unique_ptr<QUndoStack> undo_; // not a QObject child: destroyed before the group, leaving it

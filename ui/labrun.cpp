@@ -7,7 +7,7 @@
 
 namespace plui {
 
-LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration,
+LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::cost::Calibration* calibration,
                      const std::atomic<bool>* stop) {
     if (!live) {
         LabRun run;

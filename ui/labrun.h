@@ -15,7 +15,7 @@ class LiveBackend;
 class Session;
 struct RunResult;
 struct Workload;
-namespace gpu {
+namespace cost {
 struct Calibration;
 }
 } // namespace pl
@@ -31,7 +31,7 @@ struct LabRun {
 // Throws what pl::Session throws; live-mode failures land in liveError instead. `calibration` (may be null)
 // goes to the live backend, which then fills each measurement's modelled microseconds. Setting `stop` (from any
 // thread) ends the run early with pl::RunCancelled (core/run_control.h).
-LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration = nullptr,
+LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::cost::Calibration* calibration = nullptr,
                      const std::atomic<bool>* stop = nullptr);
 // The same with a given backend (tests drive it with a scripted one): one run, attached to the backend.
 LabRun computeLabRun(const pl::Workload& workload, pl::LiveBackend* backend, const std::atomic<bool>* stop = nullptr);

@@ -12,7 +12,7 @@
 #include "mainwindow.h"
 #include "uitestutil.h"
 
-#include "calibrated_rates.h"
+#include "cost/calibrated_rates.h"
 #include "device_api.h"
 #include "engine.h"
 #include "live_backend.h"
@@ -407,8 +407,8 @@ class TestLiveMode : public QObject {
     void explorerMarksTheMeasuredBreakeven() {
         // Gather out 4 us + bytes / 50 GB/s, in 6.5 us + bytes / 25 GB/s, 20,000 B per token, prefill
         // 130 + 0.5 T + 1e-4 T^2 us: the per-token curves meet at 175.09 and 6,824.9 tokens (by hand in
-        // tests/gpu/test_gpu_host.cpp).
-        pl::gpu::Calibration c;
+        // tests/core/cost/test_calibration.cpp).
+        pl::cost::Calibration c;
         c.device_name = "SYNTHETIC (test)";
         c.model = "test";
         c.kv_bytes_per_token = 20000;
@@ -421,7 +421,7 @@ class TestLiveMode : public QObject {
             const double T = static_cast<double>(t);
             c.prefills.push_back({t, 130.0 + 0.5 * T + 1e-4 * T * T, 0.0});
         }
-        pl::gpu::fitCalibration(c);
+        pl::cost::fitCalibration(c);
         BreakevenView view;
         QCOMPARE(view.measuredBreakeven(), -1.0);
         QVERIFY(!view.measuredText().contains(QStringLiteral("SYNTHETIC")));
