@@ -18,6 +18,7 @@
 
 namespace pl {
 class LiveBackend;
+struct LiveBackendFactory;
 struct Workload;
 } // namespace pl
 
@@ -43,6 +44,9 @@ struct LiveOptions {
 std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, std::string* error);
 std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, const LiveOptions& options,
                                                  std::string* error);
+
+// probeDevice and makeLiveBackend as core's LiveBackendFactory (core/live_backend.h): what app/lab hands the lab.
+pl::LiveBackendFactory liveBackendFactory();
 
 struct SelftestOptions {
     std::int64_t cycles = 2000; // evict/resume cycles of the leak check

@@ -54,7 +54,8 @@ RunEnd takeResult(const QFutureWatcher<LabRun>& watcher, LabRun* run, QString* f
 
 } // namespace
 
-LabDocument::LabDocument(QObject* parent) : QObject(parent), undoGroup_(new QUndoGroup(this)) {
+LabDocument::LabDocument(pl::LiveBackendFactory live, QObject* parent)
+    : QObject(parent), liveBackends_(std::move(live)), undoGroup_(new QUndoGroup(this)) {
     swapUndoStack(std::make_unique<QUndoStack>());
 }
 
@@ -147,7 +148,7 @@ void LabDocument::startRun(bool keepTick) {
     if (!background) {
         LabRun s;
         try {
-            s = computeLabRun(*workload_, live_, calibration());
+            s = computeLabRun(*workload_, live_ ? &liveBackends_ : nullptr, calibration());
         } catch (const std::exception& ex) {
             beforeLoad_.reset(); // what failed is now what is shown
             emit runFailed(sourceName_ + QStringLiteral(": the run failed: ") + QString::fromUtf8(ex.what()));
@@ -179,10 +180,10 @@ void LabDocument::startRun(bool keepTick) {
     });
     pl::Workload copy = *workload_;
     stop_ = std::make_shared<std::atomic<bool>>(false);
-    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, cal = calibration_, stop = stop_,
-                                          gate = runGate_]() {
+    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, backends = liveBackends_,
+                                          cal = calibration_, stop = stop_, gate = runGate_]() {
         while (gate && !gate->load() && !stop->load()) QThread::msleep(1);
-        return computeLabRun(w, live, cal ? &*cal : nullptr, stop.get());
+        return computeLabRun(w, live ? &backends : nullptr, cal ? &*cal : nullptr, stop.get());
     }));
 }
 
