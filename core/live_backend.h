@@ -19,9 +19,16 @@
 #include "model.h"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 namespace pl {
+
+namespace cost {
+struct Calibration;
+}
 
 struct LiveMeasurement {
     double measured_us = 0.0;     // wall time of the device work, CUDA events
@@ -46,6 +53,22 @@ class LiveBackend {
     virtual void drop(std::int32_t /*request*/) {}
     // Additive: the first error met by a void call (onContextGrown, drop, onFinished), "" if none.
     virtual std::string lastError() const { return {}; }
+};
+
+// LiveBackendFactory: what a program needs from a device to offer live mode: whether one is usable, and a
+// backend that runs a workload on it. gpu/ makes the real one (pl::gpu::liveBackendFactory(), gpu/device_api.h)
+// and app/lab hands it to the lab, so ui/ drives a device without knowing gpu/ (tests hand in scripted ones).
+// Both functions may be called from any thread. A default-constructed factory is a program without live mode.
+struct LiveBackendFactory {
+    // The usable device's name; nullopt with `error` saying why (a CUDA error, "built without CUDA").
+    std::function<std::optional<std::string>(std::string* error)> probe;
+    // A backend for `workload` (its capacity_blocks of block_size_tokens on the device); `calibration`, when not
+    // null, fills each LiveMeasurement's modelled_us. nullptr with `error` when no device is usable or the
+    // workload does not fit.
+    std::function<std::unique_ptr<LiveBackend>(const Workload& workload, const cost::Calibration* calibration,
+                                               std::string* error)>
+        make;
+    bool offered() const { return probe && make; }
 };
 
 } // namespace pl

@@ -67,9 +67,9 @@ class CudaCalibrationDevice final : public CalibrationDevice {
 
 } // namespace
 
-std::optional<std::string> runCalibration(const CalibrateOptions& o, Calibration& out, std::ostream& log,
+std::optional<std::string> runCalibration(const CalibrateOptions& o, cost::Calibration& out, std::ostream& log,
                                           std::vector<std::string>* failures,
-                                          const std::function<void(const Calibration&)>& checkpoint) {
+                                          const std::function<void(const cost::Calibration&)>& checkpoint) {
     std::string err;
     auto info = probeDevice(&err);
     if (!info) {
@@ -82,12 +82,12 @@ std::optional<std::string> runCalibration(const CalibrateOptions& o, Calibration
     if (((o.copy_blocks.empty() || o.block_sizes.empty()) && o.prefill_tokens.empty()) || o.repetitions < 1) {
         return std::string("calibrate: nothing to measure");
     }
-    Calibration c;
+    cost::Calibration c;
     c.device_name = info->name;
     c.compute_capability = std::to_string(info->cc_major) + "." + std::to_string(info->cc_minor);
     c.driver_version = info->driver_version;
     c.runtime_version = info->runtime_version;
-    c.peak_bf16_tflops = datasheetBf16Tflops(info->name);
+    c.peak_bf16_tflops = cost::datasheetBf16Tflops(info->name);
     CudaCalibrationDevice device;
     std::vector<std::string> failed = measureCalibration(o, *shape, device, c, log, checkpoint);
     if (failures) {

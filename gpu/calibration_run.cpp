@@ -47,7 +47,7 @@ std::optional<std::string> timed(int reps, double* median, F&& once) {
 }
 
 void measurePrefill(const CalibrateOptions& o, const TransformerShape& shape, CalibrationDevice& dev,
-                    Calibration& c, std::ostream& log, std::vector<std::string>& failures) {
+                    cost::Calibration& c, std::ostream& log, std::vector<std::string>& failures) {
     if (o.prefill_tokens.empty()) {
         return;
     }
@@ -68,7 +68,7 @@ void measurePrefill(const CalibrateOptions& o, const TransformerShape& shape, Ca
             fail(failures, log, "prefill " + std::to_string(tokens) + ": " + *e);
             continue;
         }
-        PrefillSample p{tokens, us, prefillFlops(shape, 0, tokens)};
+        cost::PrefillSample p{tokens, us, prefillFlops(shape, 0, tokens)};
         const double tflops = p.flops / p.us / 1e6;
         log << "prefill " << tokens << " tokens: " << p.us << " us, " << tflops << " TFLOP/s";
         if (c.peak_bf16_tflops > 0) {
@@ -79,8 +79,9 @@ void measurePrefill(const CalibrateOptions& o, const TransformerShape& shape, Ca
     }
 }
 
-void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, CalibrationDevice& dev, Calibration& c,
-                  std::ostream& log, std::vector<std::string>& failures, const std::function<void()>& save) {
+void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, CalibrationDevice& dev,
+                  cost::Calibration& c, std::ostream& log, std::vector<std::string>& failures,
+                  const std::function<void()>& save) {
     const std::int64_t maxBlocks = *std::max_element(o.copy_blocks.begin(), o.copy_blocks.end());
     bool referenceDone = false;
     for (std::int64_t bs : o.block_sizes) {
@@ -98,7 +99,7 @@ void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, Cali
                     fail(failures, log, std::string("reference ") + toString(dir) + ": " + *e);
                     continue;
                 }
-                SwapSample s{"reference", toString(dir), 0, 0, bytes, 1, us};
+                cost::SwapSample s{"reference", toString(dir), 0, 0, bytes, 1, us};
                 log << "reference " << s.direction << " " << bytes << " B: " << s.us << " us, "
                     << gigabytesPerSecond(bytes, s.us) << " GB/s\n";
                 c.swaps.push_back(s);
@@ -128,7 +129,7 @@ void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, Cali
                              " (its larger copies are skipped)");
                         break;
                     }
-                    SwapSample s{toString(m), toString(dir), bs, n, n * dev.blockBytes(), copies, us};
+                    cost::SwapSample s{toString(m), toString(dir), bs, n, n * dev.blockBytes(), copies, us};
                     log << s.method << " " << s.direction << " block_size " << bs << " x" << n << " (" << s.bytes
                         << " B, " << copies << " copies): " << s.us << " us, " << gigabytesPerSecond(s.bytes, s.us)
                         << " GB/s\n";
@@ -143,7 +144,7 @@ void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, Cali
 } // namespace
 
 std::vector<std::string> measureCalibration(const CalibrateOptions& o, const TransformerShape& shape,
-                                            CalibrationDevice& dev, Calibration& c, std::ostream& log,
+                                            CalibrationDevice& dev, cost::Calibration& c, std::ostream& log,
                                             const CalibrationCheckpoint& checkpoint) {
     std::vector<std::string> failures;
     c.model = shape.name;
@@ -154,8 +155,8 @@ std::vector<std::string> measureCalibration(const CalibrateOptions& o, const Tra
         if (!checkpoint || (c.swaps.empty() && c.prefills.empty())) {
             return;
         }
-        Calibration sofar = c;
-        fitCalibration(sofar);
+        cost::Calibration sofar = c;
+        cost::fitCalibration(sofar);
         checkpoint(sofar);
     };
     measurePrefill(o, shape, dev, c, log, failures);
@@ -163,19 +164,19 @@ std::vector<std::string> measureCalibration(const CalibrateOptions& o, const Tra
     if (!o.copy_blocks.empty() && !o.block_sizes.empty()) {
         measureSwaps(o, shape, dev, c, log, failures, save);
     }
-    fitCalibration(c);
-    for (const SwapFit& f : c.swap_fits) {
+    cost::fitCalibration(c);
+    for (const cost::SwapFit& f : c.swap_fits) {
         log << "fit " << f.method << " " << f.direction << " block_size " << f.block_size << ": " << f.fixed_us
             << " us + bytes / " << f.bandwidth_gbps << " GB/s (r2 " << f.r2 << "), largest copy at "
-            << 100.0 * efficiencyVsReference(c, f.method, f.direction, f.block_size) << "% of the reference\n";
+            << 100.0 * cost::efficiencyVsReference(c, f.method, f.direction, f.block_size) << "% of the reference\n";
     }
-    for (const std::string& line : targetReport(c)) {
+    for (const std::string& line : cost::targetReport(c)) {
         log << line << "\n";
     }
     return failures;
 }
 
-CalibrationEnd calibrationEnd(const Calibration& c, const std::vector<std::string>& failures) {
+CalibrationEnd calibrationEnd(const cost::Calibration& c, const std::vector<std::string>& failures) {
     if (c.swaps.empty() && c.prefills.empty()) {
         return CalibrationEnd::Nothing;
     }

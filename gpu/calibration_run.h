@@ -9,7 +9,7 @@
 // copies; a block size whose arena cannot be made skips its swaps), so one refused call costs one figure,
 // not the whole run.
 
-#include "calibration.h"
+#include "cost/calibration.h"
 #include "copy_plan.h"
 #include "device_api.h"
 #include "transformer_shape.h"
@@ -51,18 +51,18 @@ int prefillRepetitions(int repetitions);
 
 // What a calibration holds so far (fitted), after each phase that measured something: the prefill lengths,
 // then each block size's swaps. The CLI writes it, so a run cut off by a timeout still leaves its figures.
-using CalibrationCheckpoint = std::function<void(const Calibration&)>;
+using CalibrationCheckpoint = std::function<void(const cost::Calibration&)>;
 
 // Measures into `c` (device fields are the caller's) and fits it. Returns the failed measurements, one line
 // each ("batched d2h block_size 16 x1: <CUDA error>"); empty when everything was measured.
 std::vector<std::string> measureCalibration(const CalibrateOptions& options, const TransformerShape& shape,
-                                            CalibrationDevice& device, Calibration& c, std::ostream& log,
+                                            CalibrationDevice& device, cost::Calibration& c, std::ostream& log,
                                             const CalibrationCheckpoint& checkpoint = {});
 
 // How a calibration ended, for the CLI: Complete (write the file, exit 0), Partial (some failed: write what was
 // measured, name the failures, exit 1), Nothing (nothing measured: no file, exit 3 with the failures, which
 // say why the device cannot be used).
 enum class CalibrationEnd { Complete, Partial, Nothing };
-CalibrationEnd calibrationEnd(const Calibration& c, const std::vector<std::string>& failures);
+CalibrationEnd calibrationEnd(const cost::Calibration& c, const std::vector<std::string>& failures);
 
 } // namespace pl::gpu

@@ -3,7 +3,7 @@
 // so it compiles with g++ everywhere; a build without CUDA links nodevice.cpp, whose functions report
 // "built without CUDA" (the CLI exits 3 with that text).
 
-#include "calibration.h"
+#include "cost/calibration.h"
 #include "copy_plan.h"
 #include "device_info.h"
 #include "kv_layout.h"
@@ -18,6 +18,7 @@
 
 namespace pl {
 class LiveBackend;
+struct LiveBackendFactory;
 struct Workload;
 } // namespace pl
 
@@ -34,7 +35,7 @@ struct LiveOptions {
     SwapMethod method = SwapMethod::Gather;    // how swaps are copied
     KvDtype dtype = KvDtype::Bf16;
     std::int64_t max_host_bytes = std::int64_t{16} << 30; // cap on the pinned pool
-    std::optional<Calibration> calibration;    // fills LiveMeasurement::modelled_us when given
+    std::optional<cost::Calibration> calibration;    // fills LiveMeasurement::modelled_us when given
 };
 
 // A backend whose arena has the workload's capacity_blocks of block_size_tokens, and whose host pool holds
@@ -43,6 +44,9 @@ struct LiveOptions {
 std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, std::string* error);
 std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, const LiveOptions& options,
                                                  std::string* error);
+
+// probeDevice and makeLiveBackend as core's LiveBackendFactory (core/live_backend.h): what app/lab hands the lab.
+pl::LiveBackendFactory liveBackendFactory();
 
 struct SelftestOptions {
     std::int64_t cycles = 2000; // evict/resume cycles of the leak check
@@ -62,8 +66,8 @@ struct CalibrateOptions {
 // (no usable device, an unknown model); else nullopt, `out` holds what was measured and `failures` (when
 // given) one line per measurement that failed, the others having been made.
 // `checkpoint`, when given, gets what is measured so far after each phase (calibration_run.h).
-std::optional<std::string> runCalibration(const CalibrateOptions& options, Calibration& out, std::ostream& log,
+std::optional<std::string> runCalibration(const CalibrateOptions& options, cost::Calibration& out, std::ostream& log,
                                           std::vector<std::string>* failures = nullptr,
-                                          const std::function<void(const Calibration&)>& checkpoint = {});
+                                          const std::function<void(const cost::Calibration&)>& checkpoint = {});
 
 } // namespace pl::gpu

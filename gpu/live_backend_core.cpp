@@ -139,7 +139,7 @@ void leakCheckFinish(pl::LiveBackend& backend) {
 }
 
 BookkeepingLiveBackend::BookkeepingLiveBackend(std::unique_ptr<LiveDevice> device, SwapMethod method,
-                                               std::optional<Calibration> calibration, std::string note)
+                                               std::optional<cost::Calibration> calibration, std::string note)
     : device_(std::move(device)), method_(method), calibration_(std::move(calibration)), note_(std::move(note)),
       book_(device_->deviceBlocks(), device_->hostSlots(), device_->blockSize()) {}
 
@@ -225,7 +225,7 @@ pl::LiveMeasurement BookkeepingLiveBackend::copy(const SwapStep& step, CopyDirec
     }
     m.bytes_moved = static_cast<std::int64_t>(step.device_blocks.size()) * device_->blockBytes();
     if (calibration_) {
-        for (const SwapFit& f : calibration_->swap_fits) {
+        for (const cost::SwapFit& f : calibration_->swap_fits) {
             if (f.method == toString(method_) && f.direction == toString(dir) && f.block_size == device_->blockSize()) {
                 m.modelled_us = f.fixed_us + static_cast<double>(m.bytes_moved) / (f.bandwidth_gbps * 1e3);
             }

@@ -4,7 +4,7 @@
 // DeviceContext (live_backend_cuda.cpp); in the tests it is a host fake that records, per block, which
 // request's positions it holds, so the whole call protocol (engine -> backend -> device) is checked on the CPU
 // (tests/gpu/test_live_protocol.cpp).
-#include "calibration.h"
+#include "cost/calibration.h"
 #include "copy_plan.h"
 #include "device_api.h"
 #include "kv_layout.h"
@@ -71,7 +71,7 @@ class BookkeepingLiveBackend final : public pl::LiveBackend {
   public:
     // `calibration`, when given, fills each measurement's modelled_us; `note` says how the model was chosen.
     BookkeepingLiveBackend(std::unique_ptr<LiveDevice> device, SwapMethod method,
-                           std::optional<Calibration> calibration, std::string note);
+                           std::optional<cost::Calibration> calibration, std::string note);
 
     std::string deviceName() const override;
     void onContextGrown(std::int32_t request, std::int64_t contextTokens) override;
@@ -91,7 +91,7 @@ class BookkeepingLiveBackend final : public pl::LiveBackend {
 
     std::unique_ptr<LiveDevice> device_;
     SwapMethod method_;
-    std::optional<Calibration> calibration_;
+    std::optional<cost::Calibration> calibration_;
     std::string note_;
     LiveBookkeeper book_;
     std::string lastError_;

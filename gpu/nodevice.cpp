@@ -36,8 +36,8 @@ int runSelftest(const SelftestOptions&, std::ostream&, std::string* error) {
     return 3;
 }
 
-std::optional<std::string> runCalibration(const CalibrateOptions&, Calibration&, std::ostream&, std::vector<std::string>*,
-                                          const std::function<void(const Calibration&)>&) {
+std::optional<std::string> runCalibration(const CalibrateOptions&, cost::Calibration&, std::ostream&,
+                                          std::vector<std::string>*, const std::function<void(const cost::Calibration&)>&) {
     return kNoCuda;
 }
 

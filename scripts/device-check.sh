@@ -143,7 +143,7 @@ timeout -k 5 30 "$CLI" gpu-info --json >"$WORK/gpu-info.json" 2>/dev/null
 [ -f "$WORK/gpu-info.txt" ] && echo "device: $(head -n 1 "$WORK/gpu-info.txt")" >>"$SUMMARY"
 step gpu-selftest 180 "$WORK/selftest.txt" "$CLI" gpu-selftest
 step calibrate 240 "$WORK/calibrate.log" "$CLI" calibrate --out "$WORK/calibration.json"
-# calibrate judges the swap and prefill targets itself (gpu/calibration.h, targetReport).
+# calibrate judges the swap and prefill targets itself (core/cost/calibration.h, targetReport).
 if grep -q '^target ' "$WORK/calibrate.log" 2>/dev/null; then
     grep '^target ' "$WORK/calibrate.log" >>"$SUMMARY"
 else

@@ -1,8 +1,8 @@
 #include "breakevenview.h"
 
 #include "bytestext.h"
-#include "calibrated_rates.h"
-#include "calibration.h"
+#include "cost/calibrated_rates.h"
+#include "cost/calibration.h"
 #include "cost/cost_model.h"
 #include "cost/cost_report.h"
 #include "model.h"
@@ -120,7 +120,7 @@ struct BreakevenView::Impl {
     QCPItemText* contextLabel = nullptr;
     bool applying = false;
     // Measured (a calibration is loaded): graphs 2 and 3 of the main plot, the break-even mark, two plots.
-    std::optional<pl::gpu::Calibration> calibration;
+    std::optional<pl::cost::Calibration> calibration;
     QCPItemStraightLine* measuredLine = nullptr;
     QCPItemText* measuredLabel = nullptr;
     double measuredAt = -1.0;
@@ -154,7 +154,7 @@ QCustomPlot* makeSmallPlot(QWidget* parent, const QString& name, const QString& 
 }
 
 // The block size whose fits are drawn: the explorer's if measured, else 16, else the first measured.
-std::int64_t measuredBlockSize(const pl::gpu::Calibration& c, std::int64_t wanted) {
+std::int64_t measuredBlockSize(const pl::cost::Calibration& c, std::int64_t wanted) {
     std::int64_t first = -1;
     bool has16 = false;
     for (const auto& f : c.swap_fits) {
@@ -415,7 +415,7 @@ double BreakevenView::measuredBreakeven() const { return d->measuredAt; }
 
 QString BreakevenView::measuredText() const { return measured_->text(); }
 
-void BreakevenView::setCalibration(const pl::gpu::Calibration* calibration) {
+void BreakevenView::setCalibration(const pl::cost::Calibration* calibration) {
     d->calibration.reset();
     if (calibration) d->calibration = *calibration;
     d->measuredRow->setVisible(calibration != nullptr);
@@ -527,10 +527,10 @@ void BreakevenView::drawMeasured(double ymax) {
     d->measuredLabel->setVisible(false);
     measured_->setVisible(on);
     if (!on) return;
-    const pl::gpu::Calibration& c = *d->calibration;
+    const pl::cost::Calibration& c = *d->calibration;
     const auto wanted = static_cast<std::int64_t>(toValue(kSliders[3], d->sliders[QStringLiteral("block")]->value()));
     const std::int64_t bs = measuredBlockSize(c, wanted);
-    const std::string method = pl::gpu::swapFitsOf(c, "gather", bs) ? "gather"
+    const std::string method = pl::cost::swapFitsOf(c, "gather", bs) ? "gather"
                                : c.swap_fits.empty()                ? std::string()
                                                                     : c.swap_fits.front().method;
     // Per-token curves on the measured ranges only (no extrapolation is drawn): swap over the copy sizes, the
@@ -551,14 +551,14 @@ void BreakevenView::drawMeasured(double ymax) {
         const double f = i / 48.0;
         if (bytesHi > 0) {
             const double L = bytesLo / kv * std::pow(bytesHi / bytesLo, f);
-            if (auto v = pl::gpu::measuredSwapUsPerToken(c, method, bs, c.kv_bytes_per_token, L)) {
+            if (auto v = pl::cost::measuredSwapUsPerToken(c, method, bs, c.kv_bytes_per_token, L)) {
                 xs << L;
                 ys << *v;
             }
         }
         if (tokHi > 0) {
             const double L = tokLo * std::pow(tokHi / tokLo, f);
-            if (auto v = pl::gpu::measuredRecomputeUsPerToken(c, L)) {
+            if (auto v = pl::cost::measuredRecomputeUsPerToken(c, L)) {
                 xr << L;
                 yr << *v;
             }
@@ -570,7 +570,7 @@ void BreakevenView::drawMeasured(double ymax) {
     for (double y : ys) ymax = std::max(ymax, y);
     for (double y : yr) ymax = std::max(ymax, y);
     d->plot->yAxis->setRange(0, ymax * 1.08);
-    const auto roots = pl::gpu::measuredBreakevenContexts(c, method, bs, c.kv_bytes_per_token);
+    const auto roots = pl::cost::measuredBreakevenContexts(c, method, bs, c.kv_bytes_per_token);
     QString where = tr("no crossover: one of them is cheaper at every length");
     if (!roots.empty()) {
         d->measuredAt = roots.front();
@@ -592,7 +592,7 @@ void BreakevenView::drawMeasured(double ymax) {
     // Swap microseconds against bytes, every method at this block size: points measured, lines fitted.
     int colour = 0;
     for (const char* m : {"per-block", "batched", "gather"}) {
-        const auto fits = pl::gpu::swapFitsOf(c, m, bs);
+        const auto fits = pl::cost::swapFitsOf(c, m, bs);
         for (const char* dir : {"d2h", "h2d"}) {
             QVector<double> px, py;
             for (const auto& s : c.swaps) {

@@ -16,7 +16,7 @@ class QCustomPlot;
 class QLabel;
 class QSlider;
 
-namespace pl::gpu {
+namespace pl::cost {
 struct Calibration;
 }
 namespace pl {
@@ -37,7 +37,7 @@ class BreakevenView : public QWidget {
     QString verdictText() const;
     void applyPreset(int index);
     // The calibration to draw (copied), or nullptr to hide the measured curves.
-    void setCalibration(const pl::gpu::Calibration* calibration);
+    void setCalibration(const pl::cost::Calibration* calibration);
     QCustomPlot* swapPlot() const;
     QCustomPlot* prefillPlot() const;
     // The measured break-even line's context (tokens), or -1 when none is drawn; and the text beside it.

@@ -3,7 +3,7 @@
 #include "labdocument.h"
 #include "mainwindow.h"
 
-#include "calibration.h"
+#include "cost/calibration.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -60,14 +60,14 @@ double CalibrationActions::rememberedTickMs() const {
 }
 
 bool CalibrationActions::loadCalibration(const QString& path, QString* error) {
-    auto loaded = pl::gpu::loadCalibrationFile(path.toStdString());
+    auto loaded = pl::cost::loadCalibrationFile(path.toStdString());
     if (const auto* e = std::get_if<std::string>(&loaded)) {
         if (error) *error = QString::fromStdString(*e);
         return false;
     }
-    const auto& c = std::get<pl::gpu::Calibration>(loaded);
+    const auto& c = std::get<pl::cost::Calibration>(loaded);
     const QString device = QString::fromStdString(c.device_name);
-    window_->document()->setCalibration(std::move(std::get<pl::gpu::Calibration>(loaded)), path);
+    window_->document()->setCalibration(std::move(std::get<pl::cost::Calibration>(loaded)), path);
     QSettings().setValue(kFileKey, path);
     window_->statusBar()->showMessage(tr("Calibration %1 (%2) loaded").arg(QFileInfo(path).fileName(), device), 5000);
     return true;

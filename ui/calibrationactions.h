@@ -1,6 +1,6 @@
 #pragma once
 // CalibrationActions: File > Load Calibration... and File > Apply Calibration to Workload... . Loading reads a
-// calibration.json strictly (pl::gpu::loadCalibrationFile: a bad file gets the error dialog naming the file,
+// calibration.json strictly (pl::cost::loadCalibrationFile: a bad file gets the error dialog naming the file,
 // the JSON pointer and the reason, and the previous calibration stays), hands it to the document (the live
 // backend's modelled figures, the break-even explorer's measured curves) and, when a workload is open, asks
 // for the tick length and applies the derived transfer and prefill rates as one undoable edit. The file and

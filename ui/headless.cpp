@@ -28,7 +28,7 @@ int fail(const QString& message) {
     return 2;
 }
 
-int runHeadlessUnguarded(const LabOptions& options);
+int runHeadlessUnguarded(const LabOptions& options, const pl::LiveBackendFactory& live);
 
 // --bundle DIR: Export > Review Bundle without the window, the comparison run first so that the bundle has
 // compare.png and summary.md its table. An earlier bundle in DIR is kept unless --replace. `failure`: why the
@@ -66,25 +66,25 @@ int writeBundle(MainWindow& window, const LabOptions& options, const QString& fa
 }
 } // namespace
 
-int runHeadless(const LabOptions& options) {
+int runHeadless(const LabOptions& options, const pl::LiveBackendFactory& live) {
     // As the CLI: a failed allocation (a huge workload under `ulimit -v`) ends with exit 2 and the figures, not
     // std::terminate's abort. Every file is written atomically, so nothing half-written is left.
     try {
-        return runHeadlessUnguarded(options);
+        return runHeadlessUnguarded(options, live);
     } catch (const std::bad_alloc&) {
         return fail(QString::fromStdString(pl::outOfMemoryMessage("headless run")));
     }
 }
 
 namespace {
-int runHeadlessUnguarded(const LabOptions& options) {
+int runHeadlessUnguarded(const LabOptions& options, const pl::LiveBackendFactory& live) {
     // Settings go to an empty folder that is removed afterwards: the picture depends on the command line only.
     const QTemporaryDir settingsDir;
     if (!settingsDir.isValid()) return fail(QStringLiteral("cannot make a temporary folder for settings: %1")
                                                 .arg(settingsDir.errorString()));
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
-    MainWindow window;
+    MainWindow window(live);
     if (!options.calibration.isEmpty()) {
         QString error;
         if (!window.calibrationActions()->loadCalibration(options.calibration, &error)) {

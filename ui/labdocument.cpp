@@ -4,7 +4,7 @@
 #include "labrun.h"
 #include "requestpalette.h"
 
-#include "calibrated_rates.h"
+#include "cost/calibrated_rates.h"
 #include "run_control.h"
 #include "session.h"
 #include "workload_io.h"
@@ -54,7 +54,8 @@ RunEnd takeResult(const QFutureWatcher<LabRun>& watcher, LabRun* run, QString* f
 
 } // namespace
 
-LabDocument::LabDocument(QObject* parent) : QObject(parent), undoGroup_(new QUndoGroup(this)) {
+LabDocument::LabDocument(pl::LiveBackendFactory live, QObject* parent)
+    : QObject(parent), liveBackends_(std::move(live)), undoGroup_(new QUndoGroup(this)) {
     swapUndoStack(std::make_unique<QUndoStack>());
 }
 
@@ -147,7 +148,7 @@ void LabDocument::startRun(bool keepTick) {
     if (!background) {
         LabRun s;
         try {
-            s = computeLabRun(*workload_, live_, calibration());
+            s = computeLabRun(*workload_, live_ ? &liveBackends_ : nullptr, calibration());
         } catch (const std::exception& ex) {
             beforeLoad_.reset(); // what failed is now what is shown
             emit runFailed(sourceName_ + QStringLiteral(": the run failed: ") + QString::fromUtf8(ex.what()));
@@ -179,10 +180,10 @@ void LabDocument::startRun(bool keepTick) {
     });
     pl::Workload copy = *workload_;
     stop_ = std::make_shared<std::atomic<bool>>(false);
-    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, cal = calibration_, stop = stop_,
-                                          gate = runGate_]() {
+    watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, backends = liveBackends_,
+                                          cal = calibration_, stop = stop_, gate = runGate_]() {
         while (gate && !gate->load() && !stop->load()) QThread::msleep(1);
-        return computeLabRun(w, live, cal ? &*cal : nullptr, stop.get());
+        return computeLabRun(w, live ? &backends : nullptr, cal ? &*cal : nullptr, stop.get());
     }));
 }
 
@@ -192,7 +193,7 @@ void LabDocument::setLiveMode(bool on) {
     if (workload_) startRun(true);
 }
 
-void LabDocument::setCalibration(std::optional<pl::gpu::Calibration> calibration, const QString& path) {
+void LabDocument::setCalibration(std::optional<pl::cost::Calibration> calibration, const QString& path) {
     calibration_ = std::move(calibration);
     calibrationPath_ = calibration_ ? path : QString();
     emit changed(LabChangeKind::Calibration);
@@ -204,25 +205,20 @@ bool LabDocument::applyCalibration(double tickMs, QString* report, QString* erro
         if (error) *error = workload_ ? QStringLiteral("no calibration is loaded") : QStringLiteral("no workload is open");
         return false;
     }
-    pl::gpu::RatesRequest q;
-    q.block_size_tokens = workload_->config.block_size_tokens;
-    q.kv_bytes_per_token = workload_->config.kv_bytes_per_token;
-    q.context_tokens = pl::gpu::meanRequestContext(*workload_);
-    q.tick_us = tickMs * 1e3;
-    const auto derived = pl::gpu::deriveRates(*calibration_, q);
-    if (const auto* e = std::get_if<pl::gpu::RatesError>(&derived)) {
+    const auto derived = pl::cost::calibrateMachine(*calibration_, workload_->config, tickMs * 1e3,
+                                                    pl::cost::meanRequestContext(*workload_));
+    if (const auto* e = std::get_if<pl::cost::RatesError>(&derived)) {
         if (error) *error = calibrationPath_ + QStringLiteral(": ") + qs(e->field) + QStringLiteral(": ") + qs(e->reason);
         return false;
     }
-    const auto& r = std::get<pl::gpu::CalibratedRates>(derived);
+    const auto& r = std::get<pl::cost::CalibratedMachine>(derived);
     pl::Workload after = *workload_;
-    after.config.transfer_bytes_per_tick = r.transfer_bytes_per_tick;
-    after.config.prefill_tokens_per_tick = r.prefill_tokens_per_tick;
+    after.config = r.config;
     if (auto e = pl::validateWorkload(after)) {
         if (error) *error = qs(e->message());
         return false;
     }
-    if (report) *report = qs(pl::gpu::describeRates(*calibration_, q, r));
+    if (report) *report = qs(pl::cost::describeRates(*calibration_, r.request, r.rates));
     if (after.config == workload_->config) return true; // nothing to undo
     undo_->push(new ChangeWorkload(this, *workload_, std::move(after),
                                    QStringLiteral("Apply calibration (%1 ms ticks)").arg(tickMs)));

@@ -10,7 +10,8 @@
 
 #include "labchange.h"
 
-#include "calibration.h"
+#include "cost/calibration.h"
+#include "live_backend.h"
 #include "model.h"
 
 #include <QObject>
@@ -37,7 +38,9 @@ struct LabRun;
 class LabDocument : public QObject {
     Q_OBJECT
   public:
-    explicit LabDocument(QObject* parent = nullptr);
+    // `live`: how this program reaches a device for live mode (app/lab hands in gpu/'s; none: live runs say
+    // the program drives no device).
+    explicit LabDocument(pl::LiveBackendFactory live = {}, QObject* parent = nullptr);
     ~LabDocument() override;
 
     // Loading. Errors come back as "FILE: /json/path: reason"; the document is unchanged then.
@@ -75,21 +78,22 @@ class LabDocument : public QObject {
     void setRunMode(RunMode m) { runMode_ = m; }
     // Block until no background run is pending (tests, headless, export).
     void waitForIdle();
-    // Live mode (Run > Live Mode): every run also drives the device through pl::gpu::makeLiveBackend, and
-    // liveRun() holds its measurements (RunResult::live) for the session on screen; nullptr when not live or
-    // no backend could be made (runFailed says why). Switching re-runs, keeping the tick.
+    // Live mode (Run > Live Mode): every run also drives the device through a backend liveBackends() makes,
+    // and liveRun() holds its measurements (RunResult::live) for the session on screen; nullptr when not live
+    // or no backend could be made (runFailed says why). Switching re-runs, keeping the tick.
     void setLiveMode(bool on);
     bool liveMode() const { return live_; }
+    const pl::LiveBackendFactory& liveBackends() const { return liveBackends_; }
     const pl::RunResult* liveRun() const { return liveRun_.get(); }
     // Calibration (File > Load Calibration...): the calibration.json in use, or none. The live backend gets it
     // (the ledger's "modelled µs"), the break-even explorer draws its curves. Setting it announces
     // LabChangeKind::Calibration and, in live mode, re-runs.
-    void setCalibration(std::optional<pl::gpu::Calibration> calibration, const QString& path);
-    const pl::gpu::Calibration* calibration() const { return calibration_ ? &*calibration_ : nullptr; }
+    void setCalibration(std::optional<pl::cost::Calibration> calibration, const QString& path);
+    const pl::cost::Calibration* calibration() const { return calibration_ ? &*calibration_ : nullptr; }
     const QString& calibrationPath() const { return calibrationPath_; }
     // Derive the open workload's transfer_bytes_per_tick and prefill_tokens_per_tick from the calibration at
-    // ticks of `tickMs` (gpu/calibrated_rates.h, the workload's mean context, gather swaps: the same as the
-    // CLI's --calibration FILE --tick-ms MS) as one undoable edit. `report` gets what was derived and from
+    // ticks of `tickMs` (pl::cost::calibrateMachine at the workload's mean context with gather swaps: the same
+    // as the CLI's --calibration FILE --tick-ms MS) as one undoable edit. `report` gets what was derived and from
     // which fit. False with `error` (field and reason) when it cannot be derived; the workload is unchanged.
     bool applyCalibration(double tickMs, QString* report, QString* error);
 
@@ -184,7 +188,8 @@ class LabDocument : public QObject {
     std::shared_ptr<pl::Session> session_;
     std::shared_ptr<const pl::RunResult> liveRun_;
     bool live_ = false;
-    std::optional<pl::gpu::Calibration> calibration_;
+    pl::LiveBackendFactory liveBackends_;
+    std::optional<pl::cost::Calibration> calibration_;
     QString calibrationPath_;
     QUndoGroup* undoGroup_;
     std::unique_ptr<QUndoStack> undo_; // not a QObject child: destroyed before the group, leaving it

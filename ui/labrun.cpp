@@ -1,23 +1,30 @@
 #include "labrun.h"
 
-#include "device_api.h"
 #include "live_backend.h"
 #include "run_control.h"
 #include "session.h"
 
 namespace plui {
 
-LabRun computeLabRun(const pl::Workload& workload, bool live, const pl::gpu::Calibration* calibration,
-                     const std::atomic<bool>* stop) {
+namespace {
+// A factory without functions: the program offers no live mode (the lab's main always hands in gpu/'s).
+const char* const kNoLiveMode = "this program drives no device";
+} // namespace
+
+LabRun computeLabRun(const pl::Workload& workload, const pl::LiveBackendFactory* live,
+                     const pl::cost::Calibration* calibration, const std::atomic<bool>* stop) {
     if (!live) {
         LabRun run;
         run.session = std::make_shared<pl::Session>(workload, pl::memoryBounded(stop));
         return run;
     }
-    pl::gpu::LiveOptions options;
-    if (calibration) options.calibration = *calibration;
     std::string error;
-    auto backend = pl::gpu::makeLiveBackend(workload, options, &error);
+    std::unique_ptr<pl::LiveBackend> backend;
+    if (live->offered()) {
+        backend = live->make(workload, calibration, &error);
+    } else {
+        error = kNoLiveMode;
+    }
     if (!backend) {
         LabRun run;
         run.session = std::make_shared<pl::Session>(workload, pl::memoryBounded(stop));
@@ -46,14 +53,19 @@ LabRun computeLabRun(const pl::Workload& workload, pl::LiveBackend* backend, con
     return run;
 }
 
-bool liveDeviceAvailable(QString* why, QString* deviceName) {
+bool liveDeviceAvailable(const pl::LiveBackendFactory& live, QString* why, QString* deviceName) {
     std::string error;
-    const auto device = pl::gpu::probeDevice(&error);
+    std::optional<std::string> device;
+    if (live.offered()) {
+        device = live.probe(&error);
+    } else {
+        error = kNoLiveMode;
+    }
     if (!device) {
         if (why) *why = QString::fromStdString(error);
         return false;
     }
-    if (deviceName) *deviceName = QString::fromStdString(device->name);
+    if (deviceName) *deviceName = QString::fromStdString(*device);
     return true;
 }
 

@@ -12,7 +12,7 @@ LiveModeAction::LiveModeAction(LabDocument* doc, QObject* parent) : QObject(pare
     action_->setText(tr("&Live Mode"));
     action_->setCheckable(true);
     QString device;
-    if (!liveDeviceAvailable(&why_, &device)) {
+    if (!liveDeviceAvailable(doc->liveBackends(), &why_, &device)) {
         if (why_.isEmpty()) why_ = tr("no usable CUDA device");
         action_->setEnabled(false);
         const QString tip = tr("Live mode is unavailable: %1").arg(why_);

@@ -1,7 +1,8 @@
 #pragma once
-// LiveModeAction: Run > Live Mode, a checkable action. At start it asks gpu/ whether a CUDA device is usable
-// (pl::gpu::probeDevice). Without one the action is disabled and its tooltip and status tip give the reason
-// ("built without CUDA ...", or the CUDA error). With one, checking it makes the document's runs drive the
+// LiveModeAction: Run > Live Mode, a checkable action. At start it asks the document's live backend factory
+// whether a device is usable (app/lab hands in gpu/'s, which asks CUDA). Without one the action is disabled
+// and its tooltip and status tip give the reason ("built without CUDA ...", the CUDA error, or "this program
+// drives no device" when it was handed none). With one, checking it makes the document's runs drive the
 // device too (LabDocument::setLiveMode), and the victim ledger shows measured beside modelled microseconds.
 
 #include <QObject>

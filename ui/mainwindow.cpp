@@ -76,8 +76,8 @@ ReadOutcome readWorkloadFile(const std::string& path, const std::atomic<bool>* s
 
 } // namespace
 
-MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), doc_(new LabDocument(this)),
+MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
+    : QMainWindow(parent), doc_(new LabDocument(std::move(live), this)),
       opener_(new BackgroundJob(this, statusBar(), QStringLiteral("openProgress"), this)) {
     initLabResources();
     setObjectName(QStringLiteral("preemptlabWindow"));

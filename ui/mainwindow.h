@@ -3,6 +3,8 @@
 // break-even explorer, policy panel and workload editor are docks (layout saved between runs). Menus are
 // built by FileActions and ExportActions; this class only assembles the pieces.
 
+#include "live_backend.h"
+
 #include <QMainWindow>
 
 #include <functional>
@@ -34,7 +36,9 @@ void initLabResources();
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    // `live`: how this program reaches a device for Run > Live Mode (app/lab hands in gpu/'s; none: the switch
+    // is off and says the program drives no device). The document keeps it.
+    explicit MainWindow(pl::LiveBackendFactory live = {}, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     LabDocument* document() const { return doc_; }

@@ -3,7 +3,7 @@
 #include "cost_args.h"
 #include "workload_flags.h"
 
-#include "calibrated_rates.h"
+#include "cost/calibrated_rates.h"
 #include "workload_io.h"
 
 #include <cstdio>
@@ -29,7 +29,7 @@ std::string locate(const std::string& field, const std::string& file) {
 } // namespace
 
 bool applyCalibrationFlags(const Args& args, const std::string& file, Workload& w,
-                           std::optional<gpu::Calibration>& used) {
+                           std::optional<cost::Calibration>& used) {
     const auto path = args.value("calibration");
     if (!path) {
         for (const char* flag : {"tick-ms", "swap-method", "calibration-context"}) {
@@ -47,10 +47,7 @@ bool applyCalibrationFlags(const Args& args, const std::string& file, Workload& 
             return false;
         }
     }
-    gpu::RatesRequest q;
-    q.block_size_tokens = w.config.block_size_tokens;
-    q.kv_bytes_per_token = w.config.kv_bytes_per_token;
-    q.context_tokens = gpu::meanRequestContext(w);
+    std::int64_t context = cost::meanRequestContext(w);
     const auto tick = args.value("tick-ms");
     if (!tick) {
         badInput("--calibration needs --tick-ms MS: the length of one tick in milliseconds");
@@ -61,39 +58,35 @@ bool applyCalibrationFlags(const Args& args, const std::string& file, Workload& 
         badInput("--tick-ms: expected milliseconds above 0, got '" + *tick + "'");
         return false;
     }
-    q.tick_us = *ms * 1e3;
-    if (auto m = args.value("swap-method")) {
-        q.method = *m;
-    }
+    const std::string method = args.value("swap-method").value_or("gather");
     if (auto l = args.value("calibration-context")) {
         const auto n = parseInteger(*l);
         if (!n || *n < 1) {
             badInput("--calibration-context: expected a whole number of tokens from 1, got '" + *l + "'");
             return false;
         }
-        q.context_tokens = *n;
+        context = *n;
     }
-    auto loaded = gpu::loadCalibrationFile(*path);
+    auto loaded = cost::loadCalibrationFile(*path);
     if (const auto* e = std::get_if<std::string>(&loaded)) {
         badInput(*e);
         return false;
     }
-    const auto& c = std::get<gpu::Calibration>(loaded);
-    const auto derived = gpu::deriveRates(c, q);
-    if (const auto* e = std::get_if<gpu::RatesError>(&derived)) {
+    const auto& c = std::get<cost::Calibration>(loaded);
+    const auto derived = cost::calibrateMachine(c, w.config, *ms * 1e3, context, method);
+    if (const auto* e = std::get_if<cost::RatesError>(&derived)) {
         badInput(locate(e->field, file) + ": " + e->reason + " (calibration " + *path + ")");
         return false;
     }
-    const auto& r = std::get<gpu::CalibratedRates>(derived);
-    w.config.transfer_bytes_per_tick = r.transfer_bytes_per_tick;
-    w.config.prefill_tokens_per_tick = r.prefill_tokens_per_tick;
+    const auto& r = std::get<cost::CalibratedMachine>(derived);
+    w.config = r.config;
     if (auto err = validateWorkload(w)) {
         InputError e = *err;
         e.file = file + " (after --calibration " + *path + ")";
         badInput(e.message());
         return false;
     }
-    std::fprintf(stderr, "%s: %s", path->c_str(), gpu::describeRates(c, q, r).c_str());
+    std::fprintf(stderr, "%s: %s", path->c_str(), cost::describeRates(c, r.request, r.rates).c_str());
     used = c;
     return true;
 }

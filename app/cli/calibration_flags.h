@@ -1,12 +1,12 @@
 #pragma once
 // --calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]: for the commands that take a
 // workload (run, compare), derive the workload's transfer_bytes_per_tick and prefill_tokens_per_tick from a
-// calibration.json's measured fits (gpu/calibrated_rates.h), print what was derived and from which fit, and
-// hand the calibration on (run --live uses it for the modelled microseconds).
+// calibration.json's measured fits (cost::calibrateMachine, core/cost/calibrated_rates.h), print what was
+// derived and from which fit, and hand the calibration on (run --live uses it for the modelled microseconds).
 
 #include "args.h"
 
-#include "calibration.h"
+#include "cost/calibration.h"
 #include "model.h"
 
 #include <optional>
@@ -20,6 +20,6 @@ std::set<std::string> calibrationFlagNames();
 // Applies the flags to `w` (loaded from `file`). Without --calibration: nothing, and `used` stays empty.
 // On bad input prints "preemptlab-cli: FILE: /json/pointer: reason" (or the flag and reason) and returns false.
 bool applyCalibrationFlags(const Args& args, const std::string& file, Workload& w,
-                           std::optional<gpu::Calibration>& used);
+                           std::optional<cost::Calibration>& used);
 
 } // namespace pl::cli

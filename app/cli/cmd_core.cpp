@@ -63,7 +63,7 @@ int cmdValidate(int argc, char** argv) {
         return kExitBadInput;
     }
     auto w = loadWithOverrides(args.positional[0], args);
-    std::optional<gpu::Calibration> calibration;
+    std::optional<cost::Calibration> calibration;
     if (!w || !applyCalibrationFlags(args, args.positional[0], *w, calibration)) {
         return kExitBadInput;
     }
@@ -151,7 +151,7 @@ int cmdRun(int argc, char** argv) {
         return kExitBadInput;
     }
     auto w = loadWithOverrides(args.positional[0], args);
-    std::optional<gpu::Calibration> calibration;
+    std::optional<cost::Calibration> calibration;
     if (!w || !applyCalibrationFlags(args, args.positional[0], *w, calibration)) {
         return kExitBadInput;
     }
@@ -259,7 +259,7 @@ int cmdCompare(int argc, char** argv) {
         return badInput("compare --out: '" + printable(*out) + "' must end in .json or .csv");
     }
     auto base = loadWithOverrides(args.positional[0], args);
-    std::optional<gpu::Calibration> calibration;
+    std::optional<cost::Calibration> calibration;
     if (!base || !applyCalibrationFlags(args, args.positional[0], *base, calibration)) {
         return kExitBadInput;
     }

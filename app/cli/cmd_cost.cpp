@@ -138,7 +138,7 @@ int runRates(int argc, char** argv) {
         config["config"]["transfer_bytes_per_tick"] = measured->rates.transfer_bytes_per_tick;
         config["config"]["prefill_tokens_per_tick"] = measured->rates.prefill_tokens_per_tick;
         std::fprintf(stderr, "%s: %s", measured->path.c_str(),
-                     gpu::describeRates(measured->calibration, measured->request, measured->rates).c_str());
+                     cost::describeRates(measured->calibration, measured->request, measured->rates).c_str());
     }
     std::printf("%s\n", config.dump(2).c_str());
     std::fprintf(stderr,

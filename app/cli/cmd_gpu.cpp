@@ -118,13 +118,14 @@ int runGpuSelftest(int argc, char** argv) {
 }
 
 // calibration.json as calibrate writes it (after each phase and at the end); the error text or nullopt.
-std::optional<std::string> writeCalibration(const std::string& path, const pl::gpu::Calibration& c) {
-    return pl::writeFileAtomically(path, pl::gpu::toJson(c).dump(2) + "\n");
+std::optional<std::string> writeCalibration(const std::string& path, const pl::cost::Calibration& c) {
+    return pl::writeFileAtomically(path, pl::cost::toJson(c).dump(2) + "\n");
 }
 
 // Writes what calibrate measured: everything (0); some measurements failed (the file holds the rest, exit 1,
 // each failure named); nothing measured (no file, exit 3: the failures say why the device is not usable).
-int finishCalibration(const pl::gpu::Calibration& c, const std::vector<std::string>& failures, const std::string& path) {
+int finishCalibration(const pl::cost::Calibration& c, const std::vector<std::string>& failures,
+                      const std::string& path) {
     const pl::gpu::CalibrationEnd end = pl::gpu::calibrationEnd(c, failures);
     for (const std::string& f : failures) {
         std::fprintf(stderr, "preemptlab-cli calibrate: failed: %s\n", f.c_str());
@@ -204,10 +205,10 @@ int runCalibrate(int argc, char** argv) {
     if (!pl::gpu::probeDevice(&why)) {
         return noDevice("calibrate", why);
     }
-    pl::gpu::Calibration c;
+    pl::cost::Calibration c;
     std::vector<std::string> failures;
     // Written after each phase too, so a run cut off (a device-check timeout) leaves what it measured.
-    const auto checkpoint = [&](const pl::gpu::Calibration& sofar) {
+    const auto checkpoint = [&](const pl::cost::Calibration& sofar) {
         if (auto e = writeCalibration(*out, sofar)) {
             std::fprintf(stderr, "preemptlab-cli calibrate: %s\n", e->c_str());
         }

@@ -22,18 +22,18 @@ std::optional<std::string> measuredCostFromArgs(const Args& args, const cost::Co
         if (args.has("swap-method")) return "--swap-method: only with --calibration FILE";
         return std::nullopt;
     }
-    auto loaded = gpu::loadCalibrationFile(*path);
+    auto loaded = cost::loadCalibrationFile(*path);
     if (const auto* e = std::get_if<std::string>(&loaded)) return *e;
     MeasuredCost m;
     m.path = *path;
-    m.calibration = std::get<gpu::Calibration>(std::move(loaded));
-    m.request.block_size_tokens = in.block_size;
-    m.request.kv_bytes_per_token = model.kv_bytes_per_token_per_gpu;
-    m.request.context_tokens = in.context;
-    m.request.tick_us = tickUs;
-    if (auto method = args.value("swap-method")) m.request.method = *method;
-    const auto derived = gpu::deriveRates(m.calibration, m.request);
-    if (const auto* e = std::get_if<gpu::RatesError>(&derived)) {
+    m.calibration = std::get<cost::Calibration>(std::move(loaded));
+    // The cost model's machine: one GPU's KV shard per token at --block-size, priced at --context.
+    Config machine;
+    machine.block_size_tokens = in.block_size;
+    machine.kv_bytes_per_token = model.kv_bytes_per_token_per_gpu;
+    const auto derived = cost::calibrateMachine(m.calibration, machine, tickUs, in.context,
+                                                args.value("swap-method").value_or("gather"));
+    if (const auto* e = std::get_if<cost::RatesError>(&derived)) {
         const std::string flag = e->field == "method"              ? "--swap-method"
                                  : e->field == "block_size_tokens" ? "--block-size"
                                  : e->field == "context"           ? "--context"
@@ -41,9 +41,10 @@ std::optional<std::string> measuredCostFromArgs(const Args& args, const cost::Co
                                                                    : "--calibration";
         return flag + ": " + e->reason + " (calibration " + *path + ")";
     }
-    m.rates = std::get<gpu::CalibratedRates>(derived);
-    m.breakevens = gpu::measuredBreakevenContexts(m.calibration, m.request.method, m.request.block_size_tokens,
-                                                  m.request.kv_bytes_per_token);
+    m.request = std::get<cost::CalibratedMachine>(derived).request;
+    m.rates = std::get<cost::CalibratedMachine>(derived).rates;
+    m.breakevens = cost::measuredBreakevenContexts(m.calibration, m.request.method,
+                                                   m.request.block_size_tokens, m.request.kv_bytes_per_token);
     out = std::move(m);
     return std::nullopt;
 }

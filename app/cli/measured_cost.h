@@ -5,7 +5,7 @@
 
 #include "args.h"
 
-#include "calibrated_rates.h"
+#include "cost/calibrated_rates.h"
 #include "cost/cost_model.h"
 
 #include <nlohmann/json.hpp>
@@ -18,9 +18,9 @@ namespace pl::cli {
 
 struct MeasuredCost {
     std::string path;
-    gpu::Calibration calibration;
-    gpu::RatesRequest request;
-    gpu::CalibratedRates rates;     // at request.tick_us
+    cost::Calibration calibration;
+    cost::RatesRequest request;
+    cost::CalibratedRates rates;    // at request.tick_us
     std::vector<double> breakevens; // context lengths where the measured swap and replay cost the same
     double swapUsPerToken() const;
     double recomputeUsPerToken() const;

@@ -1,8 +1,12 @@
 // preemptlab: the Qt lab. Wiring only: the command line, the headless screenshot path and the window all
-// live in ui/ (labcommandline.h, headless.h, mainwindow.h).
+// live in ui/ (labcommandline.h, headless.h, mainwindow.h); live mode's device comes from gpu/ and is handed
+// to the lab here (pl::gpu::liveBackendFactory), so ui/ never depends on gpu/.
 #include "headless.h"
 #include "labcommandline.h"
 #include "mainwindow.h"
+
+#include "device_api.h"
+#include "live_backend.h"
 #include "run_control.h"
 
 #include <QApplication>
@@ -51,10 +55,11 @@ int main(int argc, char** argv) {
         }
         return 2;
     }
+    const pl::LiveBackendFactory live = pl::gpu::liveBackendFactory();
     if (options.headless()) {
-        return plui::runHeadless(options);
+        return plui::runHeadless(options, live);
     }
-    plui::MainWindow window;
+    plui::MainWindow window(live);
     window.show();
     window.applyStartupOptions(options);
     return QApplication::exec();

@@ -3,7 +3,7 @@
 // failed method's larger copies), never the whole calibration.
 #include "calibration_run.h"
 
-#include "calibration.h"
+#include "cost/calibration.h"
 #include "transformer_shape.h"
 
 #include <QtTest>
@@ -12,6 +12,7 @@
 #include <sstream>
 
 using namespace pl::gpu;
+using namespace pl::cost;
 
 namespace {
 

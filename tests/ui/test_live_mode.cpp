@@ -1,6 +1,7 @@
 // Run > Live Mode: the switch exists; without a CUDA device (always on the build machines) it is disabled and
-// says why, in gpu/'s words. The victim ledger's "measured µs" and "modelled µs" columns show "-" outside
-// live runs, and the figures of a live run (here from a scripted backend, as in tests/core/test_live_run)
+// says why, in gpu/'s words (the window gets gpu/'s live backend factory, as app/lab hands it in). A scripted
+// factory drives a live run through the document. The victim ledger's "measured µs" and "modelled µs" columns
+// show "-" outside live runs, and the figures of a live run (here from a scripted backend, as in tests/core/test_live_run)
 // per eviction, summed over the eviction's device calls.
 #include "breakevenview.h"
 #include "calibrationactions.h"
@@ -12,7 +13,7 @@
 #include "mainwindow.h"
 #include "uitestutil.h"
 
-#include "calibrated_rates.h"
+#include "cost/calibrated_rates.h"
 #include "device_api.h"
 #include "engine.h"
 #include "live_backend.h"
@@ -90,7 +91,7 @@ class TestLiveMode : public QObject {
     }
 
     void switchSaysWhyItIsOff() {
-        MainWindow w;
+        MainWindow w(pl::gpu::liveBackendFactory());
         auto* action = w.findChild<QAction*>(QStringLiteral("liveModeAction"));
         QVERIFY(action != nullptr);
         QVERIFY(action->isCheckable());
@@ -175,7 +176,7 @@ class TestLiveMode : public QObject {
     void liveModeWithoutDeviceKeepsTheSimulation() {
         std::string why;
         if (pl::gpu::probeDevice(&why)) QSKIP("a CUDA device is present: this checks the refusal without one");
-        LabDocument doc;
+        LabDocument doc(pl::gpu::liveBackendFactory());
         doc.setRunMode(LabDocument::RunMode::Synchronous);
         QString error;
         QVERIFY(doc.setWorkload(uitest::loadSample(kSwapWins), QStringLiteral("swap-wins"), &error));
@@ -271,6 +272,55 @@ class TestLiveMode : public QObject {
         }
         QCOMPARE(run.session->result().ledger.events.size(), cli.ledger.events.size());
         QVERIFY(run.liveError.isEmpty());
+    }
+
+    // The lab reaches a device only through the factory it is handed: a scripted one runs live through the
+    // document (the calibration reaching the backend), and a window handed none says so on the switch.
+    void liveModeRunsOnTheFactoryItIsHanded() {
+        int made = 0;
+        bool calibrated = false;
+        pl::LiveBackendFactory scripted;
+        scripted.probe = [](std::string*) { return std::optional<std::string>("Scripted GPU"); };
+        scripted.make = [&](const pl::Workload&, const pl::cost::Calibration* c, std::string*) {
+            ++made;
+            calibrated = c != nullptr;
+            return std::unique_ptr<pl::LiveBackend>(new ScriptedBackend);
+        };
+        {
+            MainWindow w(scripted);
+            auto* action = w.findChild<QAction*>(QStringLiteral("liveModeAction"));
+            QVERIFY(action != nullptr && action->isEnabled());
+            QVERIFY2(action->toolTip().contains(QStringLiteral("Scripted GPU")), qPrintable(action->toolTip()));
+        }
+        LabDocument doc(scripted);
+        doc.setRunMode(LabDocument::RunMode::Synchronous);
+        QString error;
+        QVERIFY(doc.setWorkload(uitest::loadSample(kWave), QStringLiteral("wave"), &error));
+        QCOMPARE(made, 0);
+        doc.setLiveMode(true);
+        QCOMPARE(made, 1);
+        QVERIFY(!calibrated);
+        QVERIFY(doc.liveRun() != nullptr);
+        QCOMPARE(doc.liveRun()->live_device, std::string("Scripted GPU"));
+        QVERIFY(!doc.liveRun()->live.empty());
+        auto loaded = pl::cost::loadCalibrationFile(kCalibration.toStdString());
+        QVERIFY(std::holds_alternative<pl::cost::Calibration>(loaded));
+        doc.setCalibration(std::get<pl::cost::Calibration>(std::move(loaded)), kCalibration); // re-runs live
+        QCOMPARE(made, 2);
+        QVERIFY(calibrated);
+
+        MainWindow none;
+        auto* off = none.findChild<QAction*>(QStringLiteral("liveModeAction"));
+        QVERIFY(off != nullptr && !off->isEnabled());
+        QVERIFY2(off->toolTip().contains(QStringLiteral("drives no device")), qPrintable(off->toolTip()));
+        QSignalSpy failed(none.document(), &LabDocument::runFailed);
+        none.document()->setRunMode(LabDocument::RunMode::Synchronous);
+        QVERIFY(none.openPath(kSwapWins));
+        none.document()->setLiveMode(true);
+        QCOMPARE(failed.size(), 1);
+        QVERIFY2(failed.at(0).at(0).toString().contains(QStringLiteral("live mode: this program drives no device")),
+                 qPrintable(failed.at(0).at(0).toString()));
+        QVERIFY(none.document()->liveRun() == nullptr);
     }
 
     void ledgerCsvAddsMeasuredColumnsInLiveRuns() {
@@ -407,8 +457,8 @@ class TestLiveMode : public QObject {
     void explorerMarksTheMeasuredBreakeven() {
         // Gather out 4 us + bytes / 50 GB/s, in 6.5 us + bytes / 25 GB/s, 20,000 B per token, prefill
         // 130 + 0.5 T + 1e-4 T^2 us: the per-token curves meet at 175.09 and 6,824.9 tokens (by hand in
-        // tests/gpu/test_gpu_host.cpp).
-        pl::gpu::Calibration c;
+        // tests/core/cost/test_calibration.cpp).
+        pl::cost::Calibration c;
         c.device_name = "SYNTHETIC (test)";
         c.model = "test";
         c.kv_bytes_per_token = 20000;
@@ -421,7 +471,7 @@ class TestLiveMode : public QObject {
             const double T = static_cast<double>(t);
             c.prefills.push_back({t, 130.0 + 0.5 * T + 1e-4 * T * T, 0.0});
         }
-        pl::gpu::fitCalibration(c);
+        pl::cost::fitCalibration(c);
         BreakevenView view;
         QCOMPARE(view.measuredBreakeven(), -1.0);
         QVERIFY(!view.measuredText().contains(QStringLiteral("SYNTHETIC")));

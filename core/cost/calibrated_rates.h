@@ -1,8 +1,9 @@
 #pragma once
 // CalibratedRates: a calibration.json's measured fits turned into the two rates of the tick model that price
 // swap and recompute (transfer_bytes_per_tick, prefill_tokens_per_tick), for a workload's KV size per token
-// at a chosen tick length, so the adaptive policy chooses with this GPU's measured costs. Host-only (no CUDA,
-// no Qt); the arithmetic is in docs/live-mode.md ("Using a calibration") and docs/cost-model.md.
+// at a chosen tick length, so the adaptive policy chooses with this GPU's measured costs. Plain C++ in core (no
+// CUDA, no Qt); the arithmetic is in docs/live-mode.md ("Using a calibration") and docs/cost-model.md.
+// calibrateMachine is the one way from a calibration to a machine's tick rates: the CLI and the lab both call it.
 //
 // Both rates are priced at one victim length L (`context_tokens`), as `preemptlab-cli rates` prices them at
 // --context: a swap of L tokens moves C = L x kv_bytes_per_token bytes each way, and costs the measured
@@ -12,7 +13,8 @@
 // a replay of L tokens from position 0 costs the prefill fit p(L) = c0 + c1 L + c2 L^2, so
 //     prefill_tokens_per_tick = floor(tick_us x L / p(L)).
 
-#include "calibration.h"
+#include "cost/calibration.h"
+#include "model.h"
 
 #include <cstdint>
 #include <optional>
@@ -20,11 +22,7 @@
 #include <variant>
 #include <vector>
 
-namespace pl {
-struct Workload;
-}
-
-namespace pl::gpu {
+namespace pl::cost {
 
 struct RatesRequest {
     std::int64_t block_size_tokens = 0;  // selects the swap fits measured at this block size
@@ -55,6 +53,23 @@ struct RatesError {
 
 std::variant<CalibratedRates, RatesError> deriveRates(const Calibration& c, const RatesRequest& request);
 
+// A calibration applied to a machine: what was priced, the rates derived, and the machine with them in place.
+struct CalibratedMachine {
+    RatesRequest request;
+    CalibratedRates rates;
+    Config config; // the machine given, with transfer_bytes_per_tick and prefill_tokens_per_tick replaced
+};
+
+// The one way from a calibration to a machine's tick rates, taken by the CLI (--calibration on run and compare,
+// breakeven and rates --calibration) and the lab (Apply Calibration): prices `machine` (a workload's config, whose
+// block_size_tokens and kv_bytes_per_token are what a swap moves) at ticks of `tickUs`, victim length
+// `contextTokens` (the lab and --calibration take meanRequestContext) and `method` swaps, and writes the two
+// derived rates into a copy of it. The error names the RatesRequest field at fault; whether the workload stays
+// valid with the new rates is the caller's check (validateWorkload).
+std::variant<CalibratedMachine, RatesError> calibrateMachine(const Calibration& c, const Config& machine,
+                                                             double tickUs, std::int64_t contextTokens,
+                                                             const std::string& method = "gather");
+
 // Lines telling what was derived and from which fit ("transfer_bytes_per_tick = 123 = floor(...)"), each
 // ending in '\n'; the notes follow, prefixed "note: ".
 std::string describeRates(const Calibration& c, const RatesRequest& request, const CalibratedRates& rates);
@@ -80,4 +95,4 @@ std::vector<double> measuredBreakevenContexts(const Calibration& c, const std::s
 std::optional<std::pair<SwapFit, SwapFit>> swapFitsOf(const Calibration& c, const std::string& method,
                                                       std::int64_t blockSize);
 
-} // namespace pl::gpu
+} // namespace pl::cost

@@ -1,4 +1,4 @@
-#include "calibration.h"
+#include "cost/calibration.h"
 
 #include "json_reader.h"
 #include "workload_io.h"
@@ -11,7 +11,7 @@
 #include <set>
 #include <tuple>
 
-namespace pl::gpu {
+namespace pl::cost {
 
 namespace {
 
@@ -511,4 +511,4 @@ std::variant<Calibration, std::string> loadCalibrationFile(const std::string& pa
     return c;
 }
 
-} // namespace pl::gpu
+} // namespace pl::cost

@@ -1,7 +1,9 @@
 #pragma once
 // Calibration: what `preemptlab-cli calibrate` measured on a device, the fits made from it, and the
-// calibration.json text (format "preemptlab.calibration.v1"). Fitting and the file format are host-only so
-// they are tested on the CPU with synthetic measurements whose answer is known.
+// calibration.json text (format "preemptlab.calibration.v1"). gpu/ measures it (gpu/calibration_run.h); everything
+// after the measuring is plain arithmetic and file reading, so it belongs to the cost model here in core, where
+// the CLI, the lab and gpu/'s live backend all read it, and it is tested on the CPU with synthetic measurements
+// whose answer is known (tests/core/cost/test_calibration.cpp).
 //
 // Fits:  swap, per method x direction x block size:  us = fixed_us + bytes / (bandwidth_gbps x 1e3)
 //        prefill (from position 0):                  us = c0 + c1 x tokens + c2 x tokens^2
@@ -14,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-namespace pl::gpu {
+namespace pl::cost {
 
 inline constexpr const char* kCalibrationFormat = "preemptlab.calibration.v1";
 
@@ -107,4 +109,4 @@ std::variant<Calibration, std::string> loadCalibrationFile(const std::string& pa
 // The dense BF16 tensor-core figure from the vendor's datasheet for known devices (by name), else 0.
 double datasheetBf16Tflops(const std::string& deviceName);
 
-} // namespace pl::gpu
+} // namespace pl::cost

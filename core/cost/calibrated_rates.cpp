@@ -1,13 +1,11 @@
-#include "calibrated_rates.h"
-
-#include "model.h"
+#include "cost/calibrated_rates.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
 
-namespace pl::gpu {
+namespace pl::cost {
 
 namespace {
 
@@ -144,6 +142,24 @@ std::variant<CalibratedRates, RatesError> deriveRates(const Calibration& c, cons
     return r;
 }
 
+std::variant<CalibratedMachine, RatesError> calibrateMachine(const Calibration& c, const Config& machine,
+                                                             double tickUs, std::int64_t contextTokens,
+                                                             const std::string& method) {
+    CalibratedMachine m;
+    m.request.block_size_tokens = machine.block_size_tokens;
+    m.request.kv_bytes_per_token = machine.kv_bytes_per_token;
+    m.request.context_tokens = contextTokens;
+    m.request.tick_us = tickUs;
+    m.request.method = method;
+    auto derived = deriveRates(c, m.request);
+    if (auto* e = std::get_if<RatesError>(&derived)) return std::move(*e);
+    m.rates = std::get<CalibratedRates>(std::move(derived));
+    m.config = machine;
+    m.config.transfer_bytes_per_tick = m.rates.transfer_bytes_per_tick;
+    m.config.prefill_tokens_per_tick = m.rates.prefill_tokens_per_tick;
+    return m;
+}
+
 std::string describeRates(const Calibration& c, const RatesRequest& q, const CalibratedRates& r) {
     const std::string L = std::to_string(q.context_tokens);
     std::string s;
@@ -238,4 +254,4 @@ std::vector<double> measuredBreakevenContexts(const Calibration& c, const std::s
     return positive;
 }
 
-} // namespace pl::gpu
+} // namespace pl::cost

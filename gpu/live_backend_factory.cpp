@@ -1,0 +1,25 @@
+// pl::gpu::liveBackendFactory: core's LiveBackendFactory over this module's device API, the one a program hands
+// to the lab (app/lab/main.cpp). Built in both variants of preemptlab_gpu: without CUDA, probeDevice and
+// makeLiveBackend (nodevice.cpp) say "built without CUDA".
+#include "device_api.h"
+
+#include "live_backend.h"
+
+namespace pl::gpu {
+
+pl::LiveBackendFactory liveBackendFactory() {
+    pl::LiveBackendFactory f;
+    f.probe = [](std::string* error) -> std::optional<std::string> {
+        const auto device = probeDevice(error);
+        if (!device) return std::nullopt;
+        return device->name;
+    };
+    f.make = [](const pl::Workload& workload, const cost::Calibration* calibration, std::string* error) {
+        LiveOptions options;
+        if (calibration) options.calibration = *calibration;
+        return makeLiveBackend(workload, options, error);
+    };
+    return f;
+}
+
+} // namespace pl::gpu
