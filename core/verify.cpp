@@ -8,6 +8,11 @@
 #include "receipt.h"
 #include "workload_io.h"
 
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <utility>
+
 namespace pl {
 
 namespace {
@@ -85,53 +90,82 @@ std::variant<VerifyOutcome, InputError> verifyReceipt(const nlohmann::json& doc,
     return out;
 }
 
+namespace {
+
+// A receipt laid out as the project writes it (keys sorted, "policy" on one line, "workload" last, no "live")
+// gives its policy and workload from its own bytes, without parsing the receipt: a workload document for the
+// streaming reader (as the receipt writer's own check reads it), and whether it is a v1 receipt. Nothing for
+// any other layout. A wrong reading costs nothing but time: the replay's receipt then differs from the text.
+std::optional<std::pair<std::string, bool>> writtenWorkload(const std::string& text) {
+    constexpr std::string_view kV2 = "\n  \"format\": \"preemptlab.receipt.v2\",\n";
+    constexpr std::string_view kV1 = "\n  \"format\": \"preemptlab.receipt.v1\",\n";
+    constexpr std::string_view kPolicy = "\n  \"policy\": ";
+    constexpr std::string_view kWorkload = ",\n  \"workload\": {";
+    constexpr std::string_view kEnd = "\n}\n";
+    const bool v1 = text.find(kV2) == std::string::npos;
+    if ((v1 && text.find(kV1) == std::string::npos) || text.find("\n  \"live\": ") != std::string::npos ||
+        !text.ends_with(kEnd)) {
+        return std::nullopt;
+    }
+    const std::size_t policy = text.find(kPolicy);
+    const std::size_t policyEnd = policy == std::string::npos ? policy : text.find(",\n", policy + kPolicy.size());
+    const std::size_t workload = text.rfind(kWorkload);
+    if (policyEnd == std::string::npos || workload == std::string::npos || workload < policyEnd) {
+        return std::nullopt;
+    }
+    std::string doc = "{\"policy\": ";
+    doc.append(text, policy + kPolicy.size(), policyEnd - policy - kPolicy.size());
+    doc += ", ";
+    const std::size_t from = workload + kWorkload.size(); // past the workload's "{": its keys follow the policy
+    doc.append(text, from, text.size() - kEnd.size() + 1 - from); // through the workload's closing brace
+    return std::pair{std::move(doc), v1};
+}
+
+} // namespace
+
 std::variant<VerifyOutcome, InputError> verifyReceiptText(const std::string& text, const std::string& file) {
+    // First the way the project writes receipts: the policy and workload read from the text's own layout, the
+    // run replayed, and the replay's receipt compared byte for byte with the text as it is made (its oracle
+    // verdict is the one receiptText works out on those same bytes), so no document of the receipt is held.
+    // Anything else (edited, re-indented, a live run's, or not a receipt at all) is read whole by the strict
+    // reader and compared field by field, below, which names the first difference or what is wrong.
+    if (auto written = writtenWorkload(text)) {
+        Caps caps; // the receipt's own size was the limit (readTextFile); its workload is part of it
+        caps.max_file_bytes = std::numeric_limits<std::int64_t>::max();
+        auto parsed = parseWorkload(written->first, file, caps);
+        written->first = std::string();
+        if (auto* w = std::get_if<Workload>(&parsed)) {
+            const bool v1 = written->second;
+            auto replayed = replay(*w, file, v1);
+            if (auto* err = std::get_if<InputError>(&replayed)) {
+                return *err;
+            }
+            ReceiptFacts facts;
+            const RunResult& run = std::get<RunResult>(replayed);
+            std::size_t at = 0; // compared piece by piece as the replay's receipt is made: never held whole
+            bool same = true;
+            streamReceipt(*w, run, [&](std::string_view piece) {
+                same = same && text.compare(at, piece.size(), piece) == 0;
+                at += piece.size();
+            }, nullptr, &facts, versionOf(v1));
+            if (same && at == text.size()) {
+                VerifyOutcome out;
+                out.identical = true;
+                out.events = run.ledger.events.size();
+                out.conservation_passed = facts.conservation_passed;
+                out.first_violation = facts.first_violation;
+                return out;
+            }
+        }
+    }
     // The strict reader: errors as "line L, column C", duplicate keys refused, nesting bounded, and numbers
     // too large for a double reported instead of thrown (nlohmann::json::parse throws out_of_range for them).
-    // First without holding the events and records (each is parsed and let go): a receipt as the project
-    // writes it is byte-identical to the replay's receipt, whose oracle verdict receiptText works out on its
-    // own text, so no document of the receipt is ever held. Anything else (edited, re-indented, a live run's)
-    // is compared as JSON, field by field, below.
-    const auto drop = [](nlohmann::json&&, std::size_t) {};
-    auto head = parseJsonStrict(text, file, kReceiptFormat, {}, nullptr, {{"/events", drop}, {"/requests", drop}});
-    if (auto* e = std::get_if<InputError>(&head)) {
+    auto doc = parseJsonStrict(text, file, kReceiptFormat);
+    if (auto* e = std::get_if<InputError>(&doc)) {
         if (!isEmptyJsonText(text)) { // an empty file's message names the receipt format already
             e->reason = "not a receipt: " + e->reason;
         }
         return *e;
-    }
-    bool v1 = false;
-    auto parsed = embeddedWorkload(std::get<nlohmann::json>(head), file, v1);
-    if (auto* err = std::get_if<InputError>(&parsed)) {
-        return *err;
-    }
-    if (!std::get<nlohmann::json>(head).contains("live")) {
-        const Workload& w = std::get<Workload>(parsed);
-        auto replayed = replay(w, file, v1);
-        if (auto* err = std::get_if<InputError>(&replayed)) {
-            return *err;
-        }
-        ReceiptFacts facts;
-        const RunResult& run = std::get<RunResult>(replayed);
-        std::size_t at = 0; // compared piece by piece as the replay's receipt is made: never held whole
-        bool same = true;
-        streamReceipt(w, run, [&](std::string_view piece) {
-            same = same && text.compare(at, piece.size(), piece) == 0;
-            at += piece.size();
-        }, nullptr, &facts, versionOf(v1));
-        if (same && at == text.size()) {
-            VerifyOutcome out;
-            out.identical = true;
-            out.events = run.ledger.events.size();
-            out.conservation_passed = facts.conservation_passed;
-            out.first_violation = facts.first_violation;
-            return out;
-        }
-    }
-    head = nlohmann::json(); // the receipt differs from its replay: read it whole to say where
-    auto doc = parseJsonStrict(text, file, kReceiptFormat);
-    if (auto* e = std::get_if<InputError>(&doc)) {
-        return *e; // not reached: the same text parsed above
     }
     return verifyReceipt(std::get<nlohmann::json>(doc), file);
 }
