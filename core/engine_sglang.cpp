@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <span>
-#include <tuple>
 #include <vector>
 
 namespace pl {
@@ -169,8 +168,7 @@ std::int32_t EngineImpl::retractionVictim(std::size_t begin, std::size_t count) 
     }
     const Candidate* best = &cands.front();
     for (const auto& c : cands) {
-        const auto key = [](const Candidate& x) { return std::make_tuple(-x.generated_tokens, x.prompt_tokens, x.admit_seq); };
-        if (key(c) > key(*best)) best = &c;
+        if (sglangRetractKey(c) > sglangRetractKey(*best)) best = &c;
     }
     return best->request;
 }

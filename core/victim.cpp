@@ -107,7 +107,7 @@ std::vector<std::size_t> listedCandidates(const Policy& policy, const VictimCont
     if (policy.engine_profile == EngineProfile::Sglang && policy.victim_rule == VictimRule::FewestDecoded) {
         keys.reserve(candidates.size());
         for (const auto& c : candidates) {
-            keys.push_back({-c.generated_tokens, c.prompt_tokens, c.admit_seq, 0, 0});
+            keys.push_back(sglangRetractKey(c));
         }
     } else {
         keys = keysOf(ctx, candidates);

@@ -42,6 +42,10 @@ std::size_t chooseVictim(const VictimContext& ctx, std::span<const Candidate> ca
 // (the lab's "why" panel: "vLLM fcfs: running.pop() took the last admitted request"); "" otherwise.
 std::string engineVictimRule(const Policy& policy);
 
+// SGLang retract_decode's order under fewest-decoded, as a key maximised (the fewest output tokens, then the
+// longest prompt, then the latest in the batch): the sglang profile's victim and its listed candidates.
+inline VictimKey sglangRetractKey(const Candidate& c) { return {-c.generated_tokens, c.prompt_tokens, c.admit_seq, 0, 0}; }
+
 // Each candidate's tenant_blocks: the blocks its tenant's candidates hold, over all of `candidates`.
 void fillTenantBlocks(std::span<Candidate> candidates);
 

@@ -81,7 +81,7 @@ std::vector<Setting> settings() {
 // The key the listing ranks by, over the whole list (tenant-fair: tenant_blocks as the engine filled it in).
 pl::VictimKey listingKey(const pl::Workload& w, const pl::VictimRanks& ranks, const pl::Candidate& c) {
     if (w.policy.engine_profile == pl::EngineProfile::Sglang && w.policy.victim_rule == pl::VictimRule::FewestDecoded) {
-        return {-c.generated_tokens, c.prompt_tokens, c.admit_seq, 0, 0};
+        return pl::sglangRetractKey(c);
     }
     return pl::victimKey(ranks.context(w.policy.victim_rule), c, c.tenant_blocks);
 }
