@@ -146,6 +146,9 @@ class Engine {
 
     const Workload& workload() const { return workload_; }
     std::span<const RequestState> requests() const;
+    // The pool map (with EngineOptions::track_block_owners). Each per-block span covers the blocks taken at
+    // least once so far, [0, n) with n <= capacity_blocks: blocks past its end have never been used (free, not
+    // in flight, no holder, no prefix id). A 50,000,000-block pool that a run never fills costs what it touched.
     std::span<const std::int32_t> blockOwners() const; // request index per block, kFreeBlock when free
     std::span<const std::uint8_t> blockInFlight() const; // 1 when the block is being copied
     // Holders per block (a shared prefix block has several; blockOwners shows one of them). Empty unless the

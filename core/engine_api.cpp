@@ -85,21 +85,10 @@ void EngineImpl::init(Engine& e) {
     if (e.runs_) {
         s.extents.reset(n);
     }
-    const auto cap = static_cast<std::size_t>(w.config.capacity_blocks);
-    if (e.options_.track_block_owners) {
-        s.owner.assign(cap, kFreeBlock);
-        s.in_flight.assign(cap, 0);
-    }
+    // The pool map is lazy: it covers the blocks taken at least once (popFreeBlock grows it), so a pool of
+    // 50,000,000 blocks that a run never fills costs what the run touches, in the engine and in every seek
+    // snapshot (issue 21).
     if (e.tracked_) {
-        s.ref.assign(cap, 0);
-        s.block_key.assign(cap, -1);
-        s.lru_prev.assign(cap, -1);
-        s.lru_next.assign(cap, -1);
-        s.free_list.resize(cap);
-        // Stack with block 0 on top, so a fresh pool fills from the first cell.
-        for (std::size_t i = 0; i < cap; ++i) {
-            s.free_list[i] = static_cast<std::int32_t>(cap - 1 - i);
-        }
         s.held.assign(n, {});
     }
     if (n == 0) {

@@ -6,9 +6,12 @@
 // property tests compare the runs against:
 //   ref[b]        requests holding block b (a shared prefix block has several);
 //   block_key[b]  the prefix id b is registered under in prefix_cache, or -1;
-//   free blocks   without an id: a stack (free_list); with an id: a list in the order they were freed
-//                 (lru_*), still hittable. Allocation takes the stack first, then the least recently freed
-//                 block with an id, whose id then leaves the cache.
+//   free blocks   never taken: [fresh_next, capacity_blocks), outside every per-block vector (the map grows
+//                 as blocks are first taken); freed without an id: a stack (free_list); freed with an id: a
+//                 list in the order they were freed (lru_*), still hittable. Allocation takes the stack
+//                 first, then the lowest never-taken block, then the least recently freed block with an id,
+//                 whose id then leaves the cache. (Until issue 21 the stack held every block from the start,
+//                 block 0 on top: the same order, at 13 bytes per block of capacity in every snapshot.)
 #include "engine_impl.h"
 
 #include <algorithm>
@@ -52,6 +55,16 @@ std::int32_t EngineImpl::popFreeBlock() {
     if (!s_.free_list.empty()) {
         const auto b = s_.free_list.back();
         s_.free_list.pop_back();
+        return b;
+    }
+    if (s_.fresh_next < c_.capacity_blocks) {
+        const std::int32_t b = s_.fresh_next++;
+        s_.owner.push_back(kFreeBlock);
+        s_.in_flight.push_back(0);
+        s_.ref.push_back(0);
+        s_.block_key.push_back(-1);
+        s_.lru_prev.push_back(kNone);
+        s_.lru_next.push_back(kNone);
         return b;
     }
     const std::int32_t b = s_.lru_head; // free_blocks > 0 guarantees one

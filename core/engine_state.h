@@ -51,13 +51,16 @@ struct Engine::State {
     bool quiet_decode_only = false;
     std::int64_t quiet_min_remaining = 0;          // a running request finished or was evicted: compact `running`
     Totals totals;
-    // Pool map (only with EngineOptions::track_block_owners).
+    // Pool map (only with EngineOptions::track_block_owners). Every per-block vector covers blocks
+    // [0, fresh_next): the blocks taken at least once. Blocks [fresh_next, capacity_blocks) have never been
+    // used: free, not in flight, no holder, no prefix id. A fresh pool fills from block 0 upwards.
+    std::int32_t fresh_next = 0;
     std::vector<std::int32_t> owner;
     std::vector<std::uint8_t> in_flight;
     // Prefix sharing without the pool map: the cache by runs of ids (prefix_extents.h).
     PrefixExtents extents;
     // Block identities (with track_block_owners; engine_blocks.cpp).
-    std::vector<std::int32_t> free_list;              // stack of free block ids without a prefix id
+    std::vector<std::int32_t> free_list;              // stack of freed block ids without a prefix id
     std::vector<std::vector<std::int32_t>> held;      // block ids per request, in logical order
     std::vector<std::int32_t> ref;                    // holders per block
     // Prefix cache (prefix sharing with the pool map): id -> block, the id per block, and the free blocks that still carry

@@ -48,9 +48,10 @@ BlockGridWidget::BlockGridWidget(QWidget* parent) : QWidget(parent) {
     setToolTip(QString()); // tooltips come from event()
 }
 
-void BlockGridWidget::setPool(std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
+void BlockGridWidget::setPool(int blocks, std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
                               std::span<const std::uint8_t> victims, std::span<const std::int32_t> victimOwners) {
-    const bool sizeChanged = owners.size() != owners_.size();
+    const bool sizeChanged = blocks != blocks_;
+    blocks_ = blocks;
     owners_.assign(owners.begin(), owners.end());
     inFlight_.assign(inFlight.begin(), inFlight.end());
     victims_.assign(victims.begin(), victims.end());
@@ -69,7 +70,7 @@ void BlockGridWidget::setSharing(std::span<const std::int32_t> holders, std::spa
 }
 
 int BlockGridWidget::holdersOf(int b) const {
-    if (b < 0 || b >= blockCount() || owners_[static_cast<std::size_t>(b)] < 0) return 0;
+    if (b < 0 || b >= blockCount() || ownerAt(static_cast<std::size_t>(b)) < 0) return 0;
     const auto bi = static_cast<std::size_t>(b);
     return bi < holders_.size() ? std::max(1, holders_[bi]) : 1;
 }
@@ -77,7 +78,7 @@ int BlockGridWidget::holdersOf(int b) const {
 bool BlockGridWidget::isCachedFree(int b) const {
     if (b < 0 || b >= blockCount()) return false;
     const auto bi = static_cast<std::size_t>(b);
-    return owners_[bi] < 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0;
+    return ownerAt(bi) < 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0;
 }
 
 void BlockGridWidget::setSelectedRequest(int request) {
@@ -254,7 +255,7 @@ void BlockGridWidget::resizeEvent(QResizeEvent* event) {
 }
 
 QRgb BlockGridWidget::blockColor(std::size_t b) const {
-    const int owner = owners_[b];
+    const int owner = ownerAt(b);
     QRgb c = requestRgb(owner);
     if (owner < 0 && isCachedFree(static_cast<int>(b))) c = RequestPalette::cachedFreeColor().rgb();
     if (selected_ >= 0 && owner >= 0 && owner != selected_) c = blend(c, qRgb(255, 255, 255), 170);
@@ -281,13 +282,24 @@ void BlockGridWidget::rebuildImage(const Layout& l) {
         }
     } else {
         const int k = l.blocksPerPixel;
+        // Past the spans' end every block is free and unmarked: one colour, counted, not visited (a pool of
+        // 50,000,000 blocks whose run touched a few hundred paints in the time of its pixels).
+        const int marked = static_cast<int>(std::max(owners_.size(), victims_.size()));
+        const QRgb freeRgb = requestRgb(-1);
         for (int p = 0; p * k < n; ++p) {
             int r = 0, g = 0, bl = 0, count = 0;
-            for (int b = p * k; b < std::min(n, (p + 1) * k); ++b, ++count) {
+            const int end = std::min(n, (p + 1) * k);
+            for (int b = p * k; b < std::min(end, marked); ++b, ++count) {
                 const QRgb c = blockColor(static_cast<std::size_t>(b));
                 r += qRed(c);
                 g += qGreen(c);
                 bl += qBlue(c);
+            }
+            if (const int rest = end - std::max(p * k, std::min(end, marked)); rest > 0) {
+                r += qRed(freeRgb) * rest;
+                g += qGreen(freeRgb) * rest;
+                bl += qBlue(freeRgb) * rest;
+                count += rest;
             }
             auto* line = reinterpret_cast<QRgb*>(image_.scanLine(p / l.cols));
             line[p % l.cols] = qRgb(r / count, g / count, bl / count);
@@ -342,7 +354,7 @@ void BlockGridWidget::paintKeptCorner(QPainter& p, const QRect& cell) {
 void BlockGridWidget::paintEvent(QPaintEvent* event) {
     QPainter p(this);
     p.fillRect(event->rect(), palette().color(QPalette::Window));
-    if (owners_.empty()) {
+    if (blocks_ == 0) {
         p.setPen(palette().color(QPalette::PlaceholderText));
         p.drawText(rect(), Qt::AlignCenter, tr("No pool yet: open a workload"));
         return;
@@ -369,7 +381,7 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
             const int b = row * l.cols + col;
             if (b >= n) break;
             const QRect cell(col * l.cell, row * l.cell, l.cell - 1, l.cell - 1);
-            const int owner = owners_[static_cast<std::size_t>(b)];
+            const int owner = ownerAt(static_cast<std::size_t>(b));
             if (owner >= 0) {
                 const Qt::BrushStyle style = RequestPalette::pattern(owner);
                 if (style != Qt::SolidPattern) p.fillRect(cell, QBrush(QColor(0, 0, 0, 70), style));
@@ -467,7 +479,7 @@ void BlockGridWidget::wheelEvent(QWheelEvent* event) {
 
 void BlockGridWidget::mousePressEvent(QMouseEvent* event) {
     const int b = blockAt(event->position().toPoint());
-    emit requestClicked(b >= 0 ? owners_[static_cast<std::size_t>(b)] : -1);
+    emit requestClicked(b >= 0 ? ownerAt(static_cast<std::size_t>(b)) : -1);
 }
 
 QString BlockGridWidget::paletteNumber(int request) { return QLatin1Char('#') + RequestPalette::label(request); }
@@ -480,7 +492,7 @@ QString BlockGridWidget::nameOf(int request) const {
 QString BlockGridWidget::cellToolTip(int b) const {
     if (b < 0 || b >= blockCount()) return {};
     const std::size_t bi = static_cast<std::size_t>(b);
-    const int owner = owners_[bi];
+    const int owner = ownerAt(bi);
     QString text = tr("block %1: ").arg(b);
     if (owner < 0) {
         text += isCachedFree(b) ? tr("free, still caching prefix id %1 (a request with that prefix attaches it "

@@ -28,11 +28,18 @@ class BlockGridWidget : public QWidget {
   public:
     explicit BlockGridWidget(QWidget* parent = nullptr);
 
-    // owners: request index per block or -1 (free); inFlight: 1 while the block is copied; victims: the mark
-    // of blocks of this tick's victims (RequestPalette::kVictimBlock...); victimOwners: the victim a marked block
-    // belonged to (request index, else -1), which labels a block the victim has already let go. Spans are copied.
-    void setPool(std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
+    // blocks: the pool's size; owners: request index per block or -1 (free); inFlight: 1 while the block is
+    // copied; victims: the mark of blocks of this tick's victims (RequestPalette::kVictimBlock...); victimOwners:
+    // the victim a marked block belonged to (request index, else -1), which labels a block the victim has already
+    // let go. Spans are copied and may be shorter than the pool (the engine's lazy pool map, pl::Engine::
+    // blockOwners): blocks past their end are free and unmarked, and cost nothing to hold.
+    void setPool(int blocks, std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
                  std::span<const std::uint8_t> victims, std::span<const std::int32_t> victimOwners = {});
+    // A pool exactly as long as `owners`.
+    void setPool(std::span<const std::int32_t> owners, std::span<const std::uint8_t> inFlight,
+                 std::span<const std::uint8_t> victims, std::span<const std::int32_t> victimOwners = {}) {
+        setPool(static_cast<int>(owners.size()), owners, inFlight, victims, victimOwners);
+    }
     // Prefix sharing (empty spans without it): holders per block (a block with 2 or more gets a corner mark)
     // and the prefix id each block carries or -1 (a free block with an id is drawn in the cached colour).
     void setSharing(std::span<const std::int32_t> holders, std::span<const std::int64_t> prefixIds);
@@ -49,7 +56,7 @@ class BlockGridWidget : public QWidget {
     void setCellSize(int px);
     int cellSize() const { return cellSize_; }
     int effectiveCellSize() const; // the size used at the current widget size (fit mode: computed)
-    int blockCount() const { return static_cast<int>(owners_.size()); }
+    int blockCount() const { return blocks_; }
     int blockAt(QPoint p) const;   // -1 outside the pool
     // The label the detail pass writes into block `b` at the current cell size: the owner's request id
     // (elided) where the cell is large enough, else its palette number; empty for free blocks, small cells
@@ -87,7 +94,8 @@ class BlockGridWidget : public QWidget {
     // The victim block b belonged to, -1 when none is known.
     int victimOwnerAt(std::size_t b) const { return b < victimOwners_.size() ? victimOwners_[b] : -1; }
     // Whose label block b carries: its owner, or for a block this tick's victim has let go, that victim; -1.
-    int labelledRequest(std::size_t b) const { return owners_[b] >= 0 ? owners_[b] : (victimAt(b) ? victimOwnerAt(b) : -1); }
+    int ownerAt(std::size_t b) const { return b < owners_.size() ? owners_[b] : -1; }
+    int labelledRequest(std::size_t b) const { return ownerAt(b) >= 0 ? ownerAt(b) : (victimAt(b) ? victimOwnerAt(b) : -1); }
     // The palette number as labels and tooltips show it, marked as a number: "#4".
     static QString paletteNumber(int request);
     QString nameOf(int request) const;
@@ -102,6 +110,7 @@ class BlockGridWidget : public QWidget {
     // on the pool change (a tick that moves blocks among the same requests keeps them: one pass over the pool).
     QString poolLabel(int owner, int cell, const QFontMetrics& metrics) const;
 
+    int blocks_ = 0;
     std::vector<std::int32_t> owners_;
     std::vector<std::uint8_t> inFlight_;
     std::vector<std::uint8_t> victims_;

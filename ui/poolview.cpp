@@ -113,13 +113,15 @@ void PoolView::refresh() {
         return;
     }
     const pl::Engine& e = s->cursor();
-    if (grid_->blockCount() != static_cast<int>(e.blockOwners().size())) {
+    const std::int64_t cap = s->workload().config.capacity_blocks;
+    if (grid_->blockCount() != static_cast<int>(cap)) {
         QStringList names;
         names.reserve(static_cast<qsizetype>(s->workload().requests.size()));
         for (const auto& r : s->workload().requests) names << QString::fromStdString(r.id);
         grid_->setRequestNames(names);
     }
-    grid_->setPool(e.blockOwners(), e.blockInFlight(), doc_->victimBlockMask(), doc_->victimBlockOwners());
+    grid_->setPool(static_cast<int>(cap), e.blockOwners(), e.blockInFlight(), doc_->victimBlockMask(),
+                   doc_->victimBlockOwners());
     if (e.prefixSharing()) {
         grid_->setSharing(e.blockRefCount(), e.blockPrefixId());
     } else {
@@ -127,7 +129,6 @@ void PoolView::refresh() {
     }
     setLegend(e.prefixSharing());
     host_->setUsage(e.hostBytes(), s->workload().config.host_capacity_bytes);
-    const std::int64_t cap = s->workload().config.capacity_blocks;
     const std::int64_t used = cap - e.freeBlocks();
     std::int64_t inFlight = 0;
     for (auto f : e.blockInFlight()) inFlight += f;

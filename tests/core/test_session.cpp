@@ -18,6 +18,8 @@ class TestSession : public QObject {
     void fullRunMatchesRunWorkload();
     void runToTickStopsInsideQuiescentStretch();
     void snapshotsShareUnchangedRequests();
+    void poolMapCoversTheBlocksTaken();
+    void aHugePoolCostsWhatTheRunTouches();
 };
 
 namespace {
@@ -34,6 +36,8 @@ void compareWithFresh(const Workload& w, const Session& s, Tick t) {
         QCOMPARE(a[i].generated_tokens, b[i].generated_tokens);
         QVERIFY2(a[i] == b[i], qPrintable(QStringLiteral("request %1 at tick %2").arg(i).arg(t))); // every field
     }
+    QCOMPARE(s.cursor().blockOwners().size(), fresh.blockOwners().size());
+    QCOMPARE(s.cursor().blockInFlight().size(), fresh.blockInFlight().size());
     QVERIFY(std::equal(s.cursor().blockOwners().begin(), s.cursor().blockOwners().end(), fresh.blockOwners().begin()));
     QVERIFY(std::equal(s.cursor().blockInFlight().begin(), s.cursor().blockInFlight().end(),
                        fresh.blockInFlight().begin()));
@@ -131,6 +135,49 @@ void TestSession::snapshotsShareUnchangedRequests() {
         small.seek(t);
         compareWithFresh(w, small, t);
     }
+}
+
+// The pool map is lazy (issue 21): every per-block span covers [0, n), n the blocks taken at least once, and a
+// fresh pool fills from block 0 upwards, so n is one past the highest block id any request has held. Checked
+// tick by tick, eviction and prefix sharing included.
+void TestSession::poolMapCoversTheBlocksTaken() {
+    for (const char* name : {"seed-example", "swap-wins", "livelock-next-block", "generated-bursty-shared-prefix"}) {
+        const auto w = loadSample(name);
+        Ledger ledger;
+        Engine e(w, ledger, EngineOptions{true, true});
+        std::int64_t highest = -1;
+        std::int64_t evictions = 0;
+        while (!e.finished()) {
+            e.step();
+            for (std::size_t r = 0; r < w.requests.size(); ++r) {
+                for (const std::int32_t b : e.heldBlocks(static_cast<std::int32_t>(r))) {
+                    highest = std::max<std::int64_t>(highest, b);
+                }
+            }
+            const auto n = static_cast<std::int64_t>(e.blockOwners().size());
+            QVERIFY2(n == highest + 1, qPrintable(QStringLiteral("%1 at tick %2: map of %3 blocks, highest held %4")
+                                                      .arg(name).arg(e.nextTick() - 1).arg(n).arg(highest)));
+            QCOMPARE(static_cast<std::int64_t>(e.blockInFlight().size()), n);
+            QCOMPARE(static_cast<std::int64_t>(e.blockRefCount().size()), n);
+            QCOMPARE(static_cast<std::int64_t>(e.blockPrefixId().size()), n);
+            QVERIFY(n <= w.config.capacity_blocks);
+            evictions = e.totals().evictions;
+        }
+        QVERIFY2(evictions > 0 || std::string(name) == "generated-bursty-shared-prefix", name);
+    }
+}
+
+// The seed example in a pool of 50,000,000 blocks: its snapshots and cursor hold the few blocks it touches,
+// not 13 bytes per block of capacity in each copy (the lab took 4.44 GB for it before issue 21).
+void TestSession::aHugePoolCostsWhatTheRunTouches() {
+    Workload w = loadSample("seed-example");
+    w.config.capacity_blocks = 50'000'000;
+    Session s(w);
+    QVERIFY2(s.snapshotBytes() < (std::size_t{16} << 20), qPrintable(QString::number(s.snapshotBytes())));
+    s.seek(s.lastTick() / 2);
+    QVERIFY(!s.cursor().blockOwners().empty());
+    QVERIFY(s.cursor().blockOwners().size() < 10'000);
+    compareWithFresh(w, s, s.lastTick() / 2);
 }
 
 QTEST_GUILESS_MAIN(TestSession)

@@ -87,7 +87,8 @@ class BenchLab : public QObject {
         window_->document()->seek(window_->document()->lastTick() / 2);
         const auto& e = window_->document()->session()->cursor();
         QBENCHMARK {
-            g->setPool(e.blockOwners(), e.blockInFlight(), window_->document()->victimBlockMask());
+            g->setPool(static_cast<int>(e.workload().config.capacity_blocks), e.blockOwners(), e.blockInFlight(),
+                       window_->document()->victimBlockMask());
             g->repaint();
         }
     }

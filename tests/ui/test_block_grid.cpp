@@ -349,6 +349,41 @@ class TestBlockGrid : public QObject {
         QCOMPARE(QColor(img.pixel(10, 10)).rgb(), RequestPalette::color(2).rgb());
         QVERIFY(g.blockAt(QPoint(0, 1)) >= 100);
     }
+
+    // The engine's lazy pool map (pl::Engine::blockOwners covers the blocks taken so far): a pool of
+    // 50,000,000 blocks given 300 owners draws those 300 and every other block free, holding only the 300.
+    void aPoolLongerThanItsMapIsFreePastTheMap() {
+        BlockGridWidget g;
+        g.resize(200, 100);
+        std::vector<std::int32_t> owners(300, 4);
+        owners[7] = -1;
+        std::vector<std::uint8_t> victims(300, 0);
+        victims[0] = RequestPalette::kVictimBlock;
+        g.setPool(50'000'000, owners, {}, victims);
+        QCOMPARE(g.blockCount(), 50'000'000);
+        QCOMPARE(g.holdersOf(299), 1);
+        QCOMPARE(g.holdersOf(300), 0);
+        QVERIFY(g.cellToolTip(300).startsWith(QStringLiteral("block 300: free")));
+        QVERIFY(g.cellToolTip(49'999'999).startsWith(QStringLiteral("block 49999999: free")));
+        QVERIFY(g.cellToolTip(50'000'000).isEmpty());
+        QVERIFY(g.cellLabel(40'000'000).isEmpty());
+        const QImage img = g.grab().toImage();
+        QCOMPARE(g.effectiveCellSize(), 1); // 2,500 blocks per pixel
+        // The first pixel averages request 4's 300 blocks with 2,200 free ones; the last is free.
+        QVERIFY(QColor(img.pixel(0, 0)).rgb() != RequestPalette::freeColor().rgb());
+        QCOMPARE(QColor(img.pixel(199, 99)).rgb(), RequestPalette::freeColor().rgb());
+        QCOMPARE(g.blockAt(QPoint(199, 99)), 199 * 2500 + 99 * 200 * 2500);
+        QSignalSpy clicked(&g, &BlockGridWidget::requestClicked);
+        QTest::mouseClick(&g, Qt::LeftButton, {}, QPoint(150, 50));
+        QCOMPARE(clicked.at(0).at(0).toInt(), -1); // a free block past the map
+        // The same pool given whole draws the same picture.
+        BlockGridWidget whole;
+        whole.resize(200, 100);
+        std::vector<std::int32_t> all(50'000'000, -1);
+        std::copy(owners.begin(), owners.end(), all.begin());
+        whole.setPool(all, {}, victims);
+        QCOMPARE(whole.grab().toImage(), img);
+    }
 };
 
 QTEST_MAIN(TestBlockGrid)
