@@ -450,7 +450,11 @@ std::int64_t EngineImpl::reusableCachedBlocks(std::int32_t head, std::int64_t wa
 // block edges; if the free pool covers every edge up to the tick before the next completion or arrival, no
 // event can happen in between, so the engine advances them in one pass (same state, same ledger as ticking
 // one by one; tests compare both). Off when the lab records per-tick series or the pool map, with a live
-// backend (it sees every token) and with preempt_ahead (its trigger depends on per-tick growth).
+// backend (it sees every token) and with preempt_ahead (its trigger depends on per-tick growth). Under vllm-v1
+// the same stretch is a run of pure decode steps (scheduleVllm notes the figures; vllmStepsAreQuiet checks the
+// budget and the waiting loop), and so is it under the TensorRT-LLM profiles (trtllmStepsAreQuiet); a decoding
+// request holds prompt + generated - 1 tokens there, and the blocks after d steps are blocksFor(computed + d)
+// under every profile.
 bool EngineImpl::skipQuiescentTicks() {
     if (e_.options_.record_series || e_.options_.track_block_owners || e_.backend_ != nullptr || p_.preempt_ahead ||
         s_.running.empty() || !s_.copies.empty()) {
@@ -470,7 +474,17 @@ bool EngineImpl::skipQuiescentTicks() {
         return false;
     }
     std::int32_t head = -1; // the queue's head, when its admission depends on the prefix cache
-    if (!s_.waiting.empty()) {
+    if (p_.engine_profile != EngineProfile::TickModel1) {
+        // A profile's step (engine_vllm.cpp, engine_trtllm.cpp); declared prefixes are not hit under the
+        // profiles, but their ids are still registered as blocks fill, so a prefix workload ticks one by one.
+        // sglang's admission changes every step with new_token_ratio: it ticks one by one.
+        const bool quiet = p_.engine_profile == EngineProfile::VllmV1 ? vllmStepsAreQuiet()
+                           : p_.engine_profile == EngineProfile::Sglang ? false
+                                                                          : trtllmStepsAreQuiet();
+        if (e_.prefix_ || !quiet) {
+            return false;
+        }
+    } else if (!s_.waiting.empty()) {
         std::int64_t needNow = 0;
         std::int64_t chunk = 0;
         head = s_.waiting.begin()->second;

@@ -97,6 +97,12 @@ class EngineImpl {
     void compactRunning();
     // vllm-v1 (engine_vllm.cpp): Scheduler.schedule() and the step it schedules.
     void scheduleVllm();
+    std::int64_t vllmBudget() const {
+        return c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    }
+    bool vllmStepsAreQuiet() const;
+    bool trtllmStepsAreQuiet() const;
+    void noteQuietDecodeStep(); // engine_profiles.cpp
     // sglang (engine_sglang.cpp): Scheduler.get_next_batch_to_run() and the batch it runs.
     void scheduleSglang();
     std::int32_t retractionVictim(std::size_t begin, std::size_t count) const;

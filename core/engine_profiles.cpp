@@ -54,4 +54,23 @@ std::vector<std::string> unusedSettings(const Workload& w) {
     return out;
 }
 
+// After a profile's step: what skipQuiescentTicks starts from next step. Quiet when nobody was preempted and
+// every running request is decoding, its context whole but for the sampled token (whose KV the next step
+// writes); the fewest tokens any of them still has to generate bounds the stretch.
+void EngineImpl::noteQuietDecodeStep() {
+    bool decodeOnly = !evictedThisTick_;
+    std::int64_t minRemaining = kMaxSafeInteger;
+    for (std::size_t i = 0; i < s_.running.size() && decodeOnly; ++i) {
+        const std::int32_t r = s_.running[i];
+        const auto& st = rq(r);
+        if (st.phase == Phase::Decode && st.computed_tokens + 1 == target(r)) {
+            minRemaining = std::min(minRemaining, st.output_tokens - st.generated_tokens);
+        } else if (st.phase != Phase::Done) {
+            decodeOnly = false;
+        }
+    }
+    s_.quiet_decode_only = decodeOnly;
+    s_.quiet_min_remaining = minRemaining;
+}
+
 } // namespace pl

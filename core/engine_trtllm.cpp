@@ -27,7 +27,6 @@ void EngineImpl::scheduleTrtllm() {
     const bool noEvict = p_.engine_profile == EngineProfile::TrtllmGuaranteedNoEvict;
     std::int64_t budget = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
     const std::int64_t maxRequests = c_.max_num_seqs > 0 ? c_.max_num_seqs : std::numeric_limits<std::int64_t>::max();
-    s_.quiet_decode_only = false;
     scheduled_.clear();
 
     // activeRequests, in (priority, arrival) order: the running requests (sorted here; a few hundred at most)
@@ -147,6 +146,50 @@ void EngineImpl::scheduleTrtllm() {
             progress(step.request, step.tokens);
         }
     }
+    noteQuietDecodeStep();
+}
+
+// Whether the iterations of a quiescent stretch (skipQuiescentTicks: every running request decoding, the free
+// pool covering every block edge) would be pure generation steps: the token limit and max_num_seqs cover the
+// batch, and the waiting queue's head is not taken.
+//   MAX_UTILIZATION: the head must come after every running request in activeRequests order (one before them
+//     is either scheduled or makes the scheduler pause a running request), and its whole prompt's blocks must
+//     not be free; free blocks only shrink in the stretch, so it is not taken later either.
+//   GUARANTEED_NO_EVICT: its reservation to completion must exceed what the running requests' reservations
+//     leave; each decode moves blocks from the free pool into the reservation it came from, so what is left
+//     does not change in the stretch.
+bool EngineImpl::trtllmStepsAreQuiet() const {
+    const auto running = static_cast<std::int64_t>(s_.running.size());
+    const std::int64_t budget = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    if (running > budget || (c_.max_num_seqs > 0 && running > c_.max_num_seqs)) {
+        return false;
+    }
+    if (s_.waiting.empty()) {
+        return true;
+    }
+    const std::int32_t head = s_.waiting.begin()->second;
+    if (p_.engine_profile == EngineProfile::TrtllmMaxUtilization) {
+        const auto key = [&](std::int32_t r) { return std::pair(spec(r).priority, r); };
+        for (auto r : s_.running) {
+            if (key(r) > key(head)) {
+                return false;
+            }
+        }
+    }
+    if ((c_.max_num_seqs > 0 && running == c_.max_num_seqs) || running == budget) {
+        return true; // nobody else can be scheduled
+    }
+    const auto reservation = [&](std::int32_t r) {
+        return blocksFor(spec(r).prompt_tokens + spec(r).max_output_tokens) - s_.req[static_cast<std::size_t>(r)].blocks;
+    };
+    if (p_.engine_profile == EngineProfile::TrtllmGuaranteedNoEvict) {
+        std::int64_t available = s_.free_blocks;
+        for (auto r : s_.running) {
+            available -= std::max<std::int64_t>(0, reservation(r));
+        }
+        return std::max<std::int64_t>(0, reservation(head)) > available;
+    }
+    return blocksFor(target(head)) > s_.free_blocks;
 }
 
 } // namespace pl

@@ -20,9 +20,9 @@ namespace pl {
 
 // One step. scheduled_ holds what the running loop and the waiting loop scheduled, executed at the end.
 void EngineImpl::scheduleVllm() {
-    std::int64_t budget = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    std::int64_t budget = vllmBudget();
     scheduled_.clear();
-    s_.quiet_decode_only = false; // every step is scheduled (no quiescent skip under this profile)
+    s_.quiet_decode_only = false;
 
     // 1. The RUNNING loop, in self.running order (admission order; a resumed request is appended last).
     for (std::size_t i = 0; i < s_.running.size() && budget > 0; ++i) {
@@ -96,6 +96,27 @@ void EngineImpl::scheduleVllm() {
             progress(step.request, step.tokens);
         }
     }
+
+    noteQuietDecodeStep();
+}
+
+// Whether the steps of a quiescent stretch would be pure decode steps (skipQuiescentTicks): the budget covers
+// a token for every running request, and the waiting loop admits nobody. The head's tokens, its blocks and
+// the budget left after the decodes stay as they are while decode steps only shrink the free pool, so a head
+// that cannot be admitted now cannot be in the stretch.
+bool EngineImpl::vllmStepsAreQuiet() const {
+    const auto running = static_cast<std::int64_t>(s_.running.size());
+    const std::int64_t left = vllmBudget() - running;
+    if (left < 0) {
+        return false; // the budget runs out inside the running loop: not every request decodes
+    }
+    if (s_.waiting.empty() || left == 0 || (c_.max_num_seqs > 0 && running >= c_.max_num_seqs)) {
+        return true;
+    }
+    const std::int32_t head = s_.waiting.begin()->second;
+    const auto& st = s_.req[static_cast<std::size_t>(head)];
+    const std::int64_t tokens = std::min(target(head) - st.computed_tokens, left);
+    return blocksFor(st.computed_tokens + tokens) - st.blocks > s_.free_blocks - p_.watermark_blocks;
 }
 
 // A victim that was already scheduled this step: its tokens go back to the budget and the blocks allocated

@@ -4,6 +4,7 @@
 // the range's start; as events that is who is paused (evict) when and with how many tokens generated, who
 // recomputes (resume) when, who finishes when, and the number of iterations. Iteration k is tick k.
 #include "engine_fixtures.h"
+#include "quiet_steps.h"
 
 #include "compare_report.h"
 #include "engine.h"
@@ -158,6 +159,49 @@ class TestEngineTrtllm : public QObject {
         QVERIFY(doc.contains("engines") && !doc.contains("modes"));
         QVERIFY(compareFileText(w, cols, true).starts_with("engine,policy_hash,event_hash"));
         QVERIFY(compareTableText(w, cols).find("trtllm-guaranteed-no-evict") != std::string::npos);
+    }
+
+    // Pure generation iterations are advanced in one pass (core/engine_trtllm.cpp, trtllmStepsAreQuiet): the
+    // same events, totals and receipt as ticking every iteration, under both capacity policies, with and without
+    // max_num_seqs and a token limit too small for the batch. With one priority most iterations are skipped.
+    // With two, MAX_UTILIZATION tries a waiting request of a higher priority before running ones each iteration,
+    // and one whose prompt does not fit the token limit stops the micro batch there (the running requests behind
+    // it stall): those iterations are not pure generation and must be ticked one by one.
+    void quietIterationsAreSkippedAsIfTicked() {
+        int skippedRuns = 0;
+        for (bool priorities : {false, true}) {
+            Workload base = decodeHeavyWorkload(); // priorities 0 and 1
+            if (!priorities) {
+                for (auto& r : base.requests) r.priority = 0;
+            }
+            base.config.capacity_blocks = 250; // MAX_UTILIZATION admits a request only when its whole prompt fits
+            for (auto profile : {EngineProfile::TrtllmMaxUtilization, EngineProfile::TrtllmGuaranteedNoEvict}) {
+                for (std::int64_t seqs : {0, 8}) {
+                    for (std::int64_t budget : {8192, 512, 6}) { // 8192: TensorRT-LLM's default max_num_tokens
+                        Workload w = engineVariant(base, profile);
+                        w.config.max_num_seqs = seqs;
+                        w.config.max_num_batched_tokens = budget;
+                        const auto invalid = validateWorkload(w);
+                        QVERIFY2(!invalid.has_value(), invalid ? invalid->message().c_str() : "");
+                        const std::string what = std::string(toString(profile)) + " seqs " + std::to_string(seqs) +
+                                                 " budget " + std::to_string(budget) +
+                                                 (priorities ? " two priorities" : "");
+                        std::int64_t calls = 0;
+                        checkSkippedRunMatchesTicked(w, what, calls);
+                        if (QTest::currentTestFailed()) return;
+                        if (priorities || budget != 8192) continue;
+                        const RunResult run = runWorkload(w);
+                        if (profile == EngineProfile::TrtllmMaxUtilization) {
+                            QVERIFY2(run.totals.evictions > 0, what.c_str()); // pauses happen, and are ticked through
+                        }
+                        QVERIFY2(calls * 2 < run.totals.ticks, (what + ": " + std::to_string(calls) + " calls for " +
+                                                                std::to_string(run.totals.ticks) + " ticks").c_str());
+                        ++skippedRuns;
+                    }
+                }
+            }
+        }
+        QCOMPARE(skippedRuns, 4);
     }
 };
 

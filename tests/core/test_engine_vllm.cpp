@@ -3,6 +3,7 @@
 // step k is tick k-1; who is admitted in which step and in what order, who is preempted, when and with how many
 // generated tokens, what the resume recomputes, the waiting queue's order. docs/engines.md lists them.
 #include "engine_fixtures.h"
+#include "quiet_steps.h"
 
 #include "engine.h"
 #include "ledger.h"
@@ -38,6 +39,7 @@ class TestEngineVllm : public QObject {
     void fcfsPreemptsTheLastAdmitted();                  // V18
     void memoryIsAllFreeAtTheEnd();                      // V19
     void sampledTokenIsResidentOneStepLater();
+    void quietStepsAreSkippedAsIfTicked();
     void oracleRefusesAWrongVllmVictim();
     void tickModelReceiptsDoNotChange();
 };
@@ -334,6 +336,48 @@ void TestEngineVllm::tickModelReceiptsDoNotChange() {
     QCOMPARE(vdoc["policy"]["engine_profile"].get<std::string>(), std::string("vllm-v1"));
     QVERIFY(vdoc["policy"]["engine_follows"].get<std::string>().find("00024d31") != std::string::npos);
     QCOMPARE(vdoc["engine"]["tick_model"].get<std::string>(), std::string("vllm-v1"));
+}
+
+// Pure decode steps (every running request decoding, the budget covering them, nobody admissible, no block
+// edge the free pool cannot cover, no arrival or completion) are advanced in one pass, as tick-model-1's
+// quiescent ticks are: the same events, totals and receipt as ticking every step, with far fewer calls. Under
+// both vLLM victim rules, with and without max_num_seqs, a watermark and a budget too small for the batch.
+void TestEngineVllm::quietStepsAreSkippedAsIfTicked() {
+    const Workload base = decodeHeavyWorkload();
+    int skippedRuns = 0;
+    for (auto rule : {VictimRule::LastAdmitted, VictimRule::PriorityNewest}) {
+        for (std::int64_t seqs : {0, 8}) {
+            for (std::int64_t budget : {0, 6}) {
+                for (std::int64_t watermark : {0, 5}) {
+                    Workload w = base;
+                    w.policy.engine_profile = EngineProfile::VllmV1;
+                    w.policy.recovery = Recovery::Recompute;
+                    w.policy.victim_rule = rule;
+                    w.policy.watermark_blocks = watermark;
+                    w.config.max_num_seqs = seqs;
+                    w.config.max_num_batched_tokens = budget;
+                    const auto invalid = validateWorkload(w);
+                    QVERIFY2(!invalid.has_value(), invalid ? invalid->message().c_str() : "");
+                    const std::string what = std::string(toString(rule)) + " seqs " + std::to_string(seqs) +
+                                             " budget " + std::to_string(budget) + " watermark " +
+                                             std::to_string(watermark);
+                    std::int64_t calls = 0;
+                    checkSkippedRunMatchesTicked(w, what, calls);
+                    if (QTest::currentTestFailed()) return;
+                    const RunResult run = runWorkload(w);
+                    // The pool is tight enough to preempt (a 6-token budget admits too slowly to fill it).
+                    QVERIFY2(budget != 0 || run.totals.evictions > 0, what.c_str());
+                    // A budget of 6 tokens cannot decode the batch in one step: nothing is skipped there.
+                    if (budget == 0) {
+                        QVERIFY2(calls * 2 < run.totals.ticks, (what + ": " + std::to_string(calls) + " calls for " +
+                                                                std::to_string(run.totals.ticks) + " ticks").c_str());
+                        ++skippedRuns;
+                    }
+                }
+            }
+        }
+    }
+    QCOMPARE(skippedRuns, 8);
 }
 
 QTEST_GUILESS_MAIN(TestEngineVllm)
