@@ -62,10 +62,32 @@ QString whatRuns(CompareKind kind) {
                : QObject::tr("four recovery modes");
 }
 
-// The tail labels stacked from the top of the axis rect, a text line each, and the share axis stretched above
-// 1 by just their height, so the curves (which stop at 1) pass under them at any plot height (hidden on a plot
-// too short for them); called after each layout too. True when the range changed (the plot must be drawn
-// again).
+// A tail label's text in lines no wider than `room` pixels, broken after a " · " between runs (the engines
+// comparison names five: "j: trtllm-guaranteed-no-evict 387 · vllm-v1 290 · ..."); a part wider than the room
+// keeps a line of its own.
+QString wrapTailLabel(const QString& text, double room, const QFontMetrics& metrics) {
+    const QString sep = QStringLiteral(" \u00b7 ");
+    const QStringList parts = text.split(sep);
+    QStringList lines;
+    QString line;
+    for (qsizetype i = 0; i < parts.size(); ++i) {
+        const QString piece = parts[i] + (i + 1 < parts.size() ? QStringLiteral(" \u00b7") : QString());
+        const QString joined = line.isEmpty() ? piece : line + QLatin1Char(' ') + piece;
+        if (!line.isEmpty() && metrics.horizontalAdvance(joined) > room) {
+            lines << line;
+            line = piece;
+        } else {
+            line = joined;
+        }
+    }
+    lines << line;
+    return lines.join(QLatin1Char('\n'));
+}
+
+// The tail labels stacked from the top of the axis rect, each wrapped to the room left of its circle (it is
+// right-aligned there) and taking its own lines' height, and the share axis stretched above 1 by just their
+// height, so the curves (which stop at 1) pass under them at any plot height (hidden on a plot too short for
+// them); called after each layout too. True when the range changed (the plot must be drawn again).
 bool placeTailLabels(QCustomPlot* p) {
     std::vector<QCPItemText*> labels;
     for (int i = 0; i < p->itemCount(); ++i) {
@@ -74,13 +96,22 @@ bool placeTailLabels(QCustomPlot* p) {
         }
     }
     const double height = std::max(1, p->axisRect()->height());
-    const double row = QFontMetrics(QFont(p->font().family(), 8)).height() + 4;
+    const QFontMetrics metrics(QFont(p->font().family(), 8));
+    const double line = metrics.height();
+    std::vector<double> tops;
+    double labelsPx = 3;
+    for (auto* label : labels) {
+        const QString whole = label->property("wholeText").toString();
+        const double room = p->xAxis->coordToPixel(label->position->key()) - p->axisRect()->left() - 4;
+        label->setText(wrapTailLabel(whole, std::max(60.0, room), metrics));
+        tops.push_back(labelsPx);
+        labelsPx += line * static_cast<double>(label->text().count(QLatin1Char('\n')) + 1) + 4;
+    }
     // At most half the plot goes to labels; a plot too short for them keeps only the circles (6 px above 1).
-    const double labelsPx = 3 + row * static_cast<double>(labels.size());
     const bool fit = labelsPx + 6 <= height / 2;
     for (std::size_t k = 0; k < labels.size(); ++k) {
         labels[k]->setVisible(fit);
-        labels[k]->position->setCoords(labels[k]->position->key(), (3 + row * static_cast<double>(k)) / height);
+        labels[k]->position->setCoords(labels[k]->position->key(), tops[k] / height);
     }
     // (top - 1) / top of the height is the room above 1 in pixels.
     const double need = (fit ? labelsPx : 0) + 6;
@@ -155,6 +186,8 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
         } else {
             label->setText(QObject::tr("%1: %2 ticks \u2198").arg(id, parts.join(QStringLiteral(" \u00b7 "))));
         }
+        label->setProperty("wholeText", label->text()); // placeTailLabels wraps it to the plot as it is
+        label->setTextAlignment(Qt::AlignRight | Qt::AlignTop);
         label->setFont(QFont(p->font().family(), 8));
         label->setColor(QColor(0x37, 0x41, 0x51));
         label->setBrush(QColor(255, 255, 255, 200)); // over a grid line, not over a curve (they stop below)

@@ -14,6 +14,7 @@
 #include "summary.h"
 
 #include <QLabel>
+#include <QScopeGuard>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QTableWidget>
@@ -343,6 +344,44 @@ class TestPlotLabels : public QObject {
             QVERIFY2(p->axisRect()->height() < 50, qPrintable(QString::number(p->axisRect()->height())));
             QVERIFY(!qobject_cast<QCPItemText*>(p->item(0))->visible());
         }
+    }
+
+    // The engines comparison names up to five runs in one tail label; in a 1024-wide window its text is wrapped
+    // after a " · " to the room left of its circle, and the labels stack by their own heights, above the curves.
+    void engineTailLabelsWrapInsideThePlot() {
+        plui::LabDocument doc;
+        doc.setRunMode(plui::LabDocument::RunMode::Synchronous);
+        QString error;
+        QVERIFY2(doc.setWorkload(uitest::loadSample(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/engines-disagree.workload.json")),
+                                 QStringLiteral("engines-disagree"), &error),
+                 qPrintable(error));
+        plui::CompareView view(&doc);
+        view.setKind(plui::CompareKind::Engines);
+        // The kind is kept in QSettings: the suites after this one expect the recovery modes.
+        const auto restore = qScopeGuard([&view] { view.setKind(plui::CompareKind::Modes); });
+        view.resize(700, 560); // the Compare dock of a 1024x768 window, about
+        view.QWidget::show();
+        view.runNow();
+        int wrapped = 0;
+        for (int i = 0; i < 2; ++i) {
+            QCustomPlot* p = view.plot(i);
+            p->replot();
+            double below = -1; // the previous label's bottom
+            for (int k = 0; k < p->itemCount(); ++k) {
+                auto* label = qobject_cast<QCPItemText*>(p->item(k));
+                if (!label || !label->visible()) continue;
+                const QString whole = label->property("wholeText").toString();
+                QCOMPARE(label->text().replace(QLatin1Char('\n'), QLatin1Char(' ')), whole); // nothing dropped
+                wrapped += label->text().contains(QLatin1Char('\n')) ? 1 : 0;
+                QVERIFY2(label->left->pixelPosition().x() >= p->axisRect()->left() - 1,
+                         qPrintable(QStringLiteral("%1 starts at x %2, the plot at %3")
+                                        .arg(whole).arg(label->left->pixelPosition().x()).arg(p->axisRect()->left())));
+                QVERIFY(label->top->pixelPosition().y() >= below - 1); // stacked, not overlapping
+                below = label->bottom->pixelPosition().y();
+                QVERIFY(below < p->yAxis->coordToPixel(1.0));
+            }
+        }
+        QVERIFY2(wrapped > 0, "no label needed wrapping at this width: the test checks nothing");
     }
 
     // On livelock-next-block hybrid completes nothing: its completion percentiles are a dash, never the row's
