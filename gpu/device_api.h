@@ -4,9 +4,8 @@
 // "built without CUDA" (the CLI exits 3 with that text).
 
 #include "cost/calibration.h"
-#include "copy_plan.h"
 #include "device_info.h"
-#include "kv_layout.h"
+#include "device_options.h"
 
 #include <cstdint>
 #include <functional>
@@ -26,17 +25,8 @@ namespace pl::gpu {
 
 bool builtWithCuda();
 
-
 // Device 0 if usable; else nullopt and `error` holds the CUDA error text (or "built without CUDA").
 std::optional<DeviceInfo> probeDevice(std::string* error);
-
-struct LiveOptions {
-    std::string model;                         // transformer preset; empty: from kv_bytes_per_token
-    SwapMethod method = SwapMethod::Gather;    // how swaps are copied
-    KvDtype dtype = KvDtype::Bf16;
-    std::int64_t max_host_bytes = std::int64_t{16} << 30; // cap on the pinned pool
-    std::optional<cost::Calibration> calibration;    // fills LiveMeasurement::modelled_us when given
-};
 
 // A backend whose arena has the workload's capacity_blocks of block_size_tokens, and whose host pool holds
 // host_capacity_bytes of the workload's modelled KV (in blocks). nullptr + `error` when no device is usable
@@ -48,20 +38,10 @@ std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, c
 // probeDevice and makeLiveBackend as core's LiveBackendFactory (core/live_backend.h): what app/lab hands the lab.
 pl::LiveBackendFactory liveBackendFactory();
 
-struct SelftestOptions {
-    std::int64_t cycles = 2000; // evict/resume cycles of the leak check
-};
 // Every correctness check of live mode, one line each to `log`. 0: all passed; 1: a check failed;
 // 3: no usable device (`error` says why).
 int runSelftest(const SelftestOptions& options, std::ostream& log, std::string* error);
 
-struct CalibrateOptions {
-    std::string model = "llama-3.1-8b";
-    std::vector<std::int64_t> block_sizes{8, 16, 32};
-    std::vector<std::int64_t> copy_blocks{1, 4, 16, 64, 256};      // blocks per swap
-    std::vector<std::int64_t> prefill_tokens{512, 1024, 2048, 4096, 8192};
-    int repetitions = 5;
-};
 // Measures prefill and swaps and fits them (calibration_run.h). The error text when nothing can be measured
 // (no usable device, an unknown model); else nullopt, `out` holds what was measured and `failures` (when
 // given) one line per measurement that failed, the others having been made.
