@@ -1,7 +1,10 @@
 #pragma once
 // The face of live mode that the CLI, the lab and the engine's `run --live` call. Plain C++ (no CUDA types),
-// so it compiles with g++ everywhere; a build without CUDA links nodevice.cpp, whose functions report
-// "built without CUDA" (the CLI exits 3 with that text).
+// so it compiles with g++ everywhere. In a CUDA build these functions (cuda_loader.cpp) load the CUDA module,
+// libpreemptlab-cuda.so (cuda_module.h), on the first call that needs a device and forward to it, so a program
+// maps the CUDA runtime and cuBLAS only when it uses a device; a module that cannot be loaded is reported as the
+// error text, naming the paths tried. A build without CUDA links nodevice.cpp, whose functions report "built
+// without CUDA". Either way the CLI exits 3 with the text.
 
 #include "cost/calibration.h"
 #include "device_info.h"
@@ -23,6 +26,7 @@ struct Workload;
 
 namespace pl::gpu {
 
+// True in a CUDA build, whether or not its module loads and a device is usable.
 bool builtWithCuda();
 
 // Device 0 if usable; else nullopt and `error` holds the CUDA error text (or "built without CUDA").
