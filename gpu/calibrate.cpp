@@ -1,14 +1,14 @@
-// calibrate on a CUDA device: calibration_run.h's measurements (their order, medians and failures) made with
-// DeviceContexts. Victim blocks are every other arena block, as a fragmented pool scatters them, so the
-// batched method gets no coalescing for free.
+// calibrate on a CUDA device (the CUDA module's runCalibration, cuda_module.h): calibration_run.h's
+// measurements (their order, medians and failures) made with DeviceContexts. Victim blocks are every other
+// arena block, as a fragmented pool scatters them, so the batched method gets no coalescing for free.
 #include "calibration_run.h"
-#include "device_api.h"
+#include "cuda_module.h"
 #include "device_context.h"
 
 #include <memory>
 #include <ostream>
 
-namespace pl::gpu {
+namespace pl::gpu::cuda {
 
 namespace {
 
@@ -97,4 +97,4 @@ std::optional<std::string> runCalibration(const CalibrateOptions& o, cost::Calib
     return std::nullopt;
 }
 
-} // namespace pl::gpu
+} // namespace pl::gpu::cuda

@@ -11,7 +11,7 @@
 
 #include "cost/calibration.h"
 #include "copy_plan.h"
-#include "device_api.h"
+#include "device_options.h"
 #include "transformer_shape.h"
 
 #include <cstdint>

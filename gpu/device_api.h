@@ -1,12 +1,14 @@
 #pragma once
 // The face of live mode that the CLI, the lab and the engine's `run --live` call. Plain C++ (no CUDA types),
-// so it compiles with g++ everywhere; a build without CUDA links nodevice.cpp, whose functions report
-// "built without CUDA" (the CLI exits 3 with that text).
+// so it compiles with g++ everywhere. In a CUDA build these functions (cuda_loader.cpp) load the CUDA module,
+// libpreemptlab-cuda.so (cuda_module.h), on the first call that needs a device and forward to it, so a program
+// maps the CUDA runtime and cuBLAS only when it uses a device; a module that cannot be loaded is reported as the
+// error text, naming the paths tried. A build without CUDA links nodevice.cpp, whose functions report "built
+// without CUDA". Either way the CLI exits 3 with the text.
 
 #include "cost/calibration.h"
-#include "copy_plan.h"
 #include "device_info.h"
-#include "kv_layout.h"
+#include "device_options.h"
 
 #include <cstdint>
 #include <functional>
@@ -24,19 +26,11 @@ struct Workload;
 
 namespace pl::gpu {
 
+// True in a CUDA build, whether or not its module loads and a device is usable.
 bool builtWithCuda();
-
 
 // Device 0 if usable; else nullopt and `error` holds the CUDA error text (or "built without CUDA").
 std::optional<DeviceInfo> probeDevice(std::string* error);
-
-struct LiveOptions {
-    std::string model;                         // transformer preset; empty: from kv_bytes_per_token
-    SwapMethod method = SwapMethod::Gather;    // how swaps are copied
-    KvDtype dtype = KvDtype::Bf16;
-    std::int64_t max_host_bytes = std::int64_t{16} << 30; // cap on the pinned pool
-    std::optional<cost::Calibration> calibration;    // fills LiveMeasurement::modelled_us when given
-};
 
 // A backend whose arena has the workload's capacity_blocks of block_size_tokens, and whose host pool holds
 // host_capacity_bytes of the workload's modelled KV (in blocks). nullptr + `error` when no device is usable
@@ -48,20 +42,10 @@ std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, c
 // probeDevice and makeLiveBackend as core's LiveBackendFactory (core/live_backend.h): what app/lab hands the lab.
 pl::LiveBackendFactory liveBackendFactory();
 
-struct SelftestOptions {
-    std::int64_t cycles = 2000; // evict/resume cycles of the leak check
-};
 // Every correctness check of live mode, one line each to `log`. 0: all passed; 1: a check failed;
 // 3: no usable device (`error` says why).
 int runSelftest(const SelftestOptions& options, std::ostream& log, std::string* error);
 
-struct CalibrateOptions {
-    std::string model = "llama-3.1-8b";
-    std::vector<std::int64_t> block_sizes{8, 16, 32};
-    std::vector<std::int64_t> copy_blocks{1, 4, 16, 64, 256};      // blocks per swap
-    std::vector<std::int64_t> prefill_tokens{512, 1024, 2048, 4096, 8192};
-    int repetitions = 5;
-};
 // Measures prefill and swaps and fits them (calibration_run.h). The error text when nothing can be measured
 // (no usable device, an unknown model); else nullopt, `out` holds what was measured and `failures` (when
 // given) one line per measurement that failed, the others having been made.

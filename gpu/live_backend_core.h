@@ -6,7 +6,7 @@
 // (tests/gpu/test_live_protocol.cpp).
 #include "cost/calibration.h"
 #include "copy_plan.h"
-#include "device_api.h"
+#include "device_options.h"
 #include "kv_layout.h"
 #include "live_bookkeeper.h"
 #include "transformer_shape.h"

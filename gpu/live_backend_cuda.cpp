@@ -1,6 +1,6 @@
-// makeLiveBackend: a BookkeepingLiveBackend (live_backend_core.h, host-only and tested on the CPU) whose device
-// is a DeviceContext sized from the workload.
-#include "device_api.h"
+// The CUDA module's probeDevice and makeLiveBackend (cuda_module.h): a BookkeepingLiveBackend
+// (live_backend_core.h, host-only and tested on the CPU) whose device is a DeviceContext sized from the workload.
+#include "cuda_module.h"
 #include "device_context.h"
 #include "live_backend_core.h"
 
@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-namespace pl::gpu {
+namespace pl::gpu::cuda {
 
 namespace {
 
@@ -38,13 +38,7 @@ class ContextDevice final : public LiveDevice {
 
 } // namespace
 
-bool builtWithCuda() { return true; }
-
 std::optional<DeviceInfo> probeDevice(std::string* error) { return queryDevice(error); }
-
-std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, std::string* error) {
-    return makeLiveBackend(workload, LiveOptions{}, error);
-}
 
 std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, const LiveOptions& options,
                                                  std::string* error) {
@@ -66,4 +60,4 @@ std::unique_ptr<pl::LiveBackend> makeLiveBackend(const pl::Workload& workload, c
                                                     options.calibration, note);
 }
 
-} // namespace pl::gpu
+} // namespace pl::gpu::cuda

@@ -1,5 +1,5 @@
-// gpu-selftest: every correctness check of live mode on the device, one line each. Exit status: 0 all
-// passed, 1 a check failed, 3 no usable device.
+// gpu-selftest (the CUDA module's runSelftest, cuda_module.h): every correctness check of live mode on the
+// device, one line each. Exit status: 0 all passed, 1 a check failed, 3 no usable device.
 //   swap      round trips for every (out method, in method) pair through scattered blocks and slots:
 //             the host copy and the restored blocks have the original checksum, the scribbled ones do not
 //   fp8       the same round trip on an fp8 arena
@@ -10,7 +10,7 @@
 //             depend on later tokens)
 //   leak      thousands of evict/resume cycles through the live backend leave device memory as it was
 //   errors    bad block ids are refused with a message, not a crash
-#include "device_api.h"
+#include "cuda_module.h"
 #include "device_context.h"
 #include "live_backend_core.h"
 #include "reference_model.h"
@@ -23,7 +23,7 @@
 #include <cstring>
 #include <ostream>
 
-namespace pl::gpu {
+namespace pl::gpu::cuda {
 
 namespace {
 
@@ -276,7 +276,7 @@ void softmaxPathCheck(Checker& c) {
 void leakCheck(Checker& c, std::int64_t cycles) {
     const pl::Workload w = leakCheckWorkload();
     std::string err;
-    auto backend = makeLiveBackend(w, &err);
+    auto backend = makeLiveBackend(w, LiveOptions{}, &err);
     if (!backend) {
         c.report(false, "leak", err);
         return;
@@ -354,4 +354,4 @@ int runSelftest(const SelftestOptions& options, std::ostream& log, std::string* 
     return c.failures == 0 ? 0 : 1;
 }
 
-} // namespace pl::gpu
+} // namespace pl::gpu::cuda

@@ -4,8 +4,9 @@
 # so the checks run through the CLI, not Qt Test). OUTDIR defaults to $OUT, else ./device-check-out.
 #
 # The CLI: device-kit/bin/preemptlab-cli when scripts/device-kit.sh made it from these very sources (its stamp
-# matches scripts/source-stamp.sh) and it loads here; otherwise built from source into build-device/, with
-# device-kit/prefix supplying nlohmann_json and OpenSSL where the machine lacks them.
+# matches scripts/source-stamp.sh) and it and its CUDA module (device-kit/lib/libpreemptlab-cuda.so, which it
+# loads from ../lib for the device commands) load here; otherwise built from source into build-device/ (bin/ and
+# lib/), with device-kit/prefix supplying nlohmann_json and OpenSSL where the machine lacks them.
 #
 # Steps, in order of value, inside one time budget (DEVICE_CHECK_BUDGET_S, default 480 s, so that the whole
 # call stays inside the device tool's 600 s even with the build):
@@ -81,15 +82,20 @@ step() { # step NAME LIMIT_S LOGFILE COMMAND...: run within what is left of the 
     return "$rc"
 }
 
-cli_loads() { # the CLI starts and prints its version (every library found); why not, in cli-load.txt
+cli_loads() { # the CLI starts (--version) and its CUDA module finds every library; why not, in cli-load.txt
+    local module
+    module=$(dirname "$1")/../lib/libpreemptlab-cuda.so
     {
         echo "\$ ldd $1"
         ldd "$1" 2>&1
         echo "\$ $1 --version"
         timeout -k 5 20 "$1" --version 2>&1
         echo "exit $?"
+        echo "\$ ldd $module"
+        ldd "$module" 2>&1
     } >>"$WORK/cli-load.txt"
-    timeout -k 5 20 "$1" --version >/dev/null 2>&1
+    timeout -k 5 20 "$1" --version >/dev/null 2>&1 && [ -f "$module" ] && ldd "$module" >/dev/null 2>&1 &&
+        ! ldd "$module" 2>&1 | grep -q 'not found'
 }
 
 # Where the CUDA runtime and cuBLAS may live (the kit's CLI was linked on another machine). The kit's libcrypto

@@ -7,6 +7,7 @@
 #   prefix/include/nlohmann prefix/share/cmake/nlohmann_json   nlohmann_json, relocatable CMake package
 #   prefix/include/openssl prefix/lib/libcrypto.so{,.3}          OpenSSL libcrypto headers and library
 #   bin/preemptlab-cli                                           the CLI built here: Release, GUI off, CUDA on
+#   lib/libpreemptlab-cuda.so                                    its CUDA module (the CLI loads it from ../lib)
 #   stamp                                                        sha256 of the sources it was built from
 # device-check.sh uses bin/preemptlab-cli when its stamp matches the sources there and it loads; otherwise it
 # builds from source with prefix/ on CMAKE_PREFIX_PATH and OPENSSL_ROOT_DIR. Pass the kit with the device
@@ -32,7 +33,7 @@ find_one() { # find_one NAME DIR...: the first DIR/NAME that exists
 }
 
 rm -rf "$KIT"
-mkdir -p "$KIT/prefix/include" "$KIT/prefix/lib" "$KIT/prefix/share/cmake" "$KIT/bin"
+mkdir -p "$KIT/prefix/include" "$KIT/prefix/lib" "$KIT/prefix/share/cmake" "$KIT/bin" "$KIT/lib"
 
 copy_dir "$(find_one nlohmann /usr/include /usr/local/include)" "$KIT/prefix/include/nlohmann"
 copy_dir "$(dirname "$(find_one nlohmann_json/nlohmann_jsonConfig.cmake /usr/share/cmake /usr/lib/cmake \
@@ -57,8 +58,13 @@ if [ "$("$SRC/scripts/source-stamp.sh" "$SRC")" != "$stamp" ]; then
     exit 1
 fi
 cp "$BUILD/bin/preemptlab-cli" "$KIT/bin/preemptlab-cli"
-# What the CLI needs at run time (the GPU machine must have these: CUDA's cudart and cuBLAS, libcrypto).
-readelf -d "$KIT/bin/preemptlab-cli" | grep -E 'NEEDED|RUNPATH|RPATH' >"$KIT/needed.txt" || true
+cp "$BUILD/lib/libpreemptlab-cuda.so" "$KIT/lib/libpreemptlab-cuda.so"
+# What the CLI and its module need at run time (the GPU machine must have these: libcrypto for the CLI, CUDA's
+# cudart and cuBLAS for the module).
+for f in bin/preemptlab-cli lib/libpreemptlab-cuda.so; do
+    echo "$f:"
+    readelf -d "$KIT/$f" | grep -E 'NEEDED|RUNPATH|RPATH' || true
+done >"$KIT/needed.txt"
 echo "$stamp" >"$KIT/stamp"
 echo "device-kit: $KIT ($(du -sh "$KIT" | cut -f1)), CLI for sm_$ARCHS, sources $stamp"
 # The device tool sends the checkout the session runs from, with `carry` taken from there: build the kit in
