@@ -1,14 +1,17 @@
 #pragma once
-// LiveModeAction: Run > Live Mode, a checkable action. At start it asks the document's live backend factory
-// whether a device is usable (app/lab hands in gpu/'s, which asks CUDA). Without one the action is disabled
-// and its tooltip and status tip give the reason ("built without CUDA ...", the CUDA error, or "this program
-// drives no device" when it was handed none). With one, checking it makes the document's runs drive the
-// device too (LabDocument::setLiveMode), and the victim ledger shows measured beside modelled microseconds.
+// LiveModeAction: Run > Live Mode, a checkable action. The first time the Run menu opens (or the action is
+// switched), it asks the document's live backend factory whether a device is usable (app/lab hands in gpu/'s,
+// which loads the CUDA module and asks CUDA), so starting the lab maps no CUDA library. Without a device the
+// action is disabled and its tooltip and status tip give the reason ("built without CUDA ...", the CUDA error,
+// the module that could not be loaded, or "this program drives no device" when it was handed none). With one,
+// checking it makes the document's runs drive the device too (LabDocument::setLiveMode), and the victim ledger
+// shows measured beside modelled microseconds.
 
 #include <QObject>
 #include <QString>
 
 class QAction;
+class QMenu;
 
 namespace plui {
 
@@ -17,14 +20,19 @@ class LabDocument;
 class LiveModeAction : public QObject {
     Q_OBJECT
   public:
-    LiveModeAction(LabDocument* doc, QObject* parent);
+    // Adds the action to `menu` and probes when the menu is about to show.
+    LiveModeAction(LabDocument* doc, QMenu* menu, QObject* parent);
     QAction* action() const { return action_; }
-    // Why live mode is unavailable ("" when a device is usable).
+    // Asks for a device once (later calls do nothing).
+    void probe();
+    // Why live mode is unavailable ("" when a device is usable, or before the probe).
     QString unavailableReason() const { return why_; }
 
   private:
+    LabDocument* doc_;
     QAction* action_;
     QString why_;
+    bool probed_ = false;
 };
 
 } // namespace plui

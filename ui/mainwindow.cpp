@@ -172,7 +172,7 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     cancelAction_->setEnabled(false);
     connect(compare_, &CompareView::runningChanged, this, &MainWindow::updateActions);
     runMenu->addSeparator();
-    runMenu->addAction((new LiveModeAction(doc_, this))->action());
+    new LiveModeAction(doc_, runMenu, this); // probes for a device when the menu first opens
     runMenu->setToolTipsVisible(true); // the live switch explains itself when disabled
     exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
     (new HelpActions(this))->buildMenu(menuBar()->addMenu(tr("&Help")));
