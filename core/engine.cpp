@@ -452,7 +452,8 @@ std::int64_t EngineImpl::reusableCachedBlocks(std::int32_t head, std::int64_t wa
 // one by one; tests compare both). Off when the lab records per-tick series or the pool map, with a live
 // backend (it sees every token) and with preempt_ahead (its trigger depends on per-tick growth). Under vllm-v1
 // the same stretch is a run of pure decode steps (scheduleVllm notes the figures; vllmStepsAreQuiet checks the
-// budget and the waiting loop), and so is it under the TensorRT-LLM profiles (trtllmStepsAreQuiet); a decoding
+// budget and the waiting loop), and so is it under the TensorRT-LLM profiles (trtllmStepsAreQuiet) and SGLang's
+// decode batches (sglangStepsAreQuiet, for a stretch of d steps; new_token_ratio decays by d steps); a decoding
 // request holds prompt + generated - 1 tokens there, and the blocks after d steps are blocksFor(computed + d)
 // under every profile.
 bool EngineImpl::skipQuiescentTicks() {
@@ -477,9 +478,9 @@ bool EngineImpl::skipQuiescentTicks() {
     if (p_.engine_profile != EngineProfile::TickModel1) {
         // A profile's step (engine_vllm.cpp, engine_trtllm.cpp); declared prefixes are not hit under the
         // profiles, but their ids are still registered as blocks fill, so a prefix workload ticks one by one.
-        // sglang's admission changes every step with new_token_ratio: it ticks one by one.
+        // sglang's admission changes every step with new_token_ratio: it is checked below, per stretch length.
         const bool quiet = p_.engine_profile == EngineProfile::VllmV1 ? vllmStepsAreQuiet()
-                           : p_.engine_profile == EngineProfile::Sglang ? false
+                           : p_.engine_profile == EngineProfile::Sglang ? true
                                                                           : trtllmStepsAreQuiet();
         if (e_.prefix_ || !quiet) {
             return false;
@@ -521,6 +522,11 @@ bool EngineImpl::skipQuiescentTicks() {
     while (d >= 2 && blocksNeeded(d) > usable) {
         d /= 2;
     }
+    if (p_.engine_profile == EngineProfile::Sglang) {
+        while (d >= 2 && !sglangStepsAreQuiet(d)) {
+            d /= 2;
+        }
+    }
     if (d < 2) {
         return false;
     }
@@ -529,6 +535,9 @@ bool EngineImpl::skipQuiescentTicks() {
         st.computed_tokens += d;
         st.generated_tokens += d;
         takeBlocks(r, blocksFor(st.computed_tokens) - st.blocks);
+    }
+    if (p_.engine_profile == EngineProfile::Sglang) {
+        sglangDecayRatio(d);
     }
     s_.totals.request_ticks += s_.holders * d;
     s_.totals.ticks = t_ + d;

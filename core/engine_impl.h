@@ -102,6 +102,8 @@ class EngineImpl {
     }
     bool vllmStepsAreQuiet() const;
     bool trtllmStepsAreQuiet() const;
+    bool sglangStepsAreQuiet(std::int64_t d) const;
+    void sglangDecayRatio(std::int64_t steps);
     void noteQuietDecodeStep(); // engine_profiles.cpp
     // sglang (engine_sglang.cpp): Scheduler.get_next_batch_to_run() and the batch it runs.
     void scheduleSglang();

@@ -155,6 +155,43 @@ void EngineImpl::scheduleSglang() {
         takeBlocks(r, need);
         progress(r, 1);
     }
+    noteQuietDecodeStep();
+}
+
+// Whether the next d iterations would all be decode batches without a retraction, given that the free pool
+// covers their block edges (skipQuiescentTicks checks that): the waiting queue's head is not admitted in any of
+// them. Free blocks only shrink in the stretch, so a head whose first chunk's blocks are not free now never
+// fits. Else PrefillAdder's rem_total_tokens is at most the free tokens now less the reservation of the last
+// iteration, whose remaining outputs and ratio are the smallest of the stretch (both only shrink: each decode
+// generates a token, and without a retraction the ratio decays), so a head that is NO_TOKEN against that
+// bound is NO_TOKEN in every iteration.
+bool EngineImpl::sglangStepsAreQuiet(std::int64_t d) const {
+    if (s_.waiting.empty()) {
+        return true;
+    }
+    if (c_.max_num_seqs > 0 && static_cast<std::int64_t>(s_.running.size()) >= c_.max_num_seqs) {
+        return true; // batch_is_full
+    }
+    const std::int32_t head = s_.waiting.begin()->second;
+    const auto& st = s_.req[static_cast<std::size_t>(head)];
+    const std::int64_t chunkSize = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    const std::int64_t extend = target(head) - st.computed_tokens;
+    if (blocksFor(st.computed_tokens + std::min(extend, chunkSize)) - st.blocks > s_.free_blocks) {
+        return true;
+    }
+    std::int64_t remaining = 0; // sum of min(max_new_tokens - output, 4096) at the last iteration
+    for (auto r : s_.running) {
+        remaining += std::min(spec(r).max_output_tokens - s_.req[static_cast<std::size_t>(r)].generated_tokens - (d - 1),
+                              kClipMaxNewTokens);
+    }
+    const std::int64_t ratio = std::max(s_.new_token_ratio_ppm - (d - 1) * kRatioDecayPpm, kMinRatioPpm);
+    const std::int64_t bound = s_.free_blocks * c_.block_size_tokens - remaining * ratio / kPpm;
+    return extend + std::min(spec(head).max_output_tokens, kClipMaxNewTokens) >= bound;
+}
+
+// new_token_ratio after `steps` decode iterations without a retraction (each decays it, down to the floor).
+void EngineImpl::sglangDecayRatio(std::int64_t steps) {
+    s_.new_token_ratio_ppm = std::max(s_.new_token_ratio_ppm - steps * kRatioDecayPpm, kMinRatioPpm);
 }
 
 // retract_decode's order: sorted by (len(output_ids), -len(origin_input_ids)) descending and popped from the

@@ -151,7 +151,8 @@ void EngineImpl::scheduleTrtllm() {
 
 // Whether the iterations of a quiescent stretch (skipQuiescentTicks: every running request decoding, the free
 // pool covering every block edge) would be pure generation steps: the token limit and max_num_seqs cover the
-// batch, and the waiting queue's head is not taken.
+// batch, and the waiting queue's head is not taken (also when its context is longer than the token limit the
+// decodes leave: a context is chunked only in an otherwise empty micro batch).
 //   MAX_UTILIZATION: the head must come after every running request in activeRequests order (one before them
 //     is either scheduled or makes the scheduler pause a running request), and its whole prompt's blocks must
 //     not be free; free blocks only shrink in the stretch, so it is not taken later either.
@@ -178,6 +179,11 @@ bool EngineImpl::trtllmStepsAreQuiet() const {
     }
     if ((c_.max_num_seqs > 0 && running == c_.max_num_seqs) || running == budget) {
         return true; // nobody else can be scheduled
+    }
+    const auto& st = s_.req[static_cast<std::size_t>(head)];
+    if (running > 0 && target(head) - st.computed_tokens > budget - running) {
+        return true; // its context does not fit the token limit left after the decodes, and only a micro batch
+                     // with nothing else in it takes a chunk: the batch stops at it, every iteration
     }
     const auto reservation = [&](std::int32_t r) {
         return blocksFor(spec(r).prompt_tokens + spec(r).max_output_tokens) - s_.req[static_cast<std::size_t>(r)].blocks;

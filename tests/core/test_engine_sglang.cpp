@@ -3,7 +3,9 @@
 // (schedule_batch.py retract_decode, scheduler.py, schedule_policy.py @ 000eaffa) and labelled so in their notes
 // (tests/core/data/sglang/); the figures below were worked by hand from that code (docs/engines.md).
 #include "engine_fixtures.h"
+#include "quiet_steps.h"
 
+#include "compare_report.h"
 #include "engine.h"
 #include "ledger.h"
 #include "oracle.h"
@@ -107,6 +109,41 @@ class TestEngineSglang : public QObject {
         }
         qInfo("sglang: %d runs, %lld retractions", runs, static_cast<long long>(evictions));
         QVERIFY(evictions > 0);
+    }
+
+    // Decode batches without a retraction are advanced in one pass (core/engine_sglang.cpp,
+    // sglangStepsAreQuiet): the same events, totals and receipt as ticking every iteration, new_token_ratio
+    // decayed by the steps skipped. The head's NO_TOKEN depends on the ratio, which decays each step, so a
+    // stretch stops before the step that could admit it. With and without --max-running-requests and a small
+    // chunked-prefill size.
+    void quietDecodeBatchesAreSkippedAsIfTicked() {
+        const Workload base = decodeHeavyWorkload();
+        int skippedRuns = 0;
+        for (std::int64_t seqs : {0, 8}) {
+            for (std::int64_t chunk : {0, 64}) {
+                for (std::int64_t capacity : {600, 250}) {
+                    Workload w = engineVariant(base, EngineProfile::Sglang);
+                    w.config.max_num_seqs = seqs;
+                    w.config.max_num_batched_tokens = chunk;
+                    w.config.capacity_blocks = capacity;
+                    const auto invalid = validateWorkload(w);
+                    QVERIFY2(!invalid.has_value(), invalid ? invalid->message().c_str() : "");
+                    const std::string what = "seqs " + std::to_string(seqs) + " chunk " + std::to_string(chunk) +
+                                             " capacity " + std::to_string(capacity);
+                    std::int64_t calls = 0;
+                    checkSkippedRunMatchesTicked(w, what, calls);
+                    if (QTest::currentTestFailed()) return;
+                    const RunResult run = runWorkload(w);
+                    if (capacity == 250 && seqs == 0) {
+                        QVERIFY2(run.totals.evictions > 0, what.c_str()); // retractions happen, and are ticked through
+                    }
+                    QVERIFY2(calls * 2 < run.totals.ticks, (what + ": " + std::to_string(calls) + " calls for " +
+                                                            std::to_string(run.totals.ticks) + " ticks").c_str());
+                    ++skippedRuns;
+                }
+            }
+        }
+        QCOMPARE(skippedRuns, 8);
     }
 };
 
