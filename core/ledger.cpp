@@ -64,4 +64,22 @@ std::int64_t carriedReplayTokens(const Event& evict, std::int64_t blockSizeToken
     return evict.replay_tokens - droppedReplayTokens(evict, blockSizeTokens);
 }
 
+EvictionCause evictionCause(const Ledger& ledger, std::size_t evictIndex) {
+    EvictionCause cause;
+    const auto& ev = ledger.events;
+    if (evictIndex >= ev.size() || ev[evictIndex].kind != EventKind::Evict) return cause;
+    const Tick tick = ev[evictIndex].tick;
+    std::size_t i = evictIndex;
+    while (i > 0 && ev[i - 1].tick == tick && ev[i - 1].kind != EventKind::Pressure) --i;
+    if (i == 0 || ev[i - 1].tick != tick) return cause;
+    cause.pressure = static_cast<std::int64_t>(i - 1);
+    // The pressure's evicts: from it to the next pressure of the tick (or the tick's end).
+    for (std::size_t k = i; k < ev.size() && ev[k].tick == tick && ev[k].kind != EventKind::Pressure; ++k) {
+        if (ev[k].kind != EventKind::Evict) continue;
+        cause.evictions += 1;
+        if (k == evictIndex) cause.nth = cause.evictions;
+    }
+    return cause;
+}
+
 } // namespace pl

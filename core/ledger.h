@@ -107,4 +107,14 @@ struct Ledger {
     void truncate(std::size_t eventCount); // drop events (and their candidates) from eventCount on
 };
 
+// What caused the evict at events[evictIndex]: the pressure event it answers (the one the engine logged before
+// the first victim it chose for that need, in the same tick), where it stands in that pressure's evictions, and
+// how many that pressure took. pressure < 0 when events[evictIndex] is no evict or none precedes it.
+struct EvictionCause {
+    std::int64_t pressure = -1; // index into events
+    std::int64_t nth = 0;       // this evict is the nth (1-based) of the pressure's
+    std::int64_t evictions = 0; // evicts that answered the same pressure
+};
+EvictionCause evictionCause(const Ledger& ledger, std::size_t evictIndex);
+
 } // namespace pl

@@ -129,6 +129,54 @@ void LedgerView::selectRow(int row) {
     table_->scrollTo(model_->index(row, 0));
 }
 
+QString LedgerView::whyText() const { return why_->text(); }
+
+// What made the engine evict (the pressure event the evict answers): who needed how many blocks with how many
+// free, or which engine rule fired; said first, so a requester that evicted itself is not read as a victim of
+// someone else's need.
+QString LedgerView::causeText(const pl::Session& s, std::size_t evictIndex) {
+    const auto& ledger = s.result().ledger;
+    const pl::EvictionCause cause = pl::evictionCause(ledger, evictIndex);
+    if (cause.pressure < 0) return {};
+    const pl::Event& p = ledger.events[static_cast<std::size_t>(cause.pressure)];
+    const pl::Event& e = ledger.events[evictIndex];
+    const auto& reqs = s.workload().requests;
+    const QString who = p.request >= 0 ? QString::fromStdString(reqs[static_cast<std::size_t>(p.request)].id).toHtmlEscaped()
+                                       : QString();
+    const QString need = p.need_blocks == 1 ? tr("1 block") : tr("%1 blocks").arg(groupedNumber(p.need_blocks));
+    const QString free = p.free_blocks == 1 ? tr("1 was free") : tr("%1 were free").arg(groupedNumber(p.free_blocks));
+    QString text;
+    switch (p.trigger) {
+    case pl::PressureTrigger::AllocationFailed:
+        text = who.isEmpty() ? tr("<b>Cause:</b> %1 needed; %2 (allocation failed).").arg(need, free)
+                             : tr("<b>Cause:</b> <b>%1</b> needed %2 more to run this tick; %3 (allocation failed).")
+                                   .arg(who, need, free);
+        if (p.request == e.request) {
+            text += tr(" It was itself the candidate with the greatest key, so <b>it evicted itself</b>: no other "
+                       "request's need pushed it out; its own blocks went back to the pool (others may take them in "
+                       "this tick) and it waits in the queue.");
+        }
+        break;
+    case pl::PressureTrigger::PreemptAhead:
+        text = tr("<b>Cause: preempt-ahead.</b> The running requests' growth this tick plus the watermark need %1; "
+                  "%2, so a victim was taken before any allocation failed.")
+                   .arg(need, free);
+        break;
+    case pl::PressureTrigger::RetractDecode:
+        text = tr("<b>Cause:</b> SGLang's retract_decode: the decode batch's next step needs %1; %2, so requests "
+                  "are retracted until the rest fits.")
+                   .arg(need, free);
+        break;
+    case pl::PressureTrigger::RequestCap:
+        text = tr("<b>Cause:</b> TensorRT-LLM's request cap: <b>%1</b> fits (%2 needed; %3), but max_num_seqs "
+                  "requests are already scheduled, so the last started one is paused.")
+                   .arg(who, need, free);
+        break;
+    }
+    if (cause.evictions > 1) text += tr(" This is eviction %1 of %2 for it.").arg(cause.nth).arg(cause.evictions);
+    return text + QStringLiteral("<br>");
+}
+
 void LedgerView::showCandidates(int row) {
     const pl::Session* s = doc_->session();
     const auto ev = model_->eventIndex(row);
@@ -140,7 +188,8 @@ void LedgerView::showCandidates(int row) {
     const QString victim = QString::fromStdString(reqs[static_cast<std::size_t>(e.request)].id);
     // Under an engine profile the engine's own rule comes first, in its words.
     const QString engineRule = QString::fromStdString(pl::engineVictimRule(s->workload().policy));
-    why_->setText((engineRule.isEmpty() ? QString() : QStringLiteral("<b>%1.</b> ").arg(engineRule.toHtmlEscaped())) +
+    why_->setText(causeText(*s, static_cast<std::size_t>(ev)) +
+                  (engineRule.isEmpty() ? QString() : QStringLiteral("<b>%1.</b> ").arg(engineRule.toHtmlEscaped())) +
                   tr("<b>Why %1?</b> Rule <b>%2</b> takes the candidate with the greatest key %3. "
                      "Pool before the eviction: %4 of %5 blocks occupied; %6 candidates%10. Estimates: recompute %7, "
                      "swap %8; mode used: %9.")

@@ -75,17 +75,7 @@ void settle() {
 class TestLabGui : public QObject {
     Q_OBJECT
   private:
-    std::unique_ptr<MainWindow> makeWindow(const QString& file = kWave) {
-        auto w = std::make_unique<MainWindow>();
-        w->document()->setRunMode(LabDocument::RunMode::Synchronous);
-        w->resize(1400, 900);
-        w->show();
-        if (!file.isEmpty()) {
-            if (!w->openPath(file)) qFatal("cannot open %s", qPrintable(file));
-        }
-        settle();
-        return w;
-    }
+    std::unique_ptr<MainWindow> makeWindow(const QString& file = kWave) { return uitest::openWindow(file); }
 
   private slots:
     void initTestCase() {
@@ -223,56 +213,6 @@ class TestLabGui : public QObject {
         QTRY_VERIFY(speed->hasFocus());
         QTest::mouseClick(w->timeline()->plot(), Qt::LeftButton, {}, QPoint(40, 20));
         QTRY_VERIFY(!speed->hasFocus());
-    }
-
-    // Stepping onto an eviction's tick highlights its row and fills the why-this-victim table, without selecting
-    // the victim in the lab; a tick without one leaves the ledger as it was.
-    void ledgerFollowsTheCursorToEvictions() {
-        auto w = makeWindow();
-        LedgerView* ledger = w->ledger();
-        QVERIFY(ledger->model()->rowCount() > 3);
-        const pl::Session* s = w->document()->session();
-        const auto ev = ledger->model()->eventIndex(2);
-        const pl::Event& e = s->result().ledger.events[static_cast<std::size_t>(ev)];
-        w->transport()->scrubber()->setValue(static_cast<int>(e.tick + 1));
-        QCOMPARE(w->document()->currentTick(), e.tick);
-        const int shown = ledger->model()->firstRowAtOrAfter(e.tick);
-        QCOMPARE(ledger->table()->selectionModel()->selectedRows().value(0).row(), shown);
-        QVERIFY(ledger->candidates()->rowCount() > 0);
-        QCOMPARE(w->document()->selectedRequest(), -1);
-        QCOMPARE(w->document()->currentTick(), e.tick);
-    }
-
-    void selectingALedgerRowExplainsTheVictim() {
-        auto w = makeWindow();
-        LedgerView* ledger = w->ledger();
-        QVERIFY(ledger->model()->rowCount() > 3);
-        const int row = 3;
-        ledger->selectRow(row);
-        const pl::Session* s = w->document()->session();
-        const auto ev = ledger->model()->eventIndex(row);
-        const pl::Event& e = s->result().ledger.events[static_cast<std::size_t>(ev)];
-        QCOMPARE(w->document()->currentTick(), e.tick);
-        QCOMPARE(w->document()->selectedRequest(), e.request);
-        QTableWidget* cands = ledger->candidates();
-        QCOMPARE(cands->rowCount(), static_cast<int>(e.candidates_total)); // the lab keeps every candidate of a small run
-        // Rank 1 is the victim the engine chose.
-        QCOMPARE(cands->item(0, 1)->text(), QString::fromStdString(s->workload().requests[static_cast<std::size_t>(e.request)].id));
-        QVERIFY(cands->item(0, 1)->font().bold());
-        // The pool shows the victim's blocks, and the figures name it.
-        auto* figures = w->poolView()->findChild<QLabel*>(QStringLiteral("poolFigures"));
-        QVERIFY(figures->text().contains(QStringLiteral("victim")));
-        // Every evict row of every sample ranks the recorded victim first.
-        for (const QString& f : uitest::sampleFiles()) {
-            QVERIFY(w->openPath(f));
-            for (int r = 0; r < w->ledger()->model()->rowCount(); ++r) {
-                w->ledger()->selectRow(r);
-                const pl::Session* ss = w->document()->session();
-                const pl::Event& ee = ss->result().ledger.events[static_cast<std::size_t>(w->ledger()->model()->eventIndex(r))];
-                QCOMPARE(w->ledger()->candidates()->item(0, 1)->text(),
-                         QString::fromStdString(ss->workload().requests[static_cast<std::size_t>(ee.request)].id));
-            }
-        }
     }
 
     void clickingSelectsEverywhere() {

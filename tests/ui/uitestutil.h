@@ -3,6 +3,7 @@
 
 #include "core/engine_fixtures.h"
 #include "labdocument.h"
+#include "mainwindow.h"
 #include "trace/generator.h"
 #include "workload_io.h"
 
@@ -15,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <memory>
 #include <set>
 
 namespace uitest {
@@ -29,6 +31,18 @@ inline void isolateSettings(const QString& suite) {
     QApplication::setOrganizationName(QStringLiteral("PreemptLabTest"));
     QApplication::setApplicationName(suite);
     QSettings().clear();
+}
+
+// A lab window at 1400x900, shown, running synchronously, with `file` open (none when empty) and its events
+// processed.
+inline std::unique_ptr<plui::MainWindow> openWindow(const QString& file) {
+    auto w = std::make_unique<plui::MainWindow>();
+    w->document()->setRunMode(plui::LabDocument::RunMode::Synchronous);
+    w->resize(1400, 900);
+    w->show();
+    if (!file.isEmpty() && !w->openPath(file)) qFatal("cannot open %s", qPrintable(file));
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    return w;
 }
 
 inline QStringList sampleFiles() {
