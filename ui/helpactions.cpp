@@ -69,7 +69,12 @@ void HelpActions::buildMenu(QMenu* menu) {
                "whether recompute or swap brings it back cheaper, who starves, and what it cost.</p>"
                "<p>The same workload and policy give byte-identical receipts here and from "
                "<tt>preemptlab-cli run</tt>. Documentation: README.md and docs/ (lab.md for this window, "
-               "tick-model.md for the engine, contracts.md for the files).</p>")
+               "tick-model.md for the engine, contracts.md for the files).</p>"
+               "<p>PreemptLab is free software: you can redistribute it and/or modify it under the terms of the "
+               "GNU General Public License, version 3 or (at your option) any later version. It comes with "
+               "ABSOLUTELY NO WARRANTY. It links QCustomPlot, which is GPL-3.0. The licence text is LICENSE; the "
+               "sources and licences of the bundled trace slices are in samples/ATTRIBUTION.md (installed in "
+               "share/doc/preemptlab).</p>")
                 .arg(QString::fromUtf8(pl::kEngineVersion.data(),
                                        static_cast<qsizetype>(pl::kEngineVersion.size()))));
     });
