@@ -3,6 +3,7 @@
 #   cmake --install build --prefix /usr/local         installs everything below
 #   (cd build && cpack -G DEB)                        preemptlab_<version>_<arch>.deb, and where the CUDA module
 #                                                     was built, preemptlab-cuda_<version>_<arch>.deb
+#   scripts/package-check.sh build                    builds the package, unpacks it and smoke-runs it
 #
 # Layout under the prefix:
 #   bin/preemptlab-cli, bin/preemptlab (the lab, with PREEMPTLAB_GUI)
