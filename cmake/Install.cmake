@@ -100,9 +100,9 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # preemptlab_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 
-# preemptlab: Depends from dpkg-shlibdeps over the programs (Qt 6 Widgets, PrintSupport, Svg, Concurrent,
-# QCustomPlot for Qt 6, libcrypto, libstdc++), plus Qt's platform plugins, which the lab loads at run time
-# (libqt6gui6 only recommends them).
+# preemptlab: Depends from dpkg-shlibdeps over the programs (on Debian 12: libqt6core6, libqt6gui6, libqt6widgets6,
+# libqt6svg6, libqcustomplot2.1-qt6, libssl3, libstdc++6, libgcc-s1, libc6), plus Qt's platform plugins, which the
+# lab loads at run time (libqt6gui6 only recommends them).
 set(CPACK_DEBIAN_PREEMPTLAB_PACKAGE_NAME preemptlab)
 set(CPACK_DEBIAN_PREEMPTLAB_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PREEMPTLAB_PACKAGE_SHLIBDEPS ON)

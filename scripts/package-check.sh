@@ -33,7 +33,7 @@ step "building what the package holds (a no-op when $BUILD is up to date)"
 cmake --build "$BUILD" -j2 >/dev/null || fail "cmake --build $BUILD"
 step "cpack -G DEB in $BUILD"
 (cd "$BUILD" && cpack -G DEB -B "$SCRATCH/debs" >"$SCRATCH/cpack.log" 2>&1) || { cat "$SCRATCH/cpack.log"; fail "cpack"; }
-main_deb=$(ls "$SCRATCH"/debs/preemptlab_"$version"_*.deb 2>/dev/null | head -1)
+main_deb=$(ls "$SCRATCH"/debs/preemptlab_"$version"_*.deb 2>/dev/null | head -1 || true)
 [ -n "$main_deb" ] || fail "no preemptlab_${version}_*.deb in $SCRATCH/debs"
 for deb in "$SCRATCH"/debs/*.deb; do
     step "$(basename "$deb"): $(dpkg-deb -f "$deb" Version) $(du -h "$deb" | cut -f1)"
