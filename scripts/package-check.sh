@@ -29,8 +29,11 @@ version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$BUILD/CMakeCache.txt")
 gui=$(sed -n 's/^PREEMPTLAB_GUI:BOOL=//p' "$BUILD/CMakeCache.txt")
 [ -n "$version" ] || fail "no CMAKE_PROJECT_VERSION in $BUILD/CMakeCache.txt"
 
-step "building what the package holds (a no-op when $BUILD is up to date)"
-cmake --build "$BUILD" -j2 >/dev/null || fail "cmake --build $BUILD"
+# Only what the package holds (the CUDA module comes with the CLI, which depends on it); a no-op on a built tree.
+targets=(preemptlab-cli)
+[ "$gui" = "ON" ] && targets+=(preemptlab preemptlab_icons)
+step "building ${targets[*]} (a no-op when $BUILD is up to date)"
+cmake --build "$BUILD" -j2 --target "${targets[@]}" >/dev/null || fail "cmake --build $BUILD --target ${targets[*]}"
 step "cpack -G DEB in $BUILD"
 (cd "$BUILD" && cpack -G DEB -B "$SCRATCH/debs" >"$SCRATCH/cpack.log" 2>&1) || { cat "$SCRATCH/cpack.log"; fail "cpack"; }
 main_deb=$(ls "$SCRATCH"/debs/preemptlab_"$version"_*.deb 2>/dev/null | head -1 || true)
@@ -90,7 +93,10 @@ if [ "$gui" = "ON" ]; then
     # File > Samples reads the samples compiled into the lab (:/samples), so it needs no path on disk.
     QT_QPA_PLATFORM=offscreen "$lab" --workload :/samples/starvation.workload.json --tick 54 \
         --screenshot "$SCRATCH/out/bundled.png" || fail "the lab's screenshot of its bundled starvation sample"
-    for png in installed bundled; do
+    # As the desktop entry starts it for a file manager's workload (Exec=preemptlab %f): the file as the argument.
+    QT_QPA_PLATFORM=offscreen "$lab" "$ROOT/usr/share/preemptlab/samples/swap-wins.workload.json" \
+        --screenshot "$SCRATCH/out/opened.png" || fail "the lab opening a workload given as its argument"
+    for png in installed bundled opened; do
         [ "$(head -c 8 "$SCRATCH/out/$png.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] \
             || fail "$png.png is not a PNG"
     done
