@@ -3,6 +3,7 @@
 // the requests. Plain value types; parsing and validation live in workload_io.h. Every integer is 0..2^53-1.
 
 #include "prefix_ids.h"
+#include "preemptlab_version.h" // generated from project(VERSION)
 
 #include <cstdint>
 #include <optional>
@@ -20,7 +21,7 @@ inline constexpr std::string_view kReceiptFormat = "preemptlab.receipt.v2";
 // checks them, re-writing the run in that form (docs/receipt.md, "Formats").
 inline constexpr std::string_view kReceiptFormatV1 = "preemptlab.receipt.v1";
 inline constexpr std::string_view kEngineName = "preemptlab";
-inline constexpr std::string_view kEngineVersion = "0.1.0";
+inline constexpr std::string_view kEngineVersion = PREEMPTLAB_VERSION;
 inline constexpr std::string_view kTickModel = "tick-model-1";
 
 // The machine being modelled. Defaults are the contract's example values.

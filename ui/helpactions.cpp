@@ -1,6 +1,7 @@
 #include "helpactions.h"
 
 #include "mainwindow.h"
+#include "model.h"
 
 #include <QAction>
 #include <QMenu>
@@ -63,12 +64,19 @@ void HelpActions::buildMenu(QMenu* menu) {
     menu->addAction(tr("&About PreemptLab"), this, [this]() {
         QMessageBox::about(
             window_, tr("About PreemptLab"),
-            tr("<p><b>PreemptLab 0.1.0</b> (tick model 1)</p>"
+            tr("<p><b>PreemptLab %1</b> (tick model 1)</p>"
                "<p>Steps a KV-cache scheduler tick by tick: how a full block pool forces a running request out, "
                "whether recompute or swap brings it back cheaper, who starves, and what it cost.</p>"
                "<p>The same workload and policy give byte-identical receipts here and from "
                "<tt>preemptlab-cli run</tt>. Documentation: README.md and docs/ (lab.md for this window, "
-               "tick-model.md for the engine, contracts.md for the files).</p>"));
+               "tick-model.md for the engine, contracts.md for the files).</p>"
+               "<p>PreemptLab is free software: you can redistribute it and/or modify it under the terms of the "
+               "GNU General Public License, version 3 or (at your option) any later version. It comes with "
+               "ABSOLUTELY NO WARRANTY. It links QCustomPlot, which is GPL-3.0. The licence text is LICENSE; the "
+               "sources and licences of the bundled trace slices are in samples/ATTRIBUTION.md (installed in "
+               "share/doc/preemptlab).</p>")
+                .arg(QString::fromUtf8(pl::kEngineVersion.data(),
+                                       static_cast<qsizetype>(pl::kEngineVersion.size()))));
     });
 }
 

@@ -88,7 +88,8 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         return true;
     }
     if (parser.isSet(version)) {
-        std::printf("preemptlab 0.1.0 (tick-model-1)\n");
+        std::printf("preemptlab %s (%s)\n", std::string(pl::kEngineVersion).c_str(),
+                    std::string(pl::kTickModel).c_str());
         out->exitCode = 0;
         return true;
     }

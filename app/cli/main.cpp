@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
         return finish(argc < 2 ? pl::cli::kExitBadInput : pl::cli::kExitOk);
     }
     if (std::strcmp(argv[1], "--version") == 0) {
-        std::printf("preemptlab-cli 0.1.0 (tick-model-1)\n");
+        std::printf("preemptlab-cli %s (%s)\n", std::string(pl::kEngineVersion).c_str(),
+                    std::string(pl::kTickModel).c_str());
         return pl::cli::kExitOk;
     }
     for (const auto& c : table) {

@@ -7,6 +7,7 @@
 
 #include "device_api.h"
 #include "live_backend.h"
+#include "model.h"
 #include "run_control.h"
 
 #include <QApplication>
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
     plui::useCliNumberFormat();
     QApplication::setOrganizationName(QStringLiteral("PreemptLab"));
     QApplication::setApplicationName(QStringLiteral("preemptlab"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(
+        QString::fromUtf8(pl::kEngineVersion.data(), static_cast<qsizetype>(pl::kEngineVersion.size())));
 
     plui::LabOptions options;
     QString error;
