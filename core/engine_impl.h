@@ -97,7 +97,9 @@ class EngineImpl {
     void compactRunning();
     // vllm-v1 (engine_vllm.cpp): Scheduler.schedule() and the step it schedules.
     void scheduleVllm();
-    std::int64_t vllmBudget() const {
+    // The profiles' tokens per step: max_num_batched_tokens (vLLM's budget, SGLang's chunked-prefill size,
+    // TensorRT-LLM's max_num_tokens), 0 meaning prefill_tokens_per_tick.
+    std::int64_t stepTokenBudget() const {
         return c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
     }
     bool vllmStepsAreQuiet() const;

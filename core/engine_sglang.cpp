@@ -34,7 +34,7 @@ constexpr std::int64_t kClipMaxNewTokens = 4096;                                
 
 void EngineImpl::scheduleSglang() {
     const std::int64_t bs = c_.block_size_tokens;
-    const std::int64_t chunkSize = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    const std::int64_t chunkSize = stepTokenBudget();
     s_.quiet_decode_only = false;
     scheduled_.clear();
 
@@ -174,7 +174,7 @@ bool EngineImpl::sglangStepsAreQuiet(std::int64_t d) const {
     }
     const std::int32_t head = s_.waiting.begin()->second;
     const auto& st = s_.req[static_cast<std::size_t>(head)];
-    const std::int64_t chunkSize = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    const std::int64_t chunkSize = stepTokenBudget();
     const std::int64_t extend = target(head) - st.computed_tokens;
     if (blocksFor(st.computed_tokens + std::min(extend, chunkSize)) - st.blocks > s_.free_blocks) {
         return true;

@@ -25,7 +25,7 @@ namespace pl {
 
 void EngineImpl::scheduleTrtllm() {
     const bool noEvict = p_.engine_profile == EngineProfile::TrtllmGuaranteedNoEvict;
-    std::int64_t budget = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    std::int64_t budget = stepTokenBudget();
     const std::int64_t maxRequests = c_.max_num_seqs > 0 ? c_.max_num_seqs : std::numeric_limits<std::int64_t>::max();
     scheduled_.clear();
 
@@ -161,7 +161,7 @@ void EngineImpl::scheduleTrtllm() {
 //     does not change in the stretch.
 bool EngineImpl::trtllmStepsAreQuiet() const {
     const auto running = static_cast<std::int64_t>(s_.running.size());
-    const std::int64_t budget = c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
+    const std::int64_t budget = stepTokenBudget();
     if (running > budget || (c_.max_num_seqs > 0 && running > c_.max_num_seqs)) {
         return false;
     }

@@ -20,7 +20,7 @@ namespace pl {
 
 // One step. scheduled_ holds what the running loop and the waiting loop scheduled, executed at the end.
 void EngineImpl::scheduleVllm() {
-    std::int64_t budget = vllmBudget();
+    std::int64_t budget = stepTokenBudget();
     scheduled_.clear();
     s_.quiet_decode_only = false;
 
@@ -106,7 +106,7 @@ void EngineImpl::scheduleVllm() {
 // that cannot be admitted now cannot be in the stretch.
 bool EngineImpl::vllmStepsAreQuiet() const {
     const auto running = static_cast<std::int64_t>(s_.running.size());
-    const std::int64_t left = vllmBudget() - running;
+    const std::int64_t left = stepTokenBudget() - running;
     if (left < 0) {
         return false; // the budget runs out inside the running loop: not every request decodes
     }
