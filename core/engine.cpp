@@ -263,7 +263,7 @@ void EngineImpl::progress(std::int32_t r, std::int64_t chunk) {
     bool sample = st.phase == Phase::Decode && !pending;
     if (!sample) {
         st.computed_tokens += chunk;
-        if (e_.prefix_ && st.prefix_settled < static_cast<std::int64_t>(spec(r).prefix_blocks.size())) {
+        if (e_.prefix_ && st.prefix_settled < static_cast<std::int64_t>(prefixIds(r).size())) {
             registerPrefix(r);
         }
         if (st.replay_remaining > 0) {
@@ -442,7 +442,7 @@ std::int64_t EngineImpl::reusableCachedBlocks(std::int32_t head, std::int64_t wa
     }
     std::int64_t shared = 0;
     const std::int64_t hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
-    return s_.extents.reusableBefore(spec(head).prefix_blocks.runs(), hits, steps);
+    return s_.extents.reusableBefore(prefixIds(head).runs(), hits, steps);
 }
 
 // Quiescent ticks: nothing arrives, nothing is copying or prefilling, every running request decodes, and the

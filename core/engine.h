@@ -187,6 +187,10 @@ class Engine {
     bool prefix_ = false;  // the workload shares prefixes: the prefix cache is on
     bool tracked_ = false; // block identities are kept (the pool map)
     bool runs_ = false;    // prefix sharing without the pool map: the cache keeps runs of ids, not blocks
+    // vllm-v1 with enable_prefix_caching (cachesOwnBlocks): each request's prefix ids are its declared ones, then
+    // ids of its own for every later block, so its full blocks stay hittable after it lets them go; and every
+    // freed block joins one free queue in the order freed (vLLM's FreeKVCacheBlockQueue), keyed or not.
+    std::vector<PrefixIds> own_ids_;
     std::vector<TickStats> series_;
     std::vector<std::string> tenants_;      // byte order; RequestState::tenant indexes it
     VictimRanks ranks_;                     // id and (arrival, id) ranks the victim rules compare

@@ -217,6 +217,9 @@ class WorkloadReader {
                 c.*(field.member) = integer(*it, pointerChild("/config", field.key));
             }
         }
+        if (const auto it = v.find("enable_prefix_caching"); it != v.end()) {
+            c.enable_prefix_caching = boolean(*it, "/config/enable_prefix_caching");
+        }
     }
 
     void readPolicy(const json& v, Policy& p) const {
@@ -533,12 +536,15 @@ nlohmann::json requestSpecJson(const RequestSpec& r) {
     return j;
 }
 
-nlohmann::json configJson(const Config& c) {
+nlohmann::json configJson(const Config& c, bool unsetToo) {
     json j = json::object();
     for (const auto& field : configFields()) {
-        if (!field.optional || c.*(field.member) != 0) {
+        if (unsetToo || !field.optional || c.*(field.member) != 0) {
             j[std::string(field.key)] = c.*(field.member);
         }
+    }
+    if (unsetToo || c.enable_prefix_caching) {
+        j["enable_prefix_caching"] = c.enable_prefix_caching;
     }
     return j;
 }
