@@ -109,7 +109,7 @@ class EngineImpl {
     std::int64_t stepTokenBudget() const {
         return c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
     }
-    bool vllmStepsAreQuiet() const;
+    bool vllmStepsAreQuiet(); // (looks up the head's prefix hits, memoised)
     bool trtllmStepsAreQuiet() const;
     bool sglangStepsAreQuiet(std::int64_t d) const;
     void sglangDecayRatio(std::int64_t steps);

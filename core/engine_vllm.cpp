@@ -117,7 +117,7 @@ void EngineImpl::scheduleVllm() {
 // a token for every running request, and the waiting loop admits nobody. The head's tokens, its blocks and
 // the budget left after the decodes stay as they are while decode steps only shrink the free pool, so a head
 // that cannot be admitted now cannot be in the stretch.
-bool EngineImpl::vllmStepsAreQuiet() const {
+bool EngineImpl::vllmStepsAreQuiet() {
     const auto running = static_cast<std::int64_t>(s_.running.size());
     const std::int64_t left = stepTokenBudget() - running;
     if (left < 0) {
@@ -128,6 +128,13 @@ bool EngineImpl::vllmStepsAreQuiet() const {
     }
     const std::int32_t head = s_.waiting.begin()->second;
     const auto& st = s_.req[static_cast<std::size_t>(head)];
+    if (c_.enable_prefix_caching) { // the waiting loop's own check, hits included (see scheduleVllm)
+        std::int64_t shared = 0;
+        const std::int64_t hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
+        const std::int64_t cached = hits * c_.block_size_tokens;
+        const std::int64_t tokens = std::min(target(head) - cached, left);
+        return blocksFor(cached + tokens) - hits + (hits - shared) > s_.free_blocks - p_.watermark_blocks;
+    }
     const std::int64_t tokens = std::min(target(head) - st.computed_tokens, left);
     return blocksFor(st.computed_tokens + tokens) - st.blocks > s_.free_blocks - p_.watermark_blocks;
 }

@@ -468,13 +468,21 @@ void TestEngineVllm::tickModelReceiptsDoNotChange() {
 // quiescent ticks are: the same events, totals and receipt as ticking every step, with far fewer calls. Under
 // both vLLM victim rules, with and without max_num_seqs, a watermark and a budget too small for the batch.
 void TestEngineVllm::quietStepsAreSkippedAsIfTicked() {
-    const Workload base = decodeHeavyWorkload();
+    const Workload plain = decodeHeavyWorkload();
+    // With enable_prefix_caching: every 4th request shares a 3-block prefix too (a queue head's hits can be
+    // taken by the decodes of a stretch).
+    Workload shared = plain;
+    shared.config.enable_prefix_caching = true;
+    for (std::size_t i = 0; i < shared.requests.size(); i += 4) {
+        if (shared.requests[i].prompt_tokens >= 3 * shared.config.block_size_tokens) shared.requests[i].prefix_blocks = {7, 8, 9};
+    }
     int skippedRuns = 0;
+    for (const Workload* base : {&plain, static_cast<const Workload*>(&shared)}) {
     for (auto rule : {VictimRule::LastAdmitted, VictimRule::PriorityNewest}) {
         for (std::int64_t seqs : {0, 8}) {
             for (std::int64_t budget : {0, 6}) {
                 for (std::int64_t watermark : {0, 5}) {
-                    Workload w = base;
+                    Workload w = *base;
                     w.policy.engine_profile = EngineProfile::VllmV1;
                     w.policy.recovery = Recovery::Recompute;
                     w.policy.victim_rule = rule;
@@ -483,7 +491,8 @@ void TestEngineVllm::quietStepsAreSkippedAsIfTicked() {
                     w.config.max_num_batched_tokens = budget;
                     const auto invalid = validateWorkload(w);
                     QVERIFY2(!invalid.has_value(), invalid ? invalid->message().c_str() : "");
-                    const std::string what = std::string(toString(rule)) + " seqs " + std::to_string(seqs) +
+                    const std::string what = std::string(w.config.enable_prefix_caching ? "caching " : "") +
+                                             std::string(toString(rule)) + " seqs " + std::to_string(seqs) +
                                              " budget " + std::to_string(budget) + " watermark " +
                                              std::to_string(watermark);
                     std::int64_t calls = 0;
@@ -502,7 +511,8 @@ void TestEngineVllm::quietStepsAreSkippedAsIfTicked() {
             }
         }
     }
-    QCOMPARE(skippedRuns, 8);
+    }
+    QCOMPARE(skippedRuns, 16);
 }
 
 QTEST_GUILESS_MAIN(TestEngineVllm)
