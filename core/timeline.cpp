@@ -1,6 +1,7 @@
 #include "timeline.h"
 
 #include "atomic_file.h"
+#include "stop_check.h"
 
 #include <nlohmann/json.hpp>
 
@@ -76,8 +77,8 @@ struct Track {
 class TimelineBuilder {
   public:
     TimelineBuilder(const Workload& w, const RunResult& run, std::span<const TickStats> series,
-                    const TickLength& tick, TraceWriter& out)
-        : w_(w), run_(run), series_(series), us_(tick.us), out_(out), tracks_(w.requests.size()) {}
+                    const TickLength& tick, TraceWriter& out, const std::atomic<bool>* stop)
+        : w_(w), run_(run), series_(series), us_(tick.us), out_(out), tracks_(w.requests.size()), stop_(stop, 4096) {}
 
     void metadataEvents() {
         out_.event(meta("process_name", kRequestsPid, -1, R"("name":"requests")"));
@@ -110,6 +111,7 @@ class TimelineBuilder {
         std::int64_t linkShown = -1;
         const Event* pressure = nullptr;
         while (!engine.finished()) {
+            stop_.step();
             engine.step();
             const std::size_t produced = scratch.events.size();
             scratch.truncate(0);
@@ -117,7 +119,7 @@ class TimelineBuilder {
                 throw std::logic_error("timeline: the run stepped again has more events than its ledger");
             }
             touched.clear();
-            for (const std::size_t stop = next + produced; next < stop; ++next) {
+            for (const std::size_t end = next + produced; next < end; ++next) {
                 const Event& e = events[next];
                 if (e.tick != lastTick) {
                     if (lastTick >= 0 && link != linkShown) {
@@ -195,6 +197,7 @@ class TimelineBuilder {
     std::int64_t us_;
     TraceWriter& out_;
     std::vector<Track> tracks_;
+    StopCheck stop_;
 
     std::string ts(Tick t) const { return num(t * us_); }
 
@@ -352,7 +355,7 @@ std::string_view timelineStateName(Phase p) {
 }
 
 void streamTimeline(const Workload& workload, const RunResult& run, std::span<const TickStats> series,
-                    const TickLength& tick, const TimelineSink& sink) {
+                    const TickLength& tick, const TimelineSink& sink, const std::atomic<bool>* stop) {
     TraceWriter out(sink);
     out.raw(std::string(R"({"displayTimeUnit":"ms","metadata":{"format":")") + std::string(kTimelineFormat) +
             R"(","workload":)" + jsonString(workload.name) + R"(,"engine":")" + std::string(kEngineName) +
@@ -363,7 +366,7 @@ void streamTimeline(const Workload& workload, const RunResult& run, std::span<co
             R"(,"tick_us_source":)" + jsonString(tick.source) + R"(,"ticks":)" + num(run.totals.ticks) +
             R"(,"requests":)" + num(static_cast<std::int64_t>(workload.requests.size())) + R"(,"evictions":)" +
             num(run.totals.evictions) + "},\"traceEvents\":[\n");
-    TimelineBuilder builder(workload, run, series, tick, out);
+    TimelineBuilder builder(workload, run, series, tick, out, stop);
     builder.metadataEvents();
     builder.requestEvents();
     builder.seriesCounters();
@@ -379,12 +382,13 @@ std::string timelineText(const Workload& workload, const RunResult& run, std::sp
 }
 
 std::optional<std::string> writeTimeline(const std::string& path, const Workload& workload, const RunResult& run,
-                                         std::span<const TickStats> series, const TickLength& tick) {
+                                         std::span<const TickStats> series, const TickLength& tick,
+                                         const std::atomic<bool>* stop) {
     AtomicFileWriter file(path);
     if (!file.ok()) {
         return file.error();
     }
-    streamTimeline(workload, run, series, tick, [&](std::string_view piece) { file.write(piece); });
+    streamTimeline(workload, run, series, tick, [&](std::string_view piece) { file.write(piece); }, stop);
     return file.commit();
 }
 

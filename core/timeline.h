@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "model.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -39,14 +40,17 @@ std::string_view timelineStateName(Phase p);
 using TimelineSink = std::function<void(std::string_view)>;
 
 // The trace of `run` (a run of `workload`; `series`: its per-tick figures, EngineOptions::record_series) handed
-// to `sink` piece by piece. Timestamps are ticks x tick.us.
+// to `sink` piece by piece. Timestamps are ticks x tick.us. `stop` (the lab's Cancel; the CLI gives none) is read
+// every few thousand steps: once set, pl::Cancelled (stop_check.h). The text does not depend on it.
 void streamTimeline(const Workload& workload, const RunResult& run, std::span<const TickStats> series,
-                    const TickLength& tick, const TimelineSink& sink);
+                    const TickLength& tick, const TimelineSink& sink, const std::atomic<bool>* stop = nullptr);
 // The same text whole (tests, small runs).
 std::string timelineText(const Workload& workload, const RunResult& run, std::span<const TickStats> series,
                          const TickLength& tick);
 // Written atomically to `path` (a complete file or none); the message "PATH: reason" on failure.
+// Cancelled through `stop`: the exception passes, and no file is left.
 std::optional<std::string> writeTimeline(const std::string& path, const Workload& workload, const RunResult& run,
-                                         std::span<const TickStats> series, const TickLength& tick);
+                                         std::span<const TickStats> series, const TickLength& tick,
+                                         const std::atomic<bool>* stop = nullptr);
 
 } // namespace pl
