@@ -78,7 +78,7 @@ class TimelineBuilder {
   public:
     TimelineBuilder(const Workload& w, const RunResult& run, std::span<const TickStats> series,
                     const TickLength& tick, TraceWriter& out, const std::atomic<bool>* stop)
-        : w_(w), run_(run), series_(series), us_(tick.us), out_(out), tracks_(w.requests.size()), stop_(stop, 4096) {}
+        : w_(w), run_(run), series_(series), us_(tick.us), out_(out), tracks_(w.requests.size()), stop_(stop, 1024) {}
 
     void metadataEvents() {
         out_.event(meta("process_name", kRequestsPid, -1, R"("name":"requests")"));
@@ -121,6 +121,7 @@ class TimelineBuilder {
             touched.clear();
             for (const std::size_t end = next + produced; next < end; ++next) {
                 const Event& e = events[next];
+                stop_.step(); // per event too: a step may cover a long quiet stretch
                 if (e.tick != lastTick) {
                     if (lastTick >= 0 && link != linkShown) {
                         counter("link_bytes_in_flight", lastTick, "bytes", link);

@@ -41,7 +41,7 @@ using TimelineSink = std::function<void(std::string_view)>;
 
 // The trace of `run` (a run of `workload`; `series`: its per-tick figures, EngineOptions::record_series) handed
 // to `sink` piece by piece. Timestamps are ticks x tick.us. `stop` (the lab's Cancel; the CLI gives none) is read
-// every few thousand steps: once set, pl::Cancelled (stop_check.h). The text does not depend on it.
+// every 1024 engine steps and events: once set, pl::Cancelled (stop_check.h). The text does not depend on it.
 void streamTimeline(const Workload& workload, const RunResult& run, std::span<const TickStats> series,
                     const TickLength& tick, const TimelineSink& sink, const std::atomic<bool>* stop = nullptr);
 // The same text whole (tests, small runs).

@@ -4,6 +4,7 @@
 
 #include "cli_runner.h"
 #include "receipt.h"
+#include "stop_check.h"
 #include "timeline.h"
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,7 @@ class TestTimeline : public QObject {
     void sameRunSameBytes();
     void tickLengthScalesTimestamps();
     void badPathWritesNothing();
+    void aStopFlagCancelsAndLeavesNoFile();
     void cliWritesTheTrace();
     void cliBadTraceOutNamesTheFile();
 };
@@ -395,6 +397,34 @@ void TestTimeline::badPathWritesNothing() {
     QCOMPARE(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()),
                            std::filesystem::directory_iterator()),
              std::ptrdiff_t{0});
+}
+
+void TestTimeline::aStopFlagCancelsAndLeavesNoFile() {
+    const Workload w = loadSample("azure-conv-slice"); // thousands of steps and events: the flag is read every 1024
+    QVERIFY(runWorkload(w).totals.ticks > 2048);
+    std::vector<TickStats> series;
+    const RunResult run = runWorkload(w, nullptr, {}, EngineOptions{true, false, false}, &series);
+    QTemporaryDir dir;
+    const std::string path = dir.path().toStdString() + "/t.json";
+    std::atomic<bool> stop{true};
+    bool cancelled = false;
+    try {
+        (void)writeTimeline(path, w, run, series, tickLengthOf(w), &stop);
+    } catch (const Cancelled&) {
+        cancelled = true;
+    }
+    QVERIFY(cancelled);
+    QVERIFY(!std::filesystem::exists(path));
+    QCOMPARE(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()),
+                           std::filesystem::directory_iterator()),
+             std::ptrdiff_t{0}); // no temporary left either
+    // A flag that stays clear changes nothing.
+    std::atomic<bool> clear{false};
+    QVERIFY(!writeTimeline(path, w, run, series, tickLengthOf(w), &clear));
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream buf;
+    buf << in.rdbuf();
+    QVERIFY(buf.str() == timelineText(w, run, series, tickLengthOf(w)));
 }
 
 void TestTimeline::cliWritesTheTrace() {
