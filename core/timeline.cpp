@@ -114,10 +114,15 @@ class TimelineBuilder {
             stop_.step();
             engine.step();
             const std::size_t produced = scratch.events.size();
-            scratch.truncate(0);
-            if (next + produced > events.size()) {
-                throw std::logic_error("timeline: the run stepped again has more events than its ledger");
+            for (std::size_t k = 0; k < produced; ++k) {
+                const Event& mine = scratch.events[k];
+                if (next + k >= events.size() || events[next + k].tick != mine.tick ||
+                    events[next + k].kind != mine.kind || events[next + k].request != mine.request) {
+                    throw std::logic_error("the run's ledger differs from the workload's run at event " +
+                                           std::to_string(next + k));
+                }
             }
+            scratch.truncate(0);
             touched.clear();
             for (const std::size_t end = next + produced; next < end; ++next) {
                 const Event& e = events[next];
@@ -163,7 +168,7 @@ class TimelineBuilder {
             watched.swap(stillWatched);
         }
         if (next != events.size()) {
-            throw std::logic_error("timeline: the run stepped again has fewer events than its ledger");
+            throw std::logic_error("the run's ledger has more events than the workload's run");
         }
         if (lastTick >= 0 && link != linkShown) {
             counter("link_bytes_in_flight", lastTick, "bytes", link);
@@ -389,7 +394,11 @@ std::optional<std::string> writeTimeline(const std::string& path, const Workload
     if (!file.ok()) {
         return file.error();
     }
-    streamTimeline(workload, run, series, tick, [&](std::string_view piece) { file.write(piece); }, stop);
+    try {
+        streamTimeline(workload, run, series, tick, [&](std::string_view piece) { file.write(piece); }, stop);
+    } catch (const std::logic_error& e) { // `run` is not this workload's run: the file is not written
+        return path + ": " + e.what();
+    }
     return file.commit();
 }
 

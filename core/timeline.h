@@ -48,7 +48,8 @@ void streamTimeline(const Workload& workload, const RunResult& run, std::span<co
 std::string timelineText(const Workload& workload, const RunResult& run, std::span<const TickStats> series,
                          const TickLength& tick);
 // Written atomically to `path` (a complete file or none); the message "PATH: reason" on failure.
-// Cancelled through `stop`: the exception passes, and no file is left.
+// Cancelled through `stop`: the exception passes, and no file is left. `run` must be a run of `workload` (the
+// trace steps it again beside the ledger): one that is not gives an error, and no file.
 std::optional<std::string> writeTimeline(const std::string& path, const Workload& workload, const RunResult& run,
                                          std::span<const TickStats> series, const TickLength& tick,
                                          const std::atomic<bool>* stop = nullptr);

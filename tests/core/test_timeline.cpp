@@ -390,6 +390,14 @@ void TestTimeline::badPathWritesNothing() {
     QVERIFY(err);
     QVERIFY2(err->find("no-such-folder/t.json") != std::string::npos, err->c_str());
     QVERIFY(!std::filesystem::exists(missing));
+    // A run of another workload: an error, and no file.
+    const std::string mismatched = dir.path().toStdString() + "/mismatched.json";
+    std::vector<TickStats> otherSeries;
+    const RunResult otherRun = runWorkload(loadSample("starvation"), nullptr, {}, EngineOptions{true, false, false},
+                                           &otherSeries);
+    const auto err3 = writeTimeline(mismatched, w, otherRun, otherSeries, tickLengthOf(w));
+    QVERIFY(err3);
+    QVERIFY(!std::filesystem::exists(mismatched));
     // A folder is refused, not replaced; nothing is left beside it.
     const auto err2 = writeTimeline(dir.path().toStdString(), w, run, series, tickLengthOf(w));
     QVERIFY(err2);
