@@ -338,8 +338,60 @@ class TimelineBuilder {
 
 } // namespace
 
-TickLength tickLengthOf(const Workload&) {
-    // No workload key gives a tick's length yet (an optional config `tick_us` is planned): the default.
+namespace {
+
+// "20" or "0.5" (milliseconds, at most 3 decimals) as whole microseconds; 0 when it is not such a number.
+std::int64_t millisToMicros(std::string_view text) {
+    std::int64_t whole = 0;
+    std::size_t i = 0;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+        if (whole > kMaxSafeInteger / 10000) {
+            return 0;
+        }
+        whole = whole * 10 + (text[i] - '0');
+    }
+    if (i == 0) {
+        return 0;
+    }
+    std::int64_t frac = 0;
+    int digits = 0;
+    if (i < text.size() && text[i] == '.') {
+        for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
+            if (digits >= 3) {
+                return 0; // finer than a microsecond
+            }
+            frac = frac * 10 + (text[i] - '0');
+        }
+    }
+    if (i < text.size() && text[i] != ' ') {
+        return 0;
+    }
+    for (; digits < 3; ++digits) {
+        frac *= 10;
+    }
+    return whole * 1000 + frac;
+}
+
+} // namespace
+
+TickLength tickLengthOf(const Workload& w) {
+    // No workload key gives a tick's length yet (an optional config `tick_us` may come; it would win here). A
+    // workload made by `import-trace` or `generate --tick-ms` says in its notes the command that made it, and
+    // that command's --tick-ms is the length of its ticks.
+    constexpr std::string_view kCommand = "Command: preemptlab-cli ";
+    constexpr std::string_view kFlag = " --tick-ms ";
+    const std::string_view notes = w.notes;
+    const auto command = notes.find(kCommand);
+    if (command != std::string_view::npos) {
+        const auto flag = notes.find(kFlag, command);
+        if (flag != std::string_view::npos) {
+            const std::string_view value = notes.substr(flag + kFlag.size());
+            if (const std::int64_t us = millisToMicros(value); us > 0) {
+                const std::string_view number = value.substr(0, value.find(' '));
+                return TickLength{us, "notes: the command that made the workload gave --tick-ms " + std::string(number)};
+            }
+        }
+    }
     return TickLength{};
 }
 

@@ -365,6 +365,17 @@ void TestTimeline::tickLengthScalesTimestamps() {
     QCOMPARE(base.trace["metadata"]["tick_us"].get<std::int64_t>(), std::int64_t{1000});
     QVERIFY(base.trace["metadata"]["tick_us_source"].get<std::string>().find("default") != std::string::npos);
     QVERIFY(base.trace["displayTimeUnit"] == "ms");
+    // An imported trace's notes hold its command, whose --tick-ms is the tick's length.
+    const TickLength imported = tickLengthOf(loadSample("azure-conv-slice"));
+    QCOMPARE(imported.us, std::int64_t{20000});
+    QVERIFY2(imported.source.find("--tick-ms 20") != std::string::npos, imported.source.c_str());
+    Workload odd = w;
+    odd.notes = "Command: preemptlab-cli import-trace --tick-ms 0.25 --out x";
+    QCOMPARE(tickLengthOf(odd).us, std::int64_t{250});
+    odd.notes = "Command: preemptlab-cli import-trace --tick-ms 0.0005 --out x"; // under a microsecond
+    QCOMPARE(tickLengthOf(odd).us, kDefaultTickUs);
+    odd.notes = "a note that says --tick-ms 20 without a command";
+    QCOMPARE(tickLengthOf(odd).us, kDefaultTickUs);
     const Traced scaled = traced(w, TickLength{250, "test"});
     QCOMPARE(scaled.trace["metadata"]["tick_us"].get<std::int64_t>(), std::int64_t{250});
     const auto& a = base.trace["traceEvents"];
