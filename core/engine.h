@@ -230,7 +230,9 @@ std::vector<RequestRecord> requestRecords(const Engine& engine);
 void collectResult(const Engine& engine, const LiveBackend* backend, RunResult& result);
 // With a control, the run checks it every RunCheck::kStepsPerCheck steps and throws RunCancelled when told to
 // stop (the lab's compare); a run that is not stopped is the same run as without one.
+// `series`, where given, receives the run's per-tick figures (recorded when options.record_series is set; the
+// timeline export's counters).
 RunResult runWorkload(const Workload& workload, LiveBackend* backend = nullptr, const RunControl& control = {},
-                      EngineOptions options = {});
+                      EngineOptions options = {}, std::vector<TickStats>* series = nullptr);
 
 } // namespace pl

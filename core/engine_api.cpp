@@ -235,7 +235,7 @@ std::vector<RequestRecord> requestRecords(const Engine& engine) {
 }
 
 RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunControl& control,
-                      EngineOptions options) {
+                      EngineOptions options, std::vector<TickStats>* series) {
     RunResult result;
     Engine engine(workload, result.ledger, options);
     engine.setLiveBackend(backend);
@@ -250,6 +250,9 @@ RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunC
         }
     }
     collectResult(engine, backend, result);
+    if (series != nullptr) {
+        *series = engine.series();
+    }
     return result;
 }
 

@@ -13,6 +13,7 @@
 #include "verify.h"
 #include "receipt.h"
 #include "summary.h"
+#include "timeline.h"
 #include "workload_io.h"
 
 #include <algorithm>
@@ -38,7 +39,7 @@ ArgSpec workloadSpec(std::set<std::string> extra, std::set<std::string> switches
 // Each usage line, printed after the one line that says what was wrong with the command line.
 constexpr const char* kCalibrationUsage = "[--calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]]";
 const std::string kValidateUsage = std::string("validate WORKLOAD [--<key> V ...] ") + kCalibrationUsage;
-const std::string kRunUsage = std::string("run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] ") + kCalibrationUsage;
+const std::string kRunUsage = std::string("run WORKLOAD [--<key> V ...] [--out RECEIPT] [--trace-out FILE.json] [--live] ") + kCalibrationUsage;
 const std::string kVerifyUsage = "verify RECEIPT";
 const std::string kCompareUsage =
     std::string("compare WORKLOAD [--engines] [--<key> V ...] [--out FILE.json] [--receipts DIR] ") + kCalibrationUsage;
@@ -127,9 +128,12 @@ bool reportLive(const RunResult& run) {
 
 // A run bounded by this machine's memory (RunControl::max_events): one that would outgrow it ends with its
 // figures and exit 2 instead of being killed by the kernel (docs/contracts.md, caps).
-std::optional<RunResult> boundedRun(const Workload& w, LiveBackend* backend = nullptr) {
+std::optional<RunResult> boundedRun(const Workload& w, LiveBackend* backend = nullptr,
+                                    std::vector<TickStats>* series = nullptr) {
     try {
-        return runWorkload(w, backend, memoryBounded());
+        EngineOptions options;
+        options.record_series = series != nullptr; // the timeline's counters
+        return runWorkload(w, backend, memoryBounded(), options, series);
     } catch (const RunTooLarge& e) {
         badInput(w.name + ": " + e.what());
         return std::nullopt;
@@ -147,7 +151,7 @@ std::vector<std::string> inputFilesOf(const Args& args) {
 
 int cmdRun(int argc, char** argv) {
     Args args;
-    if (!parseCommand(argc, argv, workloadSpec({"out"}, {"live"}), {"WORKLOAD"}, kRunUsage, args)) {
+    if (!parseCommand(argc, argv, workloadSpec({"out", "trace-out"}, {"live"}), {"WORKLOAD"}, kRunUsage, args)) {
         return kExitBadInput;
     }
     auto w = loadWithOverrides(args.positional[0], args);
@@ -155,8 +159,19 @@ int cmdRun(int argc, char** argv) {
     if (!w || !applyCalibrationFlags(args, args.positional[0], *w, calibration)) {
         return kExitBadInput;
     }
+    std::vector<std::string> outputs;
     if (auto out = args.value("out")) {
-        if (auto err = checkOutputs({*out}, inputFilesOf(args))) {
+        outputs.push_back(*out);
+    }
+    const auto traceOut = args.value("trace-out");
+    if (traceOut) {
+        if (*traceOut == "-") {
+            return badInput("run --trace-out: '-' is not a file; the receipt goes to stdout, name a FILE.json");
+        }
+        outputs.push_back(*traceOut);
+    }
+    if (!outputs.empty()) {
+        if (auto err = checkOutputs(outputs, inputFilesOf(args))) {
             return badInput(*err);
         }
     }
@@ -179,11 +194,17 @@ int cmdRun(int argc, char** argv) {
             return kExitNoDevice;
         }
     }
-    const auto bounded = boundedRun(*w, backend.get());
+    std::vector<TickStats> series;
+    const auto bounded = boundedRun(*w, backend.get(), traceOut ? &series : nullptr);
     if (!bounded) {
         return kExitBadInput;
     }
     const RunResult& run = *bounded;
+    if (traceOut) { // streamed to the file, atomically (docs/contracts.md, "Timeline file")
+        if (auto err = writeTimeline(*traceOut, *w, run, series, tickLengthOf(*w))) {
+            return badInput("cannot write timeline: " + *err);
+        }
+    }
     ReceiptFacts facts;
     if (auto out = args.value("out"); out && *out != "-") { // "-": stdout, as generate and import-trace
         // Streamed to the file: the receipt text is never held whole.
@@ -341,7 +362,8 @@ void registerCoreCommands(std::vector<Command>& table) {
                      "--calibration-context L tokens) and checks the result",
                      cmdValidate});
     table.push_back({"run", kRunUsage,
-                     "run one policy and write its receipt (stdout without --out); --live also runs evictions and "
+                     "run one policy and write its receipt (stdout without --out); --trace-out also writes the run as "
+                     "Chrome trace JSON for Perfetto; --live also runs evictions and "
                      "resumes on the CUDA device (exit 3 without one); --calibration derives the transfer and "
                      "prefill rates from a calibration.json (--swap-method per-block|batched|gather, "
                      "--calibration-context L tokens)",
