@@ -40,6 +40,9 @@ struct Config {
     // step's token budget, decodes included (0: prefill_tokens_per_tick). Used by the vllm-v1 profile.
     std::int64_t max_num_seqs = 0;
     std::int64_t max_num_batched_tokens = 0;
+    // Optional (issue 26): how long one tick lasts, in microseconds; 0 means not given (the key is absent, not
+    // hashed, and latencies are reported in ticks only). In a file it must be at least 1 when present.
+    std::int64_t tick_us = 0;
     friend bool operator==(const Config&, const Config&) = default;
 };
 

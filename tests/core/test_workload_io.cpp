@@ -442,9 +442,10 @@ void TestWorkloadIo::normalisedFormsRoundTrip() {
     for (const char* key : {"format", "name", "config", "requests"}) {
         QVERIFY2(normal.contains(key), key);
     }
-    // Every key, but the engine profiles' optional ones only when set (so older workloads keep their bytes).
-    QCOMPARE(normal["config"].size(), pl::configKeys().size() - 2);
+    // Every key, but the optional ones (engine profiles', tick_us) only when set (so older workloads keep their bytes).
+    QCOMPARE(normal["config"].size(), pl::configKeys().size() - 3);
     QVERIFY(!normal["config"].contains("max_num_seqs") && !normal["config"].contains("max_num_batched_tokens"));
+    QVERIFY(!normal["config"].contains("tick_us"));
     pl::Workload engine = w;
     engine.config.max_num_seqs = 4;
     QCOMPARE(pl::workloadJson(engine)["config"]["max_num_seqs"], json(4));
