@@ -64,7 +64,7 @@ LatencyFigures latencyFigures(const std::vector<const RequestOutcome*>& requests
                 tpot.push_back((r->completion_tick - r->first_token_tick) * 100 / (r->generated_tokens - 1));
             }
         }
-        itl.insert(itl.end(), r->itl.stretch_first.begin(), r->itl.stretch_first.end());
+        itl.insert(itl.end(), r->itl.longer.begin(), r->itl.longer.end());
         itlOnes += r->itl.one_tick;
     }
     f.queue_ticks = percentiles(std::move(queue));

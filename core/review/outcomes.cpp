@@ -122,7 +122,14 @@ RunOutcomes readReceipt(const json& doc, const std::string& file) {
         const std::string p = std::string("/events/") + std::to_string(i);
         const json& e = events[i];
         const std::string kind = in.text(e, p, "kind");
-        if (kind != "first_token" && kind != "evict" && kind != "complete") {
+        TokenEvent what = TokenEvent::FirstToken;
+        if (kind == "evict") {
+            what = TokenEvent::Evict;
+        } else if (kind == "complete") {
+            what = TokenEvent::Complete;
+        } else if (kind == "replay_done" || kind == "swap_in_done") {
+            what = TokenEvent::Restart;
+        } else if (kind != "first_token") {
             continue;
         }
         const std::string id = in.text(e, p, "request");
@@ -131,12 +138,13 @@ RunOutcomes readReceipt(const json& doc, const std::string& file) {
             in.fail(p + "/request", std::string("\"") + id + "\" is not among the receipt's requests");
         }
         const std::int64_t tick = in.integer(e, p, "tick");
-        const std::int64_t tokens = kind == "first_token" ? 1 : in.integer(e, p, "generated_tokens");
+        const bool counts = what == TokenEvent::Evict || what == TokenEvent::Complete;
+        const std::int64_t tokens = counts ? in.integer(e, p, "generated_tokens") : what == TokenEvent::FirstToken ? 1 : 0;
         auto& pts = points[it->second];
-        if (!pts.empty() && (tick < pts.back().tick || tokens < pts.back().tokens)) {
-            in.fail(p, std::string("goes back in time or in generated tokens for request \"") + id + "\"");
+        if (!pts.empty() && tick < pts.back().tick) {
+            in.fail(p + "/tick", std::string("goes back in time for request \"") + id + "\"");
         }
-        pts.push_back({tick, tokens});
+        pts.push_back({what, tick, tokens});
     }
     for (std::size_t r = 0; r < out.requests.size(); ++r) {
         out.requests[r].itl = itlGaps(points[r]);
@@ -148,7 +156,7 @@ RunOutcomes readReceipt(const json& doc, const std::string& file) {
 
 std::int64_t ItlGaps::sum() const {
     std::int64_t total = one_tick;
-    for (std::int64_t g : stretch_first) {
+    for (std::int64_t g : longer) {
         total += g;
     }
     return total;
@@ -156,21 +164,60 @@ std::int64_t ItlGaps::sum() const {
 
 ItlGaps itlGaps(const std::vector<TokenPoint>& points) {
     ItlGaps gaps;
-    for (std::size_t i = 1; i < points.size(); ++i) {
-        const std::int64_t n = points[i].tokens - points[i - 1].tokens;
-        if (n <= 0) {
-            continue; // an evict before any new token: its stall falls on the next token
+    const auto add = [&gaps](std::int64_t gap, std::int64_t times = 1) {
+        if (gap == 1) {
+            gaps.one_tick += times;
+        } else {
+            gaps.longer.insert(gaps.longer.end(), static_cast<std::size_t>(times), std::max<std::int64_t>(1, gap));
         }
-        // Find the previous point that ended a token (skipping points with no new tokens): the stretch starts
-        // at the last point whose token count is below this one's. Points are in order, so that is i-1 unless
-        // i-1 added nothing, in which case the earlier point with the same count started the stretch.
-        std::size_t from = i - 1;
-        while (from > 0 && points[from - 1].tokens == points[from].tokens) {
-            --from;
+    };
+    bool started = false;
+    std::int64_t tokens = 0;  // tokens placed so far
+    std::int64_t last = 0;    // the tick of the last one
+    bool evicted = false;     // evicted since, no token yet
+    std::int64_t restart = -1; // the latest restart tick since that eviction
+    for (const TokenPoint& p : points) {
+        if (p.kind == TokenEvent::FirstToken) {
+            started = true;
+            tokens = 1;
+            last = p.tick;
+            continue;
         }
-        const std::int64_t ticks = points[i].tick - points[from].tick;
-        gaps.stretch_first.push_back(std::max<std::int64_t>(1, ticks - (n - 1)));
-        gaps.one_tick += n - 1;
+        if (!started) {
+            continue; // evicted and restarted while still prefilling: no output yet
+        }
+        if (p.kind == TokenEvent::Restart) {
+            restart = evicted ? std::max(restart, p.tick) : restart;
+            continue;
+        }
+        std::int64_t n = p.tokens - tokens; // new tokens in this stretch
+        if (n > 0) {
+            std::int64_t at = last; // the tick the stretch's tokens follow on from
+            if (evicted) {
+                // The first token after the eviction: at the restart, or (no restart event) after the stall.
+                const std::int64_t first = restart >= 0 ? restart : p.tick - (n - 1);
+                add(first - last);
+                at = first;
+                n -= 1;
+            }
+            if (p.kind == TokenEvent::Evict) {
+                add(1, n);
+                last = at + n;
+            } else if (n > 0) {
+                add(1, n - 1);
+                add(p.tick - (at + n - 1)); // the last gap closes on complete's tick
+                last = p.tick;
+            } else {
+                last = at;
+            }
+            tokens = p.tokens;
+            evicted = false;
+            restart = -1;
+        }
+        if (p.kind == TokenEvent::Evict) {
+            evicted = true;
+            restart = -1;
+        }
     }
     return gaps;
 }
@@ -210,10 +257,15 @@ RunOutcomes outcomesFromRun(const Workload& workload, const RunResult& run) {
         if (e.request < 0 || static_cast<std::size_t>(e.request) >= points.size()) {
             continue;
         }
+        auto& pts = points[static_cast<std::size_t>(e.request)];
         if (e.kind == EventKind::FirstToken) {
-            points[static_cast<std::size_t>(e.request)].push_back({e.tick, 1});
-        } else if (e.kind == EventKind::Evict || e.kind == EventKind::Complete) {
-            points[static_cast<std::size_t>(e.request)].push_back({e.tick, e.generated_tokens});
+            pts.push_back({TokenEvent::FirstToken, e.tick, 1});
+        } else if (e.kind == EventKind::Evict) {
+            pts.push_back({TokenEvent::Evict, e.tick, e.generated_tokens});
+        } else if (e.kind == EventKind::Complete) {
+            pts.push_back({TokenEvent::Complete, e.tick, e.generated_tokens});
+        } else if (e.kind == EventKind::ReplayDone || e.kind == EventKind::SwapInDone) {
+            pts.push_back({TokenEvent::Restart, e.tick, 0});
         }
     }
     for (std::size_t i = 0; i < run.records.size(); ++i) {
