@@ -48,7 +48,9 @@ std::string latencyLines(const review::RunOutcomes& run, const review::Slos& slo
     const std::string head = label.empty() ? "" : label + ": ";
     std::string out = head + std::string("p50/p90/p99 TTFT ") + triple(f.ttft_ticks, false, run.tick_us) + std::string(", TPOT ") +
                       triple(f.tpot_ticks_x100, true, run.tick_us) + std::string(", ITL ") +
-                      triple(f.itl_ticks, false, run.tick_us) + "\n";
+                      triple(f.itl_ticks, false, run.tick_us) + ", longest gap " + std::to_string(f.itl_ticks.max) +
+                      (run.tick_us > 0 ? " ticks (" + review::ticksAsMs(f.itl_ticks.max, run.tick_us) + " ms)" : " ticks") +
+                      "\n";
     if (slos.any()) {
         const review::Goodput g = review::goodput(run, slos);
         std::string what;
