@@ -96,6 +96,7 @@ class TestReview : public QObject {
     void receiptErrorsNameFileFieldAndReason();
     void runAndItsReceiptGiveTheSameOutcomes();
     void oneRequestRunByHand();
+    void gapsAddUpOnEverySample();
     void reportGroupsAndBuckets();
     void bucketEdgesParse();
     void gatePercentParse();
@@ -360,6 +361,30 @@ void TestReview::runAndItsReceiptGiveTheSameOutcomes() {
             if (a.completed) {
                 QCOMPARE(a.itl.count(), a.generated_tokens - 1);
                 QCOMPARE(a.itl.sum(), a.completion_tick - a.first_token_tick);
+            }
+        }
+    }
+}
+
+void TestReview::gapsAddUpOnEverySample() {
+    // Whatever the mode or engine profile, a completed request's gaps number generated - 1 and add up to
+    // completion - first token (docs/receipt.md, "Latency figures"); and none is shorter than a tick.
+    for (const char* name : {"starvation", "burst-recompute-wave", "multi-tenant", "swap-wins", "engines-disagree"}) {
+        auto loaded = loadWorkloadFile(std::string(PREEMPTLAB_SOURCE_DIR "/samples/") + name + ".workload.json");
+        QVERIFY2(std::holds_alternative<Workload>(loaded), name);
+        for (EngineProfile profile : {EngineProfile::TickModel1, EngineProfile::VllmV1, EngineProfile::Sglang}) {
+            for (Recovery mode : {Recovery::Recompute, Recovery::Swap, Recovery::Hybrid}) {
+                Workload w = std::get<Workload>(loaded);
+                w.policy.engine_profile = profile;
+                w.policy.recovery = profile == EngineProfile::TickModel1 ? mode : Recovery::Recompute;
+                const RunOutcomes out = outcomesFromRun(w, runWorkload(w));
+                for (const auto& r : out.requests) {
+                    if (!r.completed) continue;
+                    QVERIFY2(r.itl.count() == r.generated_tokens - 1, (std::string(name) + " " + r.id).c_str());
+                    QVERIFY2(r.itl.sum() == r.completion_tick - r.first_token_tick,
+                             (std::string(name) + " " + r.id + " " + std::string(toString(profile))).c_str());
+                    for (std::int64_t g : r.itl.longer) QVERIFY(g >= 1);
+                }
             }
         }
     }
