@@ -68,20 +68,6 @@ const std::string kCompareUsage =
     std::string("compare WORKLOAD [--engines] [--<key> V ...] [--out FILE.json] [--receipts DIR] ") + kSloUsage + " " +
     kCalibrationUsage;
 
-// Parses a command's arguments and checks its positionals; on a mistake prints what is wrong, then the usage.
-bool parseCommand(int argc, char** argv, const ArgSpec& spec, const std::vector<std::string>& positionals,
-                  const std::string& usage, Args& args) {
-    auto err = parseArgs(argc, argv, 1, spec, args);
-    if (!err) {
-        err = positionalProblem(args, positionals);
-    }
-    if (err) {
-        badInput(*err + "\nusage: preemptlab-cli " + usage);
-        return false;
-    }
-    return true;
-}
-
 int cmdValidate(int argc, char** argv) {
     Args args;
     if (!parseCommand(argc, argv, workloadSpec({}), {"WORKLOAD"}, kValidateUsage, args)) {

@@ -20,26 +20,13 @@ const std::string kGateUsage =
 const std::string kReportUsage =
     "report RECEIPT [--csv | --json] [--prompt-buckets a,b,c] [--output-buckets a,b,c] [--slo-ttft-ms X ...]";
 
-bool parse(int argc, char** argv, ArgSpec spec, const std::vector<std::string>& positionals, const std::string& usage,
-           Args& args) {
-    auto err = parseArgs(argc, argv, 1, spec, args);
-    if (!err) {
-        err = positionalProblem(args, positionals);
-    }
-    if (err) {
-        badInput(*err + std::string("\nusage: preemptlab-cli ") + usage);
-        return false;
-    }
-    return true;
-}
-
 int cmdGate(int argc, char** argv) {
     ArgSpec spec;
     spec.valued = sloFlagNames();
     spec.valued.insert({"min-goodput", "max-queue-delay-regression", "percentile", "max-preemptions"});
     spec.switches = {"json"};
     Args args;
-    if (!parse(argc, argv, spec, {"BASELINE", "CANDIDATE"}, kGateUsage, args)) {
+    if (!parseCommand(argc, argv, spec, {"BASELINE", "CANDIDATE"}, kGateUsage, args)) {
         return kExitBadInput;
     }
     review::GateCriteria criteria;
@@ -97,7 +84,7 @@ int cmdReport(int argc, char** argv) {
     spec.valued.insert({"prompt-buckets", "output-buckets"});
     spec.switches = {"json", "csv"};
     Args args;
-    if (!parse(argc, argv, spec, {"RECEIPT"}, kReportUsage, args)) {
+    if (!parseCommand(argc, argv, spec, {"RECEIPT"}, kReportUsage, args)) {
         return kExitBadInput;
     }
     if (args.has("json") && args.has("csv")) {

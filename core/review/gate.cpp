@@ -2,6 +2,7 @@
 
 #include "number_text.h"
 #include "oracle.h"
+#include "review/text_table.h"
 #include "trace/fixed_point.h"
 
 #include <algorithm>
@@ -152,22 +153,7 @@ std::string gateTableText(const GateResult& result) {
     for (const auto& r : result.rows) {
         lines.push_back({r.criterion, r.baseline, r.candidate, r.threshold, r.passed ? "pass" : "FAIL"});
     }
-    std::vector<std::size_t> width(head.size(), 0);
-    for (const auto& l : lines) {
-        for (std::size_t i = 0; i < l.size(); ++i) {
-            width[i] = std::max(width[i], l[i].size());
-        }
-    }
-    std::string out;
-    for (const auto& l : lines) {
-        for (std::size_t i = 0; i < l.size(); ++i) {
-            out += l[i];
-            if (i + 1 < l.size()) {
-                out += std::string(width[i] - l[i].size() + 2, ' ');
-            }
-        }
-        out += "\n";
-    }
+    std::string out = alignedColumns(lines);
     const auto failed = std::count_if(result.rows.begin(), result.rows.end(), [](const GateRow& r) { return !r.passed; });
     out += failed == 0 ? std::string("gate: PASS (") + std::to_string(result.rows.size()) + " criteria)\n"
                        : std::string("gate: FAIL (") + std::to_string(failed) + std::string(" of ") + std::to_string(result.rows.size()) +

@@ -1,6 +1,7 @@
 #include "review/report.h"
 
 #include "number_text.h"
+#include "review/text_table.h"
 #include "trace/fixed_point.h"
 
 #include <algorithm>
@@ -157,28 +158,13 @@ std::string reportTableText(const Report& report) {
         }
         lines.push_back(std::move(l));
     }
-    std::vector<std::size_t> width(head.size(), 0);
-    for (const auto& l : lines) {
-        for (std::size_t i = 0; i < l.size(); ++i) {
-            width[i] = std::max(width[i], l[i].size());
-        }
-    }
     std::string out;
     if (report.tick_us > 0) {
         out += std::string("one tick = ") + std::to_string(report.tick_us) + " us; latencies in ms\n";
     } else {
         out += "latencies in ticks (the workload gives no tick_us)\n";
     }
-    for (const auto& l : lines) {
-        for (std::size_t i = 0; i < l.size(); ++i) {
-            out += l[i];
-            if (i + 1 < l.size()) {
-                out += std::string(width[i] - l[i].size() + 2, ' ');
-            }
-        }
-        out += "\n";
-    }
-    return out;
+    return out + alignedColumns(lines);
 }
 
 std::string reportCsvText(const Report& report) {
