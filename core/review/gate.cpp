@@ -4,6 +4,7 @@
 #include "oracle.h"
 #include "review/text_table.h"
 #include "trace/fixed_point.h"
+#include "verify.h"
 
 #include <algorithm>
 
@@ -106,6 +107,21 @@ std::variant<GateResult, InputError> runGate(const nlohmann::json& baseline, con
     const OracleReport candOracle = checkReceipt(candidate);
     result.rows.push_back({"no erased progress (conservation)", oracleText(baseOracle), oracleText(candOracle),
                            "both pass", baseOracle.passed && candOracle.passed});
+    // And each receipt is what its own workload and policy produce (verify's replay): figures that were edited
+    // consistently enough to satisfy the oracle still differ from the replay.
+    std::vector<std::string> replayed;
+    bool identical = true;
+    for (const auto& [doc, file] : {std::pair{&baseline, &baselineFile}, std::pair{&candidate, &candidateFile}}) {
+        auto outcome = verifyReceipt(*doc, *file);
+        if (auto* e = std::get_if<InputError>(&outcome)) {
+            return *e;
+        }
+        const auto& v = std::get<VerifyOutcome>(outcome);
+        identical = identical && v.identical;
+        replayed.push_back(v.identical ? std::string("identical (") + std::to_string(v.events) + " events)"
+                                       : std::string("DIFFERS at ") + v.first_difference);
+    }
+    result.rows.push_back({"replays identically (verify)", replayed[0], replayed[1], "both identical", identical});
 
     if (criteria.min_goodput_bp) {
         const Goodput b = goodput(base, criteria.slos);

@@ -4,7 +4,8 @@
 // criteria, the arithmetic and the text/JSON forms live here so they can be tested without a process.
 //
 // Criteria (docs/review.md): no erased progress (the conservation oracle passes on both receipts: every
-// eviction's owed tokens rebuilt, generated output never lost), always; goodput within the SLOs at least
+// eviction's owed tokens rebuilt, generated output never lost) and each receipt replays identically (verify),
+// always; goodput within the SLOs at least
 // --min-goodput; queue delay at the chosen percentile at most --max-queue-delay-regression above the baseline's;
 // at most --max-preemptions preemptions of any one request.
 

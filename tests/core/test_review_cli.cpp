@@ -67,7 +67,8 @@ void TestReviewCli::gatePassesAReceiptAgainstItself() {
                            "--min-goodput", "100", "--max-queue-delay-regression", "0", "--percentile", "99",
                            "--max-preemptions", QString::number(evictions)});
     QCOMPARE(r.code, 0);
-    QVERIFY2(r.out.contains("gate: PASS (4 criteria)"), r.out.constData());
+    QVERIFY2(r.out.contains("gate: PASS (5 criteria)"), r.out.constData());
+    QVERIFY(r.out.contains("replays identically"));
     QVERIFY(r.out.contains("no erased progress"));
     QVERIFY(r.out.contains("queue delay p99"));
 }
@@ -79,7 +80,7 @@ void TestReviewCli::gateFailsACriterion() {
     auto r = runCli({"gate", recompute_, swap_, "--max-preemptions", "0"});
     QCOMPARE(r.code, 1);
     QVERIFY(r.out.contains("FAIL"));
-    QVERIFY(r.out.contains("gate: FAIL (1 of 2 criteria failed)"));
+    QVERIFY(r.out.contains("gate: FAIL (1 of 3 criteria failed)"));
     // A TPOT of 0 ticks cannot be met by a request of more than one token (one token a tick at best).
     r = runCli({"gate", recompute_, swap_, "--slo-tpot-ticks", "0", "--min-goodput", "1"});
     QCOMPARE(r.code, 1);
@@ -102,9 +103,26 @@ void TestReviewCli::gateFailsOnErasedProgress() {
     receipt["events"] = events;
     const QString tampered = path("tampered.receipt.json");
     writeJson(tampered, receipt);
-    const auto r = runCli({"gate", recompute_, tampered});
+    auto r = runCli({"gate", recompute_, tampered});
     QCOMPARE(r.code, 1);
     QVERIFY2(r.out.contains("FAILED"), r.out.constData());
+    QVERIFY(r.out.contains("DIFFERS at /events/")); // the replay names the edited event
+    // A record edited alone (a request's preemptions lowered, to pass --max-preemptions): the oracle sees the
+    // record disagree with its events, and the replay differs.
+    receipt = readJson(swap_);
+    QJsonArray requests = receipt["requests"].toArray();
+    for (qsizetype i = 0; i < requests.size(); ++i) {
+        QJsonObject rec = requests[i].toObject();
+        if (rec["preemptions"].toInt() > 0) {
+            rec["preemptions"] = 0;
+            requests[i] = rec;
+        }
+    }
+    receipt["requests"] = requests;
+    writeJson(tampered, receipt);
+    r = runCli({"gate", recompute_, tampered, "--max-preemptions", "0"});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.out.contains("DIFFERS at /requests/"));
 }
 
 void TestReviewCli::gateRefusesOtherInputsAndNonReceipts() {
@@ -146,10 +164,11 @@ void TestReviewCli::gateJson() {
     QCOMPARE(o["format"].toString(), QStringLiteral("preemptlab.gate.v1"));
     QCOMPARE(o["passed"].toBool(), false);
     const QJsonArray criteria = o["criteria"].toArray();
-    QCOMPARE(criteria.size(), 2);
+    QCOMPARE(criteria.size(), 3);
     QCOMPARE(criteria[0].toObject()["passed"].toBool(), true); // conservation on untouched receipts
-    QCOMPARE(criteria[1].toObject()["passed"].toBool(), false);
-    QCOMPARE(criteria[1].toObject()["threshold"].toString(), QStringLiteral("<= 0"));
+    QCOMPARE(criteria[1].toObject()["passed"].toBool(), true); // and they replay identically
+    QCOMPARE(criteria[2].toObject()["passed"].toBool(), false);
+    QCOMPARE(criteria[2].toObject()["threshold"].toString(), QStringLiteral("<= 0"));
     QCOMPARE(o["input_hash"].toString(), readJson(recompute_)["input_hash"].toString());
 }
 
