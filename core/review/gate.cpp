@@ -106,7 +106,7 @@ std::variant<GateResult, InputError> runGate(const nlohmann::json& baseline, con
     const OracleReport baseOracle = checkReceipt(baseline);
     const OracleReport candOracle = checkReceipt(candidate);
     result.rows.push_back({"no erased progress (conservation)", oracleText(baseOracle), oracleText(candOracle),
-                           "both pass", baseOracle.passed && candOracle.passed});
+                           "both pass", baseOracle.passed && candOracle.passed, std::nullopt, std::nullopt, std::nullopt});
     // And each receipt is what its own workload and policy produce (verify's replay): figures that were edited
     // consistently enough to satisfy the oracle still differ from the replay.
     std::vector<std::string> replayed;
@@ -121,13 +121,15 @@ std::variant<GateResult, InputError> runGate(const nlohmann::json& baseline, con
         replayed.push_back(v.identical ? std::string("identical (") + std::to_string(v.events) + " events)"
                                        : std::string("DIFFERS at ") + v.first_difference);
     }
-    result.rows.push_back({"replays identically (verify)", replayed[0], replayed[1], "both identical", identical});
+    result.rows.push_back({"replays identically (verify)", replayed[0], replayed[1], "both identical", identical,
+                           std::nullopt, std::nullopt, std::nullopt});
 
     if (criteria.min_goodput_bp) {
         const Goodput b = goodput(base, criteria.slos);
         const Goodput c = goodput(cand, criteria.slos);
         result.rows.push_back({std::string("goodput (") + sloLabel(criteria.slos) + ")", goodputText(b), goodputText(c),
-                               std::string(">= ") + percentText(*criteria.min_goodput_bp), c.atLeast(*criteria.min_goodput_bp)});
+                               std::string(">= ") + percentText(*criteria.min_goodput_bp), c.atLeast(*criteria.min_goodput_bp),
+                               b.percent(), c.percent(), static_cast<double>(*criteria.min_goodput_bp) / 100.0});
     }
     if (criteria.max_queue_regression_bp) {
         const std::int64_t b = queueAt(latencyFigures(base), criteria.percentile);
@@ -137,15 +139,19 @@ std::variant<GateResult, InputError> runGate(const nlohmann::json& baseline, con
         const std::int64_t allowed = mulSaturated(b, 10000 + bp);
         const bool ok = mulSaturated(c, 10000) <= allowed;
         const std::int64_t limit = allowed / 10000;
-        result.rows.push_back({std::string("queue delay p") + std::to_string(criteria.percentile), ticksText(b, base.tick_us),
+        result.rows.push_back({std::string("queue delay p") + std::to_string(criteria.percentile) + " (ticks)",
+                               ticksText(b, base.tick_us),
                                ticksText(c, cand.tick_us),
-                               std::string("<= baseline +") + percentText(bp) + std::string(" (") + std::to_string(limit) + " ticks)", ok});
+                               std::string("<= baseline +") + percentText(bp) + std::string(" (") + std::to_string(limit) + " ticks)", ok,
+                               static_cast<double>(b), static_cast<double>(c), static_cast<double>(limit)});
     }
     if (criteria.max_preemptions) {
         const std::int64_t b = maxPreemptions(base);
         const std::int64_t c = maxPreemptions(cand);
         result.rows.push_back({"preemptions of any one request", std::to_string(b), std::to_string(c),
-                               std::string("<= ") + std::to_string(*criteria.max_preemptions), c <= *criteria.max_preemptions});
+                               std::string("<= ") + std::to_string(*criteria.max_preemptions), c <= *criteria.max_preemptions,
+                               static_cast<double>(b), static_cast<double>(c),
+                               static_cast<double>(*criteria.max_preemptions)});
     }
     return result;
 }
@@ -180,11 +186,17 @@ std::string gateTableText(const GateResult& result) {
 std::string gateJsonText(const GateResult& result) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : result.rows) {
-        rows.push_back({{"criterion", r.criterion},
-                        {"baseline", r.baseline},
-                        {"candidate", r.candidate},
-                        {"threshold", r.threshold},
-                        {"passed", r.passed}});
+        nlohmann::json row = {{"criterion", r.criterion},
+                              {"baseline", r.baseline},
+                              {"candidate", r.candidate},
+                              {"threshold", r.threshold},
+                              {"passed", r.passed}};
+        if (r.baseline_value && r.candidate_value && r.threshold_value) {
+            row["baseline_value"] = *r.baseline_value;
+            row["candidate_value"] = *r.candidate_value;
+            row["threshold_value"] = *r.threshold_value;
+        }
+        rows.push_back(std::move(row));
     }
     nlohmann::json j = {{"format", "preemptlab.gate.v1"},
                         {"input_hash", result.input_hash},

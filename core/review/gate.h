@@ -36,6 +36,11 @@ struct GateRow {
     std::string candidate;
     std::string threshold;
     bool passed = false;
+    // The same figures as numbers where the criterion has them (goodput: percent; queue delay: ticks;
+    // preemptions: count), for --json; absent for the pass/fail checks.
+    std::optional<double> baseline_value;
+    std::optional<double> candidate_value;
+    std::optional<double> threshold_value;
 };
 
 struct GateResult {
@@ -60,7 +65,8 @@ std::variant<GateResult, InputError> runGateFiles(const std::string& baselineFil
 
 // A table, one criterion a line, then "gate: PASS" or "gate: FAIL (n of m criteria failed)".
 std::string gateTableText(const GateResult& result);
-// preemptlab.gate.v1: {format, input_hash, passed, criteria: [{criterion, baseline, candidate, threshold, passed}]}.
+// preemptlab.gate.v1: {format, input_hash, tick_us (when known), passed, criteria: [{criterion, baseline,
+// candidate, threshold, passed, and where numeric baseline_value, candidate_value, threshold_value}]}.
 std::string gateJsonText(const GateResult& result);
 
 } // namespace pl::review

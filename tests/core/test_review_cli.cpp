@@ -169,6 +169,9 @@ void TestReviewCli::gateJson() {
     QCOMPARE(criteria[1].toObject()["passed"].toBool(), true); // and they replay identically
     QCOMPARE(criteria[2].toObject()["passed"].toBool(), false);
     QCOMPARE(criteria[2].toObject()["threshold"].toString(), QStringLiteral("<= 0"));
+    QCOMPARE(criteria[2].toObject()["threshold_value"].toDouble(), 0.0);
+    QVERIFY(criteria[2].toObject()["candidate_value"].toDouble() >= 1.0); // the swap run evicts (checked above)
+    QVERIFY(!criteria[0].toObject().contains("candidate_value"));
     QCOMPARE(o["input_hash"].toString(), readJson(recompute_)["input_hash"].toString());
 }
 
