@@ -27,9 +27,10 @@ Percentiles percentilesWithOnes(std::vector<std::int64_t> values, std::int64_t o
     // at least 1, so the ones sort first).
     std::sort(values.begin(), values.end());
     Percentiles p;
-    p.count = static_cast<std::int64_t>(values.size()) + ones;
+    p.count = addSaturated(static_cast<std::int64_t>(values.size()), ones);
     auto rank = [&](std::int64_t pct) {
-        const std::int64_t r = std::max<std::int64_t>(1, (pct * p.count + 99) / 100);
+        // ceil(pct x count / 100) without forming pct x count (count may be near INT64_MAX here).
+        const std::int64_t r = std::max<std::int64_t>(1, p.count / 100 * pct + (p.count % 100 * pct + 99) / 100);
         return r <= ones ? std::int64_t{1} : values[static_cast<std::size_t>(r - ones - 1)];
     };
     p.p50 = rank(50);
@@ -37,6 +38,14 @@ Percentiles percentilesWithOnes(std::vector<std::int64_t> values, std::int64_t o
     p.p99 = rank(99);
     p.max = values.empty() ? 1 : std::max<std::int64_t>(1, values.back());
     return p;
+}
+
+std::int64_t addSaturated(std::int64_t a, std::int64_t b) {
+    std::int64_t out = 0;
+    if (__builtin_add_overflow(a, b, &out)) {
+        return std::numeric_limits<std::int64_t>::max();
+    }
+    return out;
 }
 
 std::int64_t mulSaturated(std::int64_t a, std::int64_t b) {
@@ -65,7 +74,7 @@ LatencyFigures latencyFigures(const std::vector<const RequestOutcome*>& requests
             }
         }
         itl.insert(itl.end(), r->itl.longer.begin(), r->itl.longer.end());
-        itlOnes += r->itl.one_tick;
+        itlOnes = addSaturated(itlOnes, r->itl.one_tick); // a hostile receipt may claim 2^53 tokens a request
     }
     f.queue_ticks = percentiles(std::move(queue));
     f.ttft_ticks = percentiles(std::move(ttft));

@@ -38,6 +38,7 @@ double ticksToMs(std::int64_t ticks, std::int64_t tickUs);
 
 // a x b for non-negative a and b, saturated at INT64_MAX (comparisons of absurd figures stay comparisons).
 std::int64_t mulSaturated(std::int64_t a, std::int64_t b);
+std::int64_t addSaturated(std::int64_t a, std::int64_t b);
 
 // A latency objective: at most `value` ticks, or `value` microseconds (given in ms on the command line).
 enum class SloUnit : std::uint8_t { Ticks, Micros };

@@ -87,6 +87,7 @@ class TestReview : public QObject {
     void itlEvictedTwiceBeforeRestart();
     void itlWithoutRestartEventFallsOnFirstToken();
     void percentilesWithOnes();
+    void hostileTokenCountsDoNotOverflow();
     void figuresFromHandReceipt();
     void msConversion();
     void goodputCountsCensoredAsMisses();
@@ -171,6 +172,30 @@ void TestReview::percentilesWithOnes() {
     QCOMPARE(q.p99, std::int64_t{5});
     // Without ones it is the plain nearest rank.
     QCOMPARE(review::percentilesWithOnes({4, 2, 8}, 0).p50, std::int64_t{4});
+}
+
+void TestReview::hostileTokenCountsDoNotOverflow() {
+    // Every request claims 2^53-1 tokens: the pooled count saturates instead of wrapping, and every rank
+    // still falls on the ones (the only other gap is the 9 of b below them in rank).
+    json r = handReceipt(false);
+    const std::int64_t huge = (std::int64_t{1} << 53) - 1;
+    for (auto& e : r["events"]) {
+        if (e["kind"] == "complete") e["generated_tokens"] = huge;
+    }
+    for (int i = 0; i < 2000; ++i) {
+        json extra = r["requests"][0];
+        extra["id"] = std::string("x") + std::to_string(i);
+        r["requests"].push_back(extra);
+        r["events"].push_back({{"seq", 100 + 2 * i}, {"tick", 2}, {"kind", "first_token"}, {"request", extra["id"]}});
+        r["events"].push_back({{"seq", 101 + 2 * i}, {"tick", 6}, {"kind", "complete"}, {"request", extra["id"]},
+                               {"generated_tokens", huge}});
+    }
+    auto parsed = outcomesFromReceipt(r, "hostile");
+    QVERIFY(std::holds_alternative<RunOutcomes>(parsed));
+    const LatencyFigures f = latencyFigures(std::get<RunOutcomes>(parsed));
+    QCOMPARE(f.itl_ticks.count, std::numeric_limits<std::int64_t>::max());
+    QCOMPARE(f.itl_ticks.p50, std::int64_t{1});
+    QCOMPARE(f.itl_ticks.p99, std::int64_t{1});
 }
 
 void TestReview::figuresFromHandReceipt() {
