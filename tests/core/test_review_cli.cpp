@@ -42,6 +42,7 @@ class TestReviewCli : public QObject {
     void gateJson();
     void sloInMsNeedsTickUs();
     void runAndReportInMs();
+    void compareShowsItlAndGoodputPerMode();
 
   private:
     QTemporaryDir dir_;
@@ -219,6 +220,20 @@ void TestReviewCli::runAndReportInMs() {
     QCOMPARE(runCli({"report", withTick, "--csv", "--json"}).code, 2);
     QCOMPARE(runCli({"report", withTick, "--prompt-buckets", "5,3"}).code, 2);
     QCOMPARE(runCli({"run", kSeed, "--tick-us", "0"}).code, 2);
+}
+
+void TestReviewCli::compareShowsItlAndGoodputPerMode() {
+    const auto r = runCli({"compare", kSeed, "--tick-us", "10000", "--slo-ttft-ms", "100", "--slo-tpot-ms", "30"});
+    QCOMPARE(r.code, 0);
+    const QString out = QString::fromUtf8(r.out);
+    for (const char* mode : {"recompute", "swap", "adaptive", "hybrid"}) {
+        QVERIFY2(out.contains(QStringLiteral("  %1: p50/p90/p99 TTFT ").arg(QLatin1String(mode))), qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("  %1: goodput (TTFT <= 100 ms, TPOT <= 30 ms): ").arg(QLatin1String(mode))),
+                 qPrintable(out));
+    }
+    QCOMPARE(out.count(QStringLiteral("longest gap")), 4);
+    // Without SLOs, no goodput line.
+    QVERIFY(!QString::fromUtf8(runCli({"compare", kSeed}).out).contains(QStringLiteral("goodput")));
 }
 
 QTEST_GUILESS_MAIN(TestReviewCli)
