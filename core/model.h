@@ -45,6 +45,9 @@ struct Config {
     // comes back, and declared prefix_blocks are hit; freed blocks are reused in vLLM's free-queue order.
     // Written only when true (receipts without it keep their bytes).
     bool enable_prefix_caching = false;
+    // Optional (issue 26): how long one tick lasts, in microseconds; 0 means not given (the key is absent, not
+    // hashed, and latencies are reported in ticks only). In a file it must be at least 1 when present.
+    std::int64_t tick_us = 0;
     friend bool operator==(const Config&, const Config&) = default;
 };
 

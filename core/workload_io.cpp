@@ -215,6 +215,11 @@ class WorkloadReader {
             const auto it = v.find(field.key);
             if (it != v.end()) {
                 c.*(field.member) = integer(*it, pointerChild("/config", field.key));
+                // tick_us has no "unset" value in a file: absent is unset, 0 would be a tick of no length.
+                if (field.key == "tick_us" && c.tick_us == 0) {
+                    fail("/config/tick_us", "must be at least 1 microsecond (leave the key out when the tick "
+                                            "length is not known)");
+                }
             }
         }
         if (const auto it = v.find("enable_prefix_caching"); it != v.end()) {

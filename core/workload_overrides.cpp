@@ -125,6 +125,8 @@ SettingHelp settingHelp(std::string_view key) {
         {"enable_prefix_caching",
          {"", "vllm-v1: cache every full block (prompt and generated) so a preempted request hits its own surviving "
               "blocks when it comes back, and declared prefix_blocks are hit (vLLM --enable-prefix-caching)."}},
+        {"tick_us", {"us", "Optional: how long one tick lasts; latencies are then also reported in ms and SLOs may be "
+                           "given in ms (hashed with the input when given)."}},
     };
     for (const auto& row : table) {
         if (row.key == key) {
@@ -139,7 +141,9 @@ std::optional<InputError> applyOverride(Workload& w, std::string_view rawKey, st
     std::replace(key.begin(), key.end(), '-', '_'); // accept the flag spelling too
     for (const auto& field : configFields()) {
         if (field.key == key) {
-            return setInteger(key, value, w.config.*(field.member), field.min, kMaxSafeInteger, field.bytes);
+            // --tick-us given on the command line is a tick length, so at least 1 (0 is "not given" only by absence).
+            const std::int64_t least = field.key == "tick_us" ? 1 : field.min;
+            return setInteger(key, value, w.config.*(field.member), least, kMaxSafeInteger, field.bytes);
         }
     }
     if (key == "enable_prefix_caching") {

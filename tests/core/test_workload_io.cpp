@@ -442,10 +442,11 @@ void TestWorkloadIo::normalisedFormsRoundTrip() {
     for (const char* key : {"format", "name", "config", "requests"}) {
         QVERIFY2(normal.contains(key), key);
     }
-    // Every key, but the engine profiles' optional ones only when set (so older workloads keep their bytes).
-    QCOMPARE(normal["config"].size(), pl::configKeys().size() - 3);
+    // Every key, but the optional ones (engine profiles', tick_us) only when set (so older workloads keep their bytes).
+    QCOMPARE(normal["config"].size(), pl::configKeys().size() - 4);
     QVERIFY(!normal["config"].contains("max_num_seqs") && !normal["config"].contains("max_num_batched_tokens") &&
             !normal["config"].contains("enable_prefix_caching"));
+    QVERIFY(!normal["config"].contains("tick_us"));
     QCOMPARE(pl::configJson(w.config, true).size(), pl::configKeys().size()); // a settings editor lists them all
     pl::Workload caching = w;
     caching.config.enable_prefix_caching = true;
