@@ -82,4 +82,24 @@ EvictionCause evictionCause(const Ledger& ledger, std::size_t evictIndex) {
     return cause;
 }
 
+EvictionOutcome evictionOutcome(const Ledger& ledger, std::size_t evictIndex) {
+    EvictionOutcome out;
+    const auto& ev = ledger.events;
+    if (evictIndex >= ev.size() || ev[evictIndex].kind != EventKind::Evict) return out;
+    const std::int32_t r = ev[evictIndex].request;
+    for (std::size_t k = evictIndex + 1; k < ev.size(); ++k) {
+        if (ev[k].request != r) continue;
+        const auto at = static_cast<std::int64_t>(k);
+        if (ev[k].kind == EventKind::Resume && out.resume < 0) {
+            out.resume = at;
+        } else if (ev[k].kind == EventKind::Evict && out.next_evict < 0) {
+            out.next_evict = at;
+        } else if (ev[k].kind == EventKind::Complete || ev[k].kind == EventKind::Censor) {
+            out.end = at;
+            break;
+        }
+    }
+    return out;
+}
+
 } // namespace pl

@@ -117,4 +117,14 @@ struct EvictionCause {
 };
 EvictionCause evictionCause(const Ledger& ledger, std::size_t evictIndex);
 
+// What became of the request the evict at events[evictIndex] took, from the events after it: its next resume
+// (how it came back: mode, cached and replayed tokens), the evict that took it again before it finished, if any,
+// and its complete or censor event. Each is an index into events, or -1 when the run has none.
+struct EvictionOutcome {
+    std::int64_t resume = -1;
+    std::int64_t next_evict = -1;
+    std::int64_t end = -1;
+};
+EvictionOutcome evictionOutcome(const Ledger& ledger, std::size_t evictIndex);
+
 } // namespace pl

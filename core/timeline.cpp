@@ -375,9 +375,12 @@ std::int64_t millisToMicros(std::string_view text) {
 } // namespace
 
 TickLength tickLengthOf(const Workload& w) {
-    // No workload key gives a tick's length yet (an optional config `tick_us` may come; it would win here). A
-    // workload made by `import-trace` or `generate --tick-ms` says in its notes the command that made it, and
-    // that command's --tick-ms is the length of its ticks.
+    // The workload's config.tick_us when it has one. Else a workload made by `import-trace` or `generate
+    // --tick-ms` before tick_us existed says in its notes the command that made it, and that command's --tick-ms
+    // is the length of its ticks.
+    if (w.config.tick_us > 0) {
+        return TickLength{w.config.tick_us, "config.tick_us " + std::to_string(w.config.tick_us)};
+    }
     constexpr std::string_view kCommand = "Command: preemptlab-cli ";
     constexpr std::string_view kFlag = " --tick-ms ";
     const std::string_view notes = w.notes;

@@ -29,8 +29,8 @@ struct TickLength {
     std::string source = "default: the workload gives no tick length, 1 tick = 1000 us";
 };
 
-// The workload's tick length when it gives one, else the default: the `--tick-ms` of the `import-trace` or
-// `generate` command its notes name ("Command: preemptlab-cli ... --tick-ms 20 ...": 20000 us).
+// The workload's tick length when it gives one (config.tick_us; else the `--tick-ms` of the `import-trace` or
+// `generate` command its notes name, "Command: preemptlab-cli ... --tick-ms 20 ...": 20000 us), else the default.
 TickLength tickLengthOf(const Workload& w);
 
 // The states a request's track shows, one slice per contiguous stretch (the slice's name).

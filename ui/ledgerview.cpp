@@ -177,6 +177,31 @@ QString LedgerView::causeText(const pl::Session& s, std::size_t evictIndex) {
     return text + QStringLiteral("<br>");
 }
 
+QString LedgerView::outcomeText(const pl::Session& s, std::size_t evictIndex) {
+    const auto& events = s.result().ledger.events;
+    const pl::EvictionOutcome out = pl::evictionOutcome(s.result().ledger, evictIndex);
+    QString text;
+    if (out.resume >= 0) {
+        const pl::Event& r = events[static_cast<std::size_t>(out.resume)];
+        text = tr("<br><b>Afterwards:</b> it came back at tick %1 (%2)")
+                   .arg(groupedNumber(r.tick), QString::fromUtf8(pl::toString(r.mode).data()));
+        if (r.cached_tokens > 0) {
+            text += pl::cachesOwnBlocks(s.workload())
+                        ? tr(", taking %1 tokens from the prefix cache (vLLM's enable_prefix_caching: the blocks of "
+                             "its context that nobody took meanwhile)")
+                              .arg(groupedNumber(r.cached_tokens))
+                        : tr(", taking %1 tokens of its prefix from the prefix cache").arg(groupedNumber(r.cached_tokens));
+        }
+        text += r.replay_tokens > 0 ? tr(", replaying %1.").arg(groupedNumber(r.replay_tokens)) : tr(".");
+        if (out.next_evict >= 0) {
+            text += tr(" It was evicted again at tick %1.").arg(groupedNumber(events[static_cast<std::size_t>(out.next_evict)].tick));
+        }
+    } else if (out.end >= 0 && events[static_cast<std::size_t>(out.end)].kind == pl::EventKind::Censor) {
+        text = tr("<br><b>Afterwards:</b> it never came back; the run ended (max_ticks) with it still waiting.");
+    }
+    return text;
+}
+
 void LedgerView::showCandidates(int row) {
     const pl::Session* s = doc_->session();
     const auto ev = model_->eventIndex(row);
@@ -205,7 +230,8 @@ void LedgerView::showCandidates(int row) {
                                     "most %2 requests keeps them all)")
                                      .arg(groupedNumber(static_cast<std::int64_t>(ranked.size())),
                                           groupedNumber(static_cast<std::int64_t>(pl::kWholeCandidateListRequests)))
-                               : QString()));
+                               : QString()) +
+                  outcomeText(*s, static_cast<std::size_t>(ev)));
     candidates_->setRowCount(static_cast<int>(ranked.size()));
     for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {
         const pl::Candidate& c = ranked[static_cast<std::size_t>(i)].candidate;

@@ -39,6 +39,9 @@ class LedgerView : public QWidget {
     LedgerModel* model_;
     QTableView* table_;
     static QString causeText(const pl::Session& s, std::size_t evictIndex);
+    // What became of the victim (core's evictionOutcome): when and how it came back, what the prefix cache
+    // spared it, whether it was taken again or the run ended first.
+    static QString outcomeText(const pl::Session& s, std::size_t evictIndex);
     QLabel* why_;
     QTableWidget* candidates_;
 };

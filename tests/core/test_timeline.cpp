@@ -376,6 +376,11 @@ void TestTimeline::tickLengthScalesTimestamps() {
     QCOMPARE(tickLengthOf(odd).us, kDefaultTickUs);
     odd.notes = "a note that says --tick-ms 20 without a command";
     QCOMPARE(tickLengthOf(odd).us, kDefaultTickUs);
+    // config.tick_us, when the workload has it, wins over the notes.
+    odd.notes = "Command: preemptlab-cli import-trace --tick-ms 0.25 --out x";
+    odd.config.tick_us = 10000;
+    QCOMPARE(tickLengthOf(odd).us, std::int64_t{10000});
+    QVERIFY(tickLengthOf(odd).source.find("config.tick_us") != std::string::npos);
     const Traced scaled = traced(w, TickLength{250, "test"});
     QCOMPARE(scaled.trace["metadata"]["tick_us"].get<std::int64_t>(), std::int64_t{250});
     const auto& a = base.trace["traceEvents"];

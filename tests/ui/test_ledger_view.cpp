@@ -157,6 +157,44 @@ class TestLedgerView : public QObject {
         }
         QCOMPARE(retracted, w->ledger()->model()->rowCount());
     }
+
+    // After the cause and the rule, the panel says what became of the victim: when and how it came back, and
+    // under vLLM's prefix caching how many of its tokens the cache spared (core's evictionOutcome, checked here
+    // against the resume events themselves).
+    void theOutcomeSaysHowTheVictimCameBack() {
+        auto w = makeWindow(kWave);
+        QString error;
+        QVERIFY2(w->document()->setSetting(QStringLiteral("engine_profile"), QStringLiteral("vllm-v1"), &error), qPrintable(error));
+        QVERIFY2(w->document()->setSetting(QStringLiteral("enable_prefix_caching"), QStringLiteral("true"), &error), qPrintable(error));
+        const pl::Session* s = w->document()->session();
+        const auto& events = s->result().ledger.events;
+        int cameBack = 0;
+        int spared = 0;
+        for (int r = 0; r < w->ledger()->model()->rowCount(); ++r) {
+            const auto ev = static_cast<std::size_t>(w->ledger()->model()->eventIndex(r));
+            const pl::EvictionOutcome out = pl::evictionOutcome(s->result().ledger, ev);
+            // The resume it names is the victim's first after the evict.
+            std::int64_t resume = -1;
+            for (std::size_t k = ev + 1; k < events.size() && resume < 0; ++k) {
+                if (events[k].request == events[ev].request && events[k].kind == pl::EventKind::Resume) resume = static_cast<std::int64_t>(k);
+            }
+            QCOMPARE(out.resume, resume);
+            if (resume < 0) continue;
+            const pl::Event& back = events[static_cast<std::size_t>(resume)];
+            w->ledger()->selectRow(r);
+            const QString why = w->ledger()->whyText();
+            QVERIFY2(why.contains(QStringLiteral("<b>Afterwards:</b> it came back at tick %1 (recompute)").arg(back.tick)), qPrintable(why));
+            ++cameBack;
+            if (back.cached_tokens > 0) {
+                QVERIFY2(why.contains(QStringLiteral("taking %1 tokens from the prefix cache").arg(back.cached_tokens)), qPrintable(why));
+                ++spared;
+            } else {
+                QVERIFY2(!why.contains(QStringLiteral("prefix cache")), qPrintable(why));
+            }
+        }
+        QVERIFY(cameBack > 0);
+        QVERIFY(spared > 0);
+    }
 };
 
 QTEST_MAIN(TestLedgerView)
