@@ -385,14 +385,7 @@ void EngineImpl::admit() {
             }
             continue;
         }
-        if (hits > 0) {
-            attachPrefix(r, hits);
-            st.computed_tokens = cached;
-            // The replay covers the dropped context from its start: cached blocks shorten it.
-            st.replay_remaining -= std::min(cached, st.replay_remaining);
-            st.replay_done_target = st.replay_remaining;
-            s_.totals.cached_tokens += cached;
-        }
+        attachPrefix(r, hits);
         st.cached_tokens = cached;
         takeBlocks(r, needNow - st.blocks);
         Event& ev = emit(first ? EventKind::Admit : EventKind::Resume, r);

@@ -253,13 +253,20 @@ std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int
     return h;
 }
 
-// r (holding nothing) takes its first h prefix blocks from the cache: reference count + 1 each.
+// r (holding nothing) takes its first h prefix blocks from the cache: reference count + 1 each. Their tokens
+// count as computed, and the replay it owes covers the dropped context from its start, so they shorten it.
 void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
     if (h <= 0) {
         return;
     }
+    auto& st = rq(r);
+    const std::int64_t cached = h * c_.block_size_tokens;
+    st.computed_tokens = cached;
+    st.replay_remaining -= std::min(cached, st.replay_remaining);
+    st.replay_done_target = st.replay_remaining;
+    s_.totals.cached_tokens += cached;
     holdMore(r, h);
-    rq(r).prefix_settled = h;
+    st.prefix_settled = h;
     if (e_.runs_) {
         s_.free_blocks -= s_.extents.attach(r, prefixIds(r).runs(), h);
         return;

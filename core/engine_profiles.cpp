@@ -20,14 +20,7 @@ void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks, std::
     const bool first = !st.ever_admitted;
     st.ever_admitted = true;
     const std::int64_t cached = hits * c_.block_size_tokens;
-    if (hits > 0) {
-        attachPrefix(r, hits);
-        st.computed_tokens = cached;
-        // The replay covers the dropped context from its start: cached blocks shorten it.
-        st.replay_remaining -= std::min(cached, st.replay_remaining);
-        st.replay_done_target = st.replay_remaining;
-        s_.totals.cached_tokens += cached;
-    }
+    attachPrefix(r, hits);
     takeBlocks(r, newBlocks);
     Event& ev = emit(first ? EventKind::Admit : EventKind::Resume, r);
     ev.occupied_blocks = occupied();
