@@ -168,6 +168,11 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
                              "as `preemptlab-cli compare --out compare.json` writes them).\n\n") +
               compareMarkdown;
     }
+    if (const QString gate = doc.gateMarkdown(); !gate.isEmpty()) {
+        md += QStringLiteral("\n## Rollout gate\n\nThis run as the candidate against a baseline receipt (Review > Gate; "
+                             "`preemptlab-cli gate BASELINE receipt.json` gives the same verdict).\n\n") +
+              gate;
+    }
     // The first kSummaryFlaggedIds in workload order; a large trace flags thousands.
     QStringList flagged;
     std::int64_t nFlagged = 0, waits = 0, preempted = 0;

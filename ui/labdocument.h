@@ -71,6 +71,13 @@ class LabDocument : public QObject {
     QString noRunReason() const;
     // The same run, for work that outlives a newer run replacing it (a receipt made on a worker).
     std::shared_ptr<const pl::Session> sharedSession() const { return session_; }
+    // The rollout gate's verdict on `run` (GateActions), as Markdown for the review bundle's summary.md;
+    // gateMarkdown() is empty unless that run is still the one on screen.
+    void setGateMarkdown(const std::shared_ptr<const pl::Session>& run, const QString& markdown) {
+        gateRun_ = run;
+        gateMarkdown_ = markdown;
+    }
+    QString gateMarkdown() const { return session_ && gateRun_.lock() == session_ ? gateMarkdown_ : QString(); }
     bool busy() const { return running_ > 0; }
 
     // Run mode: Auto (by size), always synchronous (tests, headless), or always on a worker thread.
@@ -186,6 +193,8 @@ class LabDocument : public QObject {
     std::optional<pl::Workload> workload_;
     QString sourceName_;
     std::shared_ptr<pl::Session> session_;
+    std::weak_ptr<const pl::Session> gateRun_;
+    QString gateMarkdown_;
     std::shared_ptr<const pl::RunResult> liveRun_;
     bool live_ = false;
     pl::LiveBackendFactory liveBackends_;

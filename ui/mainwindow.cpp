@@ -7,6 +7,7 @@
 #include "comparerun.h"
 #include "compareview.h"
 #include "exportactions.h"
+#include "gateactions.h"
 #include "fileactions.h"
 #include "helpactions.h"
 #include "labcommandline.h"
@@ -174,6 +175,8 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     runMenu->addSeparator();
     new LiveModeAction(doc_, runMenu, this); // probes for a device when the menu first opens
     runMenu->setToolTipsVisible(true); // the live switch explains itself when disabled
+    gate_ = new GateActions(this);
+    gate_->buildMenu(menuBar()->addMenu(tr("Revie&w")));
     exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
     (new HelpActions(this))->buildMenu(menuBar()->addMenu(tr("&Help")));
 

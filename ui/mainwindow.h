@@ -19,6 +19,7 @@ class BreakevenView;
 class CalibrationActions;
 class CompareView;
 class ExportActions;
+class GateActions;
 class FileActions;
 class LabDocument;
 class LedgerView;
@@ -53,6 +54,7 @@ class MainWindow : public QMainWindow {
     TransportBar* transport() const { return transport_; }
     FileActions* fileActions() const { return files_; }
     ExportActions* exportActions() const { return exports_; }
+    GateActions* gateActions() const { return gate_; }
     CalibrationActions* calibrationActions() const { return calibration_; }
 
     // A view by its --view name ("window" is the whole window); its dock is shown and raised. nullptr if unknown.
@@ -123,6 +125,7 @@ class MainWindow : public QMainWindow {
     TransportBar* transport_;
     FileActions* files_;
     ExportActions* exports_;
+    GateActions* gate_ = nullptr;
     CalibrationActions* calibration_ = nullptr;
     QString lastError_;
 };
