@@ -348,14 +348,23 @@ std::vector<SweepShard> splitSweep(const Workload& workload, const SweepPlan& pl
 }
 
 std::string sweepShardText(const SweepShard& s) {
-    const json head = {{"index", s.shard.index}, {"count", s.shard.count}, {"cost", s.cost}, {"points", s.indices.size()}};
-    std::string out = "{\"format\":\"" + std::string(kSweepShardFormat) + "\",\n\"sweep\":" + s.sweep.dump() +
-                      ",\n\"shard\":" + head.dump() + ",\n\"points\":[";
+    // points_hash: SHA-256 of every point's compact JSON, each followed by a newline (what the reader recomputes).
+    std::string points;
+    Sha256 hash;
     for (std::size_t k = 0; k < s.points.size(); ++k) {
-        out += k ? ",\n" : "\n";
-        out += pointJson(s.indices[k], s.points[k]).dump();
+        const std::string line = pointJson(s.indices[k], s.points[k]).dump();
+        hash.update(line);
+        hash.update("\n");
+        points.append(k ? ",\n" : "\n").append(line);
     }
-    out += "\n]}\n";
+    const json head = {{"index", s.shard.index},
+                       {"count", s.shard.count},
+                       {"cost", s.cost},
+                       {"points", s.indices.size()},
+                       {"points_hash", hash.finishTagged()}};
+    std::string out = "{\"format\":\"";
+    out.append(kSweepShardFormat).append("\",\n\"sweep\":").append(s.sweep.dump());
+    out.append(",\n\"shard\":").append(head.dump()).append(",\n\"points\":[").append(points).append("\n]}\n");
     return out;
 }
 
@@ -401,6 +410,16 @@ std::variant<SweepShard, InputError> parseSweepShard(std::string_view text, cons
         if (static_cast<std::uint64_t>(intAt(head, "/shard", "points")) != points.size()) {
             problem("/shard/points", "says " + head.at("points").dump() + " but the file holds " +
                                          std::to_string(points.size()) + " (a truncated shard file?)");
+        }
+        {
+            Sha256 hash;
+            for (const auto& pj : points) {
+                hash.update(pj.dump());
+                hash.update("\n");
+            }
+            if (hash.finishTagged() != stringAt(head, "/shard", "points_hash")) {
+                problem("/shard/points_hash", "does not match the points (the file was altered or damaged)");
+            }
         }
         for (std::size_t k = 0; k < points.size(); ++k) {
             const std::string path = std::string("/points/") + std::to_string(k);

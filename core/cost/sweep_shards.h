@@ -7,8 +7,9 @@
 //   index; each to the shard with the least cost so far, ties by shard number). Deterministic on any machine.
 // - Shard file `preemptlab.sweep-shard.v1` (JSON): "sweep" names the whole sweep (workload name and hash, grid,
 //   modes, metric, program version, point count) and its "id", the SHA-256 of that description's canonical
-//   JSON; "shard" is {index (1-based), count, cost, points}; "points" holds the shard's points with their
-//   exact results (doubles as JSON numbers, which round-trip).
+//   JSON; "shard" is {index (1-based), count, cost, points, points_hash (SHA-256 of each point's compact JSON
+//   and a newline)}; "points" holds the shard's points with their exact results (doubles as JSON numbers, which
+//   round-trip).
 // - Merge: every file read and checked (file and JSON path named on error), all of one sweep (a foreign shard is
 //   refused with the field that differs), each shard 1..N exactly once (missing ones named), each point once;
 //   then winners and flips over the whole grid, as runSweep computes them.

@@ -4,6 +4,7 @@
 // and balanced by estimated cost.
 #include "cost/sweep_shards.h"
 
+#include "hashing.h"
 #include "workload_io.h"
 
 #include <QtTest>
@@ -231,13 +232,39 @@ class TestSweepShards : public QObject {
             }
             return t.replace(at, from.size(), to);
         };
-        QCOMPARE(errorOf(replaced("\"ticks\":", "\"ticks\":\"x\",\"was\":")),
+        // A changed figure: the points no longer match their hash.
+        const auto at = text.find("\"evictions\":") + 12;
+        std::string flipped = text;
+        flipped[at] = flipped[at] == '7' ? '8' : '7';
+        QCOMPARE(errorOf(flipped),
+                 std::string("bad.json: /shard/points_hash: does not match the points (the file was altered or damaged)"));
+        // Mutated anywhere: an error or a shard, never a crash or an exception.
+        for (std::size_t pos = 0; pos < text.size(); pos += 11) {
+            for (char c : {'9', '"', '{', '-', ']', 'x'}) {
+                std::string t = text;
+                t[pos] = c;
+                auto r = parseSweepShard(t, "m.json");
+                QVERIFY(std::holds_alternative<InputError>(r) || std::get<SweepShard>(r).points.size() == 10);
+            }
+        }
+        // Field checks run on a file whose points_hash matches (a writer of another program, a hand edit).
+        const auto rehashed = [](const std::string& t) {
+            auto doc = nlohmann::json::parse(t);
+            Sha256 hash;
+            for (const auto& pj : doc["points"]) {
+                hash.update(pj.dump());
+                hash.update("\n");
+            }
+            doc["shard"]["points_hash"] = hash.finishTagged();
+            return doc.dump();
+        };
+        QCOMPARE(errorOf(rehashed(replaced("\"ticks\":", "\"ticks\":\"x\",\"was\":"))),
                  std::string("bad.json: /points/0/results/0/totals/ticks: not a whole number"));
         QCOMPARE(errorOf(replaced("\"metric\":\"mean-completion\"", "\"metric\":\"ticks\"")),
                  std::string("bad.json: /sweep/id: does not match the sweep described (the file was altered)"));
         QCOMPARE(errorOf(replaced("preemptlab.sweep-shard.v1", "preemptlab.sweep.v1")),
                  std::string("bad.json: /format: 'preemptlab.sweep.v1' is not preemptlab.sweep-shard.v1"));
-        QCOMPARE(errorOf(replaced("\"mode\":\"recompute\"", "\"mode\":\"swap\"")),
+        QCOMPARE(errorOf(rehashed(replaced("\"mode\":\"recompute\"", "\"mode\":\"swap\""))),
                  std::string("bad.json: /points/0/results/0/mode: is not recompute, the sweep's mode 1"));
         QVERIFY(errorOf(replaced("\"count\":2,\"index\":1", "\"count\":2,\"index\":3")).find("bad.json: /shard:") == 0);
         QVERIFY(errorOf("[]").find("bad.json: not a JSON object") == 0);
