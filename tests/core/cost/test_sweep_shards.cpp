@@ -239,7 +239,7 @@ class TestSweepShards : public QObject {
         QCOMPARE(errorOf(flipped),
                  std::string("bad.json: /shard/points_hash: does not match the points (the file was altered or damaged)"));
         // Mutated anywhere: an error or a shard, never a crash or an exception.
-        for (std::size_t pos = 0; pos < text.size(); pos += 11) {
+        for (std::size_t pos = 0; pos < text.size(); pos += 17) {
             for (char c : {'9', '"', '{', '-', ']', 'x'}) {
                 std::string t = text;
                 t[pos] = c;
