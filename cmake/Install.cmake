@@ -9,7 +9,9 @@
 #   bin/preemptlab-cli, bin/preemptlab (the lab, with PREEMPTLAB_GUI)
 #   lib/preemptlab/libpreemptlab-cuda.so                    the CUDA module (component "cuda")
 #   share/preemptlab/samples/                               the bundled workloads and the calibration example
-#   share/doc/preemptlab/                                   README.md, LICENSE, ATTRIBUTION.md, docs/
+#   share/doc/preemptlab/                                   README.md, LICENSE, ATTRIBUTION.md, docs/, Debian's
+#                                                           copyright and changelog.Debian.gz (also in
+#                                                           share/doc/preemptlab-cuda/ for the module's package)
 #   share/applications/preemptlab.desktop, share/mime/packages/preemptlab.xml,
 #   share/icons/hicolor/{16x16..256x256,scalable}/apps/preemptlab.{png,svg}
 #
@@ -44,6 +46,20 @@ install(FILES ${PREEMPTLAB_INSTALL_SAMPLES} ${PROJECT_SOURCE_DIR}/samples/ATTRIB
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE
               ${PROJECT_SOURCE_DIR}/samples/ATTRIBUTION.md
         DESTINATION ${PREEMPTLAB_INSTALL_DOCDIR} COMPONENT preemptlab)
+# Debian's copyright (DEP-5, resources/debian/copyright) and changelog.Debian.gz (gzip -9n: no name, no time, so
+# the same bytes every build) in each package's doc folder.
+add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz
+                   COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/debian
+                   COMMAND gzip -9n -c ${PROJECT_SOURCE_DIR}/resources/debian/changelog >
+                           ${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz
+                   DEPENDS ${PROJECT_SOURCE_DIR}/resources/debian/changelog VERBATIM)
+add_custom_target(preemptlab_debian_changelog ALL DEPENDS ${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz)
+install(FILES ${PROJECT_SOURCE_DIR}/resources/debian/copyright ${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz
+        DESTINATION ${PREEMPTLAB_INSTALL_DOCDIR} COMPONENT preemptlab)
+if(TARGET preemptlab_cuda)
+    install(FILES ${PROJECT_SOURCE_DIR}/resources/debian/copyright ${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz
+            DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/preemptlab-cuda COMPONENT cuda)
+endif()
 # docs/ keeps its name so that README.md's links (docs/contracts.md, docs/screenshots/lab.png) work installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs DESTINATION ${PREEMPTLAB_INSTALL_DOCDIR} COMPONENT preemptlab)
 

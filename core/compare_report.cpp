@@ -183,6 +183,7 @@ CompareColumn compareColumn(const Workload& workload, const RunResult& run, bool
     c.mode = workload.policy.recovery;
     c.label = std::string(toString(c.mode));
     c.summary = summarize(workload, run);
+    c.outcomes = review::outcomesFromRun(workload, run);
     ReceiptFacts facts;
     c.receipt = receiptText(workload, run, stop, &facts);
     c.conservation_passed = facts.conservation_passed;

@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "model.h"
 #include "receipt.h"
+#include "review/outcomes.h"
 #include "run_control.h"
 #include "summary.h"
 
@@ -22,6 +23,7 @@ struct CompareColumn {
     std::string label;
     bool engine = false; // a column of the engines comparison
     RunSummary summary;
+    review::RunOutcomes outcomes; // per request, for ITL and goodput (compare's latency lines)
     ReceiptHashes hashes;
     bool conservation_passed = false; // the receipt's own check (receiptText)
     std::string receipt;              // the receipt text, kept only when asked (compare --receipts)

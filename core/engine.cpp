@@ -263,7 +263,7 @@ void EngineImpl::progress(std::int32_t r, std::int64_t chunk) {
     bool sample = st.phase == Phase::Decode && !pending;
     if (!sample) {
         st.computed_tokens += chunk;
-        if (e_.prefix_ && st.prefix_settled < static_cast<std::int64_t>(spec(r).prefix_blocks.size())) {
+        if (e_.prefix_ && st.prefix_settled < static_cast<std::int64_t>(prefixIds(r).size())) {
             registerPrefix(r);
         }
         if (st.replay_remaining > 0) {
@@ -442,7 +442,7 @@ std::int64_t EngineImpl::reusableCachedBlocks(std::int32_t head, std::int64_t wa
     }
     std::int64_t shared = 0;
     const std::int64_t hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
-    return s_.extents.reusableBefore(spec(head).prefix_blocks.runs(), hits, steps);
+    return s_.extents.reusableBefore(prefixIds(head).runs(), hits, steps);
 }
 
 // Quiescent ticks: nothing arrives, nothing is copying or prefilling, every running request decodes, and the
@@ -482,7 +482,9 @@ bool EngineImpl::skipQuiescentTicks() {
         const bool quiet = p_.engine_profile == EngineProfile::VllmV1 ? vllmStepsAreQuiet()
                            : p_.engine_profile == EngineProfile::Sglang ? true
                                                                           : trtllmStepsAreQuiet();
-        if (e_.prefix_ || !quiet) {
+        // Declared prefixes are not hit under the profiles (but for vllm-v1 with enable_prefix_caching), yet
+        // their ids are still registered as blocks fill, so such a workload ticks one by one.
+        if ((e_.prefix_ && !oneFreeQueue()) || !quiet) {
             return false;
         }
     } else if (!s_.waiting.empty()) {
@@ -513,7 +515,9 @@ bool EngineImpl::skipQuiescentTicks() {
         return need;
     };
     std::int64_t usable = s_.free_blocks;
-    if (e_.prefix_) { // the skip is off with the pool map, so the cache is kept by runs here
+    // (vllm-v1 with enable_prefix_caching keeps one free queue: decode steps take its head, whichever blocks carry
+    // ids, so every free block is usable; a head whose hits they take needs more, never fewer, blocks.)
+    if (e_.prefix_ && !oneFreeQueue()) { // the skip is off with the pool map, so the cache is kept by runs here
         const std::int64_t idless = s_.free_blocks - s_.extents.cachedFree();
         if (const std::int64_t wanted = blocksNeeded(d); wanted > idless) {
             usable = idless + reusableCachedBlocks(head, wanted);
@@ -530,11 +534,17 @@ bool EngineImpl::skipQuiescentTicks() {
     if (d < 2) {
         return false;
     }
+    // Under vLLM's free queue the stretch takes the queue's first blocks, as its steps would, so the same ids leave
+    // the cache (which request holds which of those blocks differs, and only the pool map, which ticks every
+    // step, would show it); each request's own blocks filled in the stretch are registered.
     for (auto r : s_.running) {
         auto& st = rq(r);
         st.computed_tokens += d;
         st.generated_tokens += d;
         takeBlocks(r, blocksFor(st.computed_tokens) - st.blocks);
+        if (e_.prefix_ && st.prefix_settled < static_cast<std::int64_t>(prefixIds(r).size())) {
+            registerPrefix(r);
+        }
     }
     if (p_.engine_profile == EngineProfile::Sglang) {
         sglangDecayRatio(d);

@@ -187,6 +187,10 @@ class Engine {
     bool prefix_ = false;  // the workload shares prefixes: the prefix cache is on
     bool tracked_ = false; // block identities are kept (the pool map)
     bool runs_ = false;    // prefix sharing without the pool map: the cache keeps runs of ids, not blocks
+    // vllm-v1 with enable_prefix_caching (cachesOwnBlocks): each request's prefix ids are its declared ones, then
+    // ids of its own for every later block, so its full blocks stay hittable after it lets them go; and every
+    // freed block joins one free queue in the order freed (vLLM's FreeKVCacheBlockQueue), keyed or not.
+    std::vector<PrefixIds> own_ids_;
     std::vector<TickStats> series_;
     std::vector<std::string> tenants_;      // byte order; RequestState::tenant indexes it
     VictimRanks ranks_;                     // id and (arrival, id) ranks the victim rules compare
@@ -226,7 +230,9 @@ std::vector<RequestRecord> requestRecords(const Engine& engine);
 void collectResult(const Engine& engine, const LiveBackend* backend, RunResult& result);
 // With a control, the run checks it every RunCheck::kStepsPerCheck steps and throws RunCancelled when told to
 // stop (the lab's compare); a run that is not stopped is the same run as without one.
+// `series`, where given, receives the run's per-tick figures (recorded when options.record_series is set; the
+// timeline export's counters).
 RunResult runWorkload(const Workload& workload, LiveBackend* backend = nullptr, const RunControl& control = {},
-                      EngineOptions options = {});
+                      EngineOptions options = {}, std::vector<TickStats>* series = nullptr);
 
 } // namespace pl

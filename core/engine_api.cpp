@@ -80,7 +80,28 @@ void EngineImpl::init(Engine& e) {
     }
     e.ranks_ = VictimRanks::of(w);
     e.prefix_ = sharesPrefixes(w);
-    e.tracked_ = e.options_.track_block_owners;
+    e.own_ids_.clear();
+    if (cachesOwnBlocks(w)) {
+        // Own ids start past every declared id; request i's run is as long as its blocks can get.
+        std::int64_t next = 0;
+        for (const auto& r : w.requests) {
+            for (const auto& run : r.prefix_blocks.runs()) {
+                next = std::max(next, run.id + run.len);
+            }
+        }
+        e.own_ids_.reserve(n);
+        for (const auto& r : w.requests) {
+            PrefixIds ids = r.prefix_blocks;
+            const std::int64_t blocks = ceilDiv(r.prompt_tokens + r.output_tokens, w.config.block_size_tokens);
+            for (auto b = static_cast<std::int64_t>(ids.size()); b < blocks; ++b) {
+                ids.push_back(next + b);
+            }
+            next += blocks;
+            e.own_ids_.push_back(std::move(ids));
+        }
+    }
+    // vLLM's free queue needs block identities: the cache is kept per block, never by runs.
+    e.tracked_ = e.options_.track_block_owners || !e.own_ids_.empty();
     e.runs_ = e.prefix_ && !e.tracked_;
     if (e.runs_) {
         s.extents.reset(n);
@@ -214,7 +235,7 @@ std::vector<RequestRecord> requestRecords(const Engine& engine) {
 }
 
 RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunControl& control,
-                      EngineOptions options) {
+                      EngineOptions options, std::vector<TickStats>* series) {
     RunResult result;
     Engine engine(workload, result.ledger, options);
     engine.setLiveBackend(backend);
@@ -229,6 +250,9 @@ RunResult runWorkload(const Workload& workload, LiveBackend* backend, const RunC
         }
     }
     collectResult(engine, backend, result);
+    if (series != nullptr) {
+        *series = engine.series();
+    }
     return result;
 }
 

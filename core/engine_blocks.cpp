@@ -10,7 +10,9 @@
 //                 as blocks are first taken); freed without an id: a stack (free_list); freed with an id: a
 //                 list in the order they were freed (lru_*), still hittable. Allocation takes the stack
 //                 first, then the lowest never-taken block, then the least recently freed block with an id,
-//                 whose id then leaves the cache. (Until issue 21 the stack held every block from the start,
+//                 whose id then leaves the cache. Under vllm-v1 with enable_prefix_caching every freed
+//                 block joins that list (vLLM's one free queue, FreeKVCacheBlockQueue): never-taken blocks
+//                 first, then every freed block oldest first, with an id or without. (Until issue 21 the stack held every block from the start,
 //                 block 0 on top: the same order, at 13 bytes per block of capacity in every snapshot.)
 #include "engine_impl.h"
 
@@ -69,9 +71,11 @@ std::int32_t EngineImpl::popFreeBlock() {
     }
     const std::int32_t b = s_.lru_head; // free_blocks > 0 guarantees one
     lruUnlink(b);
-    s_.cache_version += 1;
-    s_.prefix_cache.erase(s_.block_key[static_cast<std::size_t>(b)]);
-    s_.block_key[static_cast<std::size_t>(b)] = -1;
+    if (s_.block_key[static_cast<std::size_t>(b)] >= 0) { // (in vLLM's one free queue, some blocks have no id)
+        s_.cache_version += 1;
+        s_.prefix_cache.erase(s_.block_key[static_cast<std::size_t>(b)]);
+        s_.block_key[static_cast<std::size_t>(b)] = -1;
+    }
     return b;
 }
 
@@ -189,6 +193,8 @@ std::int64_t EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool from
         if (s_.block_key[i] >= 0) {
             lruPushBack(b);
             s_.cache_version += 1; // a cached block is no longer held by anyone
+        } else if (oneFreeQueue()) {
+            lruPushBack(b); // vLLM: every freed block goes to the free queue's tail, reused oldest first
         } else {
             s_.free_list.push_back(b);
         }
@@ -227,12 +233,12 @@ std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int
     s_.memo_version = version;
     s_.memo_limit = limit;
     if (e_.runs_) {
-        s_.memo_hits = s_.extents.hits(spec(r).prefix_blocks.runs(), limit, shared);
+        s_.memo_hits = s_.extents.hits(prefixIds(r).runs(), limit, shared);
         s_.memo_shared = shared;
         return s_.memo_hits;
     }
     shared = 0;
-    const auto& ids = spec(r).prefix_blocks;
+    const auto& ids = prefixIds(r);
     const std::int64_t n = std::min(static_cast<std::int64_t>(ids.size()), limit);
     std::int64_t h = 0;
     for (; h < n; ++h) {
@@ -255,10 +261,10 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
     holdMore(r, h);
     rq(r).prefix_settled = h;
     if (e_.runs_) {
-        s_.free_blocks -= s_.extents.attach(r, spec(r).prefix_blocks.runs(), h);
+        s_.free_blocks -= s_.extents.attach(r, prefixIds(r).runs(), h);
         return;
     }
-    const auto& ids = spec(r).prefix_blocks;
+    const auto& ids = prefixIds(r);
     auto& mine = s_.held[static_cast<std::size_t>(r)];
     for (std::int64_t i = 0; i < h; ++i) {
         const std::int32_t b = s_.prefix_cache.find(ids[static_cast<std::size_t>(i)]);
@@ -279,7 +285,7 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
 // already names another block (the first block computed for an id is the one the cache keeps).
 void EngineImpl::registerPrefix(std::int32_t r) {
     auto& st = rq(r);
-    const auto& ids = spec(r).prefix_blocks;
+    const auto& ids = prefixIds(r);
     const std::int64_t full = std::min(static_cast<std::int64_t>(ids.size()), st.computed_tokens / c_.block_size_tokens);
     if (e_.runs_) {
         if (st.prefix_settled < full) {

@@ -49,6 +49,13 @@ class EngineImpl {
     }
     RequestState& rq(std::int32_t r) { return s_.req[static_cast<std::size_t>(r)]; }
     const RequestSpec& spec(std::int32_t r) const { return w_.requests[static_cast<std::size_t>(r)]; }
+    // The prefix ids r's blocks are cached under: its declared prefix_blocks, and under vllm-v1 with
+    // enable_prefix_caching ids of its own for every block after them.
+    const PrefixIds& prefixIds(std::int32_t r) const {
+        return e_.own_ids_.empty() ? spec(r).prefix_blocks : e_.own_ids_[static_cast<std::size_t>(r)];
+    }
+    // vLLM's free queue (with enable_prefix_caching): every freed block joins the queue of cached free blocks.
+    bool oneFreeQueue() const { return !e_.own_ids_.empty(); }
 
     Event& emit(EventKind kind, std::int32_t request);
     void annotate(std::int64_t seq, std::int32_t r, const char* kind, std::int64_t tokens, const LiveMeasurement& m);
@@ -102,7 +109,7 @@ class EngineImpl {
     std::int64_t stepTokenBudget() const {
         return c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
     }
-    bool vllmStepsAreQuiet() const;
+    bool vllmStepsAreQuiet(); // (looks up the head's prefix hits, memoised)
     bool trtllmStepsAreQuiet() const;
     bool sglangStepsAreQuiet(std::int64_t d) const;
     void sglangDecayRatio(std::int64_t steps);
@@ -113,7 +120,7 @@ class EngineImpl {
     // trtllm-* (engine_trtllm.cpp): the capacity scheduler, the micro-batch token limit and the step.
     void scheduleTrtllm();
     // engine_profiles.cpp: a waiting request joins the running list to (re)compute its context.
-    void admitForRecompute(std::int32_t r, std::int64_t newBlocks);
+    void admitForRecompute(std::int32_t r, std::int64_t newBlocks, std::int64_t hits = 0);
     bool vllmFcfs() const { return p_.victim_rule != VictimRule::PriorityNewest; }
     struct ScheduledStep {
         std::int32_t request;

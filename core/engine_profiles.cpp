@@ -3,12 +3,15 @@
 #include "engine_impl.h"
 #include "engine_profiles.h"
 
+#include <algorithm>
+
 namespace pl {
 
 // r leaves the waiting queue and joins the running list (last); its admit (first time) or resume (after a
-// preemption: it recomputes prompt + generated, replaying what it owes) is logged. The caller allocates the
-// blocks of its first chunk (`newBlocks`, taken here before the event so occupancy includes them).
-void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks) {
+// preemption: it recomputes prompt + generated, replaying what it owes) is logged. Its first `hits` blocks come
+// from the prefix cache (vllm-v1 with enable_prefix_caching; 0 otherwise); the caller allocates the blocks of
+// its first chunk (`newBlocks`, taken here before the event so occupancy includes them).
+void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks, std::int64_t hits) {
     auto& st = rq(r);
     s_.waiting.erase({st.queue_key, r});
     st.queue_ticks += t_ - st.queued_since;
@@ -16,16 +19,25 @@ void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks) {
     s_.running.push_back(r);
     const bool first = !st.ever_admitted;
     st.ever_admitted = true;
+    const std::int64_t cached = hits * c_.block_size_tokens;
+    if (hits > 0) {
+        attachPrefix(r, hits);
+        st.computed_tokens = cached;
+        // The replay covers the dropped context from its start: cached blocks shorten it.
+        st.replay_remaining -= std::min(cached, st.replay_remaining);
+        st.replay_done_target = st.replay_remaining;
+        s_.totals.cached_tokens += cached;
+    }
     takeBlocks(r, newBlocks);
     Event& ev = emit(first ? EventKind::Admit : EventKind::Resume, r);
     ev.occupied_blocks = occupied();
-    ev.cached_tokens = 0;
-    st.cached_tokens = 0;
+    ev.cached_tokens = cached;
+    st.cached_tokens = cached;
     if (!first) {
         ev.mode = Recovery::Recompute;
         ev.replay_tokens = st.replay_remaining;
         ev.generated_tokens = st.generated_tokens;
-        ev.context_tokens = 0;
+        ev.context_tokens = cached;
     }
     st.phase = st.replay_remaining > 0 ? Phase::Replay : Phase::Prefill;
 }
@@ -36,6 +48,7 @@ std::vector<std::string> unusedSettings(const Workload& w) {
         std::vector<std::string> out;
         if (w.config.max_num_seqs != 0) out.emplace_back("max_num_seqs");
         if (w.config.max_num_batched_tokens != 0) out.emplace_back("max_num_batched_tokens");
+        if (w.config.enable_prefix_caching) out.emplace_back("enable_prefix_caching");
         return out;
     }
     // Every profile recovers by recompute: the swap settings and the tick model's admission guard do nothing.
@@ -49,6 +62,9 @@ std::vector<std::string> unusedSettings(const Workload& w) {
     }
     if (profile != EngineProfile::VllmV1) {
         out.emplace_back("watermark_blocks");
+        if (w.config.enable_prefix_caching) {
+            out.emplace_back("enable_prefix_caching"); // vLLM's flag; SGLang's radix cache is not modelled
+        }
     }
     out.emplace_back("hybrid_swap_percent");
     return out;

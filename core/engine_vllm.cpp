@@ -11,7 +11,10 @@
 //   - a preempted request goes back to the head of the waiting queue (fcfs) or to its heap place (priority),
 //     recomputes prompt + generated tokens, and no waiting request is admitted in a step that preempted;
 //   - admission: max_num_seqs running requests at most, strictly head-of-line on blocks, chunked prefill from
-//     whatever budget is left; no resume guard and no preempt-ahead (vLLM has neither).
+//     whatever budget is left; no resume guard and no preempt-ahead (vLLM has neither);
+//   - enable_prefix_caching (kv_cache_manager.py get_computed_blocks, block_pool.py): a waiting request first
+//     takes the leading blocks still cached (its declared prefix; after a preemption, what is left of its own
+//     blocks), and every freed block joins one free queue, reused oldest first (engine_blocks.cpp).
 #include "engine_impl.h"
 
 #include <algorithm>
@@ -73,16 +76,26 @@ void EngineImpl::scheduleVllm() {
                 break; // len(self.running) == self.max_num_running_reqs
             }
             const std::int32_t r = it->second;
-            auto& st = rq(r);
+            // With enable_prefix_caching, get_computed_blocks: the longest run of leading blocks still cached,
+            // at most num_tokens - 1 tokens (one is always computed). A resumed request hits what is left of
+            // its own blocks; a new one its declared prefix.
+            std::int64_t hits = 0;
+            std::int64_t shared = 0;
+            if (c_.enable_prefix_caching) {
+                hits = prefixHits(r, (target(r) - 1) / c_.block_size_tokens, shared);
+            }
+            const std::int64_t cached = hits * c_.block_size_tokens;
             // num_new_tokens = request.num_tokens - num_computed_tokens: a resumed request recomputes its
-            // prompt and every token it generated (the last one's KV was never written).
-            const std::int64_t tokens = std::min(target(r) - st.computed_tokens, budget);
-            const std::int64_t need = blocksFor(st.computed_tokens + tokens) - st.blocks;
-            if (need > s_.free_blocks - p_.watermark_blocks) {
+            // prompt and every token it generated (the last one's KV was never written), less what it hit.
+            const std::int64_t tokens = std::min(target(r) - cached, budget);
+            const std::int64_t need = blocksFor(cached + tokens) - hits;
+            // allocate_slots: the new blocks and the hit blocks that sit in the free queue (ref_cnt 0) must all
+            // come out of the free blocks.
+            if (need + (hits - shared) > s_.free_blocks - p_.watermark_blocks) {
                 break; // allocate_slots returned None: head-of-line, nobody behind it is tried
             }
             ++it;
-            admitForRecompute(r, need);
+            admitForRecompute(r, need, hits);
             ++running;
             scheduled_.push_back({r, tokens, need});
             budget -= tokens;
@@ -104,7 +117,7 @@ void EngineImpl::scheduleVllm() {
 // a token for every running request, and the waiting loop admits nobody. The head's tokens, its blocks and
 // the budget left after the decodes stay as they are while decode steps only shrink the free pool, so a head
 // that cannot be admitted now cannot be in the stretch.
-bool EngineImpl::vllmStepsAreQuiet() const {
+bool EngineImpl::vllmStepsAreQuiet() {
     const auto running = static_cast<std::int64_t>(s_.running.size());
     const std::int64_t left = stepTokenBudget() - running;
     if (left < 0) {
@@ -115,6 +128,13 @@ bool EngineImpl::vllmStepsAreQuiet() const {
     }
     const std::int32_t head = s_.waiting.begin()->second;
     const auto& st = s_.req[static_cast<std::size_t>(head)];
+    if (c_.enable_prefix_caching) { // the waiting loop's own check, hits included (see scheduleVllm)
+        std::int64_t shared = 0;
+        const std::int64_t hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
+        const std::int64_t cached = hits * c_.block_size_tokens;
+        const std::int64_t tokens = std::min(target(head) - cached, left);
+        return blocksFor(cached + tokens) - hits + (hits - shared) > s_.free_blocks - p_.watermark_blocks;
+    }
     const std::int64_t tokens = std::min(target(head) - st.computed_tokens, left);
     return blocksFor(st.computed_tokens + tokens) - st.blocks > s_.free_blocks - p_.watermark_blocks;
 }

@@ -124,9 +124,13 @@ const std::vector<std::string_view>& allVictimRules() {
     return names;
 }
 
+bool cachesOwnBlocks(const Workload& w) {
+    return w.config.enable_prefix_caching && w.policy.engine_profile == EngineProfile::VllmV1;
+}
+
 bool sharesPrefixes(const Workload& w) {
-    return std::any_of(w.requests.begin(), w.requests.end(),
-                       [](const RequestSpec& r) { return !r.prefix_blocks.empty(); });
+    return cachesOwnBlocks(w) || std::any_of(w.requests.begin(), w.requests.end(),
+                                             [](const RequestSpec& r) { return !r.prefix_blocks.empty(); });
 }
 
 } // namespace pl

@@ -40,6 +40,14 @@ struct Config {
     // step's token budget, decodes included (0: prefill_tokens_per_tick). Used by the vllm-v1 profile.
     std::int64_t max_num_seqs = 0;
     std::int64_t max_num_batched_tokens = 0;
+    // vllm-v1 (vLLM's enable_prefix_caching): every full block a request computes (prompt and generated) is
+    // cached under the request's own ids, so a preempted request hits what is left of its own blocks when it
+    // comes back, and declared prefix_blocks are hit; freed blocks are reused in vLLM's free-queue order.
+    // Written only when true (receipts without it keep their bytes).
+    bool enable_prefix_caching = false;
+    // Optional (issue 26): how long one tick lasts, in microseconds; 0 means not given (the key is absent, not
+    // hashed, and latencies are reported in ticks only). In a file it must be at least 1 when present.
+    std::int64_t tick_us = 0;
     friend bool operator==(const Config&, const Config&) = default;
 };
 
@@ -98,8 +106,10 @@ struct Workload {
     friend bool operator==(const Workload&, const Workload&) = default;
 };
 
-// Some request names prefix_blocks: the engine's prefix cache is on (issue 6).
+// Some request names prefix_blocks, or vllm-v1 caches its own blocks: the engine's prefix cache is on (issue 6).
 bool sharesPrefixes(const Workload& w);
+// vllm-v1 with enable_prefix_caching: a request's own full blocks are cached too (docs/engines.md).
+bool cachesOwnBlocks(const Workload& w);
 
 // Names used in files and on the command line.
 std::string_view toString(Recovery v);

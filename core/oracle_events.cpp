@@ -200,7 +200,7 @@ void Oracle::onResume(const json& e, const std::string& where, Track& t) {
         add(where + ": a " + std::string(toString(mode)) + " resume attached " + n(cached) +
             " cached tokens (only recompute resumes use the prefix cache)");
     }
-    checkCached(cached, t.spec->prompt_tokens + generated, where, t);
+    checkCached(cached, t.spec->prompt_tokens + generated, where, t, t.evictOwed);
     // Replay covers the dropped context from its start; blocks still in the prefix cache are not replayed.
     const std::int64_t expectReplay = t.evictReplay - std::min(cached, t.evictReplay);
     if (replay != expectReplay) {

@@ -149,6 +149,9 @@ class Oracle {
         }
         workload_ = std::get<Workload>(std::move(parsed));
         pending_ = sampledTokenPending(workload_.policy.engine_profile) ? 1 : 0;
+        // vllm-v1 with enable_prefix_caching caches every full block a request computes, under ids of its own.
+        ownCache_ = workload_.config.enable_prefix_caching && workload_.policy.engine_profile == EngineProfile::VllmV1;
+        prefix_ = ownCache_;
         for (const auto& r : workload_.requests) {
             tracks_[r.id].spec = &r;
             prefix_ = prefix_ || !r.prefix_blocks.empty();
@@ -398,13 +401,18 @@ class Oracle {
     void checkTotals(const json& receipt);
 
     // Prefix sharing (the workload has prefix_blocks): cached_tokens on an admit or resume is whole blocks
-    // of the request's declared prefix, and leaves at least one token of `context` to compute.
-    void checkCached(std::int64_t cached, std::int64_t context, const std::string& where, const Track& t) {
+    // of the request's declared prefix, and leaves at least one token of `context` to compute. With vLLM's
+    // enable_prefix_caching a resume may also hit its own blocks: at most the full blocks of what it owed
+    // (`owned` tokens; it never computed more of its own before).
+    void checkCached(std::int64_t cached, std::int64_t context, const std::string& where, const Track& t,
+                     std::int64_t owned = 0) {
         const std::int64_t bs = workload_.config.block_size_tokens;
         const auto declared = static_cast<std::int64_t>(t.spec->prefix_blocks.size());
-        if (cached < 0 || cached % bs != 0 || cached / bs > declared || (cached > 0 && cached >= context)) {
-            add(where + ": cached_tokens " + n(cached) + " is not a whole number of its " + n(declared) +
-                " declared prefix blocks of " + n(bs) + " tokens below its context of " + n(context) + " tokens");
+        const std::int64_t cachable = ownCache_ ? std::max(declared, owned / bs) : declared;
+        if (cached < 0 || cached % bs != 0 || cached / bs > cachable || (cached > 0 && cached >= context)) {
+            add(where + ": cached_tokens " + n(cached) + " is not a whole number of its " + n(cachable) +
+                (ownCache_ ? " cachable" : " declared prefix") + " blocks of " + n(bs) +
+                " tokens below its context of " + n(context) + " tokens");
         }
     }
     // shared_blocks of an event, which exists only in receipts of workloads with prefix_blocks.
@@ -420,6 +428,7 @@ class Oracle {
     }
 
     bool prefix_ = false;
+    bool ownCache_ = false;
     // 1 under an engine profile: the sampled token's KV is written in the next step, so a request that has
     // sampled g tokens holds prompt + g - 1 of them (docs/engines.md).
     std::int64_t pending_ = 0;

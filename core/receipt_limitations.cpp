@@ -75,8 +75,13 @@ std::vector<std::string> receiptLimitations(const Workload& w, bool prefixSharin
         "Requests stop only at output_tokens (no EOS, stop strings or max_model_len); no speculative decoding, "
         "no async scheduling or pipeline parallelism (one batch in flight), no KV connector.",
         "Arrival order within a tick is the workload's (arrival_tick, id) order.",
-        "Prefix caching (vLLM's block hashes, SGLang's radix cache) is not modelled yet: declared prefix_blocks "
-        "are not hit under this profile.",
+        cachesOwnBlocks(w)
+            ? "enable_prefix_caching: every full block a request computes is cached under ids of its own (for "
+              "vLLM's block hashes of its tokens), so a preempted request hits what is left of its own blocks and "
+              "declared prefix_blocks are hit; blocks are registered once computed (vLLM caches them when they are "
+              "allocated), and every freed block joins one free queue, reused oldest first."
+            : "Prefix caching (vLLM's block hashes, SGLang's radix cache) is not modelled yet: declared prefix_blocks "
+              "are not hit under this profile.",
         "Fairness flags observe; the scheduler never promotes a flagged request.",
     };
     if (sglang && w.policy.victim_rule != VictimRule::FewestDecoded) {

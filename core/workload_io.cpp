@@ -215,7 +215,15 @@ class WorkloadReader {
             const auto it = v.find(field.key);
             if (it != v.end()) {
                 c.*(field.member) = integer(*it, pointerChild("/config", field.key));
+                // tick_us has no "unset" value in a file: absent is unset, 0 would be a tick of no length.
+                if (field.key == "tick_us" && c.tick_us == 0) {
+                    fail("/config/tick_us", "must be at least 1 microsecond (leave the key out when the tick "
+                                            "length is not known)");
+                }
             }
+        }
+        if (const auto it = v.find("enable_prefix_caching"); it != v.end()) {
+            c.enable_prefix_caching = boolean(*it, "/config/enable_prefix_caching");
         }
     }
 
@@ -533,12 +541,15 @@ nlohmann::json requestSpecJson(const RequestSpec& r) {
     return j;
 }
 
-nlohmann::json configJson(const Config& c) {
+nlohmann::json configJson(const Config& c, bool unsetToo) {
     json j = json::object();
     for (const auto& field : configFields()) {
-        if (!field.optional || c.*(field.member) != 0) {
+        if (unsetToo || !field.optional || c.*(field.member) != 0) {
             j[std::string(field.key)] = c.*(field.member);
         }
+    }
+    if (unsetToo || c.enable_prefix_caching) {
+        j["enable_prefix_caching"] = c.enable_prefix_caching;
     }
     return j;
 }

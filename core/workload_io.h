@@ -90,7 +90,9 @@ std::optional<InputError> applyOverride(Workload& w, std::string_view key, std::
 // what input_hash covers. policyJson: every policy key with its value. fullWorkloadJson adds notes and policy.
 nlohmann::json workloadJson(const Workload& w);
 nlohmann::json policyJson(const Policy& p);
-nlohmann::json configJson(const Config& c);
+// unsetToo: also the optional keys at their unset values (0, false), as a settings editor lists them; files and
+// receipts leave them out so that workloads without them keep their bytes.
+nlohmann::json configJson(const Config& c, bool unsetToo = false);
 nlohmann::json requestSpecJson(const RequestSpec& r); // one element of workloadJson's "requests"
 nlohmann::json fullWorkloadJson(const Workload& w);
 

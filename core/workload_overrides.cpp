@@ -64,6 +64,7 @@ const std::vector<std::string_view>& configKeys() {
         for (const auto& field : configFields()) {
             out.push_back(field.key);
         }
+        out.push_back("enable_prefix_caching");
         return out;
     }();
     return keys;
@@ -121,6 +122,11 @@ SettingHelp settingHelp(std::string_view key) {
         {"max_num_batched_tokens",
          {"tokens/tick", "Engine profiles: one step's token budget, decodes included (vLLM max_num_batched_tokens); "
                          "0 = prefill_tokens_per_tick."}},
+        {"enable_prefix_caching",
+         {"", "vllm-v1: cache every full block (prompt and generated) so a preempted request hits its own surviving "
+              "blocks when it comes back, and declared prefix_blocks are hit (vLLM --enable-prefix-caching)."}},
+        {"tick_us", {"us", "Optional: how long one tick lasts; latencies are then also reported in ms and SLOs may be "
+                           "given in ms (hashed with the input when given)."}},
     };
     for (const auto& row : table) {
         if (row.key == key) {
@@ -135,8 +141,17 @@ std::optional<InputError> applyOverride(Workload& w, std::string_view rawKey, st
     std::replace(key.begin(), key.end(), '-', '_'); // accept the flag spelling too
     for (const auto& field : configFields()) {
         if (field.key == key) {
-            return setInteger(key, value, w.config.*(field.member), field.min, kMaxSafeInteger, field.bytes);
+            // --tick-us given on the command line is a tick length, so at least 1 (0 is "not given" only by absence).
+            const std::int64_t least = field.key == "tick_us" ? 1 : field.min;
+            return setInteger(key, value, w.config.*(field.member), least, kMaxSafeInteger, field.bytes);
         }
+    }
+    if (key == "enable_prefix_caching") {
+        if (value == "true" || value == "false") {
+            w.config.enable_prefix_caching = value == "true";
+            return std::nullopt;
+        }
+        return overrideError(key, "expected true or false, got \"" + std::string(value) + "\"");
     }
     Policy& p = w.policy;
     if (key == "recovery") {

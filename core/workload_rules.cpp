@@ -42,6 +42,7 @@ const std::vector<ConfigField>& configFields() {
         {"preemption_threshold", &Config::preemption_threshold, 0},
         {"max_num_seqs", &Config::max_num_seqs, 0, false, true},
         {"max_num_batched_tokens", &Config::max_num_batched_tokens, 0, false, true},
+        {"tick_us", &Config::tick_us, 0, false, true},
     };
     return fields;
 }

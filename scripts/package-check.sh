@@ -50,13 +50,20 @@ if echo "$depends" | grep -qi "cuda\|cublas"; then fail "preemptlab depends on C
 
 step "installed files"
 need=(usr/bin/preemptlab-cli usr/share/preemptlab/samples/seed-example.workload.json
-      usr/share/doc/preemptlab/LICENSE usr/share/doc/preemptlab/ATTRIBUTION.md usr/share/doc/preemptlab/README.md)
+      usr/share/doc/preemptlab/LICENSE usr/share/doc/preemptlab/ATTRIBUTION.md usr/share/doc/preemptlab/README.md
+      usr/share/doc/preemptlab/copyright usr/share/doc/preemptlab/changelog.Debian.gz)
 if [ "$gui" = "ON" ]; then
     need+=(usr/bin/preemptlab usr/share/applications/preemptlab.desktop usr/share/mime/packages/preemptlab.xml
            usr/share/icons/hicolor/scalable/apps/preemptlab.svg)
     for s in 16 22 24 32 48 64 128 256; do need+=(usr/share/icons/hicolor/${s}x${s}/apps/preemptlab.png); done
 fi
 for f in "${need[@]}"; do [ -s "$ROOT/$f" ] || fail "$f is missing from the package"; done
+# Debian policy 12.5/12.7: a machine-readable copyright file and a changelog gzipped without a name or a time.
+grep -q "^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" "$ROOT/usr/share/doc/preemptlab/copyright" ||
+    fail "usr/share/doc/preemptlab/copyright is not a DEP-5 copyright file"
+gzip -t "$ROOT/usr/share/doc/preemptlab/changelog.Debian.gz" || fail "changelog.Debian.gz is not gzip"
+zcat "$ROOT/usr/share/doc/preemptlab/changelog.Debian.gz" | head -1 | grep -q "^preemptlab ($version) " ||
+    fail "changelog.Debian.gz does not start with version $version (resources/debian/changelog)"
 for exe in "$ROOT"/usr/bin/*; do
     if readelf -d "$exe" | grep -q "RPATH\|RUNPATH"; then fail "$exe has a run path: $(readelf -d "$exe" | grep PATH)"; fi
 done
@@ -64,6 +71,7 @@ cuda_deb=$(ls "$SCRATCH"/debs/preemptlab-cuda_*.deb 2>/dev/null | head -1 || tru
 if [ -n "$cuda_deb" ]; then
     # The CUDA module is only dlopen'ed: the programs themselves must not need a CUDA library to start.
     [ -s "$ROOT/usr/lib/preemptlab/libpreemptlab-cuda.so" ] || fail "usr/lib/preemptlab/libpreemptlab-cuda.so is missing"
+    [ -s "$ROOT/usr/share/doc/preemptlab-cuda/copyright" ] || fail "usr/share/doc/preemptlab-cuda/copyright is missing"
     for exe in "$ROOT"/usr/bin/*; do
         if readelf -d "$exe" | grep -q "NEEDED.*lib\(cudart\|cublas\|cuda\)"; then fail "$exe needs a CUDA library"; fi
     done

@@ -11,6 +11,7 @@
 #include "atomic_file.h"
 #include "receipt.h"
 #include "session.h"
+#include "timeline.h"
 
 #include <QDir>
 #include <QFileDialog>
@@ -47,6 +48,7 @@ ReceiptOutcome makeComparison(const pl::Workload& workload, bool csv, const std:
 struct BundleTexts {
     std::string receipt;
     std::optional<std::string> comparison;
+    std::string trace; // trace.json: the run's timeline for Perfetto
 };
 using BundleOutcome = JobOutcome<BundleTexts>;
 
@@ -59,7 +61,21 @@ BundleOutcome makeBundleTexts(const std::shared_ptr<const pl::Session>& session,
         BundleTexts texts;
         if (comparison) texts.comparison = comparisonText(session->workload(), false, stop, stepsDone);
         texts.receipt = pl::receiptText(session->workload(), session->result(), stop);
+        std::string trace;
+        pl::streamTimeline(session->workload(), session->result(), session->series(),
+                           pl::tickLengthOf(session->workload()), [&](std::string_view piece) { trace += piece; }, stop);
+        texts.trace = std::move(trace);
         out.value = std::move(texts);
+    });
+}
+
+// On the worker: the shown run's timeline (Chrome trace JSON) streamed to `path` by core, atomically; the value
+// is the error message, empty when the file was written.
+ReceiptOutcome writeTimelineFile(const std::shared_ptr<const pl::Session>& session, const std::string& path,
+                                 const std::atomic<bool>* stop) {
+    return catchingOutcome<std::string>(QStringLiteral("the timeline could not be made"), [&](ReceiptOutcome& out) {
+        const pl::Workload& w = session->workload();
+        out.value = pl::writeTimeline(path, w, session->result(), session->series(), pl::tickLengthOf(w), stop).value_or("");
     });
 }
 
@@ -124,9 +140,29 @@ bool ExportActions::writeBundle(const QString& folder) {
             }
             const BundleTexts& texts = *outcome.value;
             done(exportReviewBundle(*window_->document(), *window_->ledger()->model(), bundleViews(), folder,
-                                    &texts.receipt, compareMarkdown(), texts.comparison ? &*texts.comparison : nullptr),
+                                    &texts.receipt, compareMarkdown(), texts.comparison ? &*texts.comparison : nullptr,
+                                    &texts.trace),
                  folder);
         });
+}
+
+bool ExportActions::writeTimeline(const QString& path) {
+    const std::shared_ptr<const pl::Session> session = window_->document()->sharedSession();
+    if (!session || job_->busy()) return false;
+    return job_->start({tr("Writing the timeline %1...").arg(QFileInfo(path).fileName()),
+                        tr("Stopping the timeline..."), tr("Timeline not written: cancelled")},
+                       [session, target = path.toStdString()](const std::atomic<bool>* stop) {
+                           return writeTimelineFile(session, target, stop);
+                       },
+                       [this, path](ReceiptOutcome outcome) {
+                           if (!outcome.value) {
+                               done(path + QStringLiteral(": ") + outcome.error, path);
+                           } else if (!outcome.value->empty()) {
+                               done(QString::fromStdString(*outcome.value), path);
+                           } else {
+                               done(ExportError{}, path);
+                           }
+                       });
 }
 
 bool ExportActions::writeComparison(const QString& path) {
@@ -170,9 +206,12 @@ void ExportActions::buildMenu(QMenu* menu) {
         // Ctrl+Shift+P ("picture"): Ctrl+Shift+S is Save As.
         if (name == QLatin1String("window")) a->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
     }
+    auto* timeline = menu->addAction(tr("&Timeline (Perfetto)..."), this, &ExportActions::exportTimeline);
+    timeline->setObjectName(QStringLiteral("exportTimelineAction"));
+    timeline->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E)); // Ctrl+E is the receipt
     auto* bundle = menu->addAction(tr("Review &Bundle..."), this, &ExportActions::exportBundle);
     bundle->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B));
-    needRun_ = {receipt, csv, comparison, bundle};
+    needRun_ = {receipt, csv, comparison, timeline, bundle};
     menu->setToolTipsVisible(true); // a disabled export says why
     setRunShown(false);
 }
@@ -242,6 +281,13 @@ void ExportActions::exportComparison() {
     if (QFileInfo(path).suffix().isEmpty() && !path.endsWith(QLatin1Char('.')))
         path += filter == csvFilter ? QStringLiteral(".csv") : QStringLiteral(".json");
     writeComparison(path);
+}
+
+void ExportActions::exportTimeline() {
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Export timeline (Perfetto)"),
+                                                      QStringLiteral("timeline.trace.json"),
+                                                      tr("Chrome trace JSON (*.json)"));
+    if (!path.isEmpty()) writeTimeline(path);
 }
 
 void ExportActions::exportView(const QString& name) {

@@ -1,7 +1,8 @@
 #pragma once
 // ExportActions: the Export menu. Receipt, ledger CSV, the comparison of the four recovery modes (the file
 // `preemptlab-cli compare --out` writes, JSON or CSV), a screenshot of the window or of any single view
-// (PNG, SVG or PDF by the chosen suffix), and the review bundle folder. The receipt's text (seconds for a
+// (PNG, SVG or PDF by the chosen suffix), the timeline as Chrome trace JSON for Perfetto (core/timeline.h), and
+// the review bundle folder. The receipt's text (seconds for a
 // large run: 12.9 s at 300,000 requests), and the comparison's four runs and receipts, are made on a worker
 // behind a busy dialog (BackgroundJob); the file is written once it is ready, and a Cancel stops the worker
 // (core's engine and receiptText read the flag) and writes nothing.
@@ -37,6 +38,9 @@ class ExportActions : public QObject {
     // after their file dialogs; false when there is no run or an export is still being made.
     bool writeReceipt(const QString& path);
     bool writeBundle(const QString& folder);
+    // The shown run as Chrome trace JSON for Perfetto (core's pl::writeTimeline, on the worker, atomically), as
+    // Export > Timeline (Perfetto) does after its file dialog; false when there is no run or an export is busy.
+    bool writeTimeline(const QString& path);
     // The four modes run on the workload as it is now, each with its receipt made for its conservation check,
     // then `path` written: FILE.csv a row per mode, FILE.json (or no extension) preemptlab.compare.v1, the
     // bytes `preemptlab-cli compare WORKLOAD --out FILE` writes. Another extension is refused, as by the CLI.
@@ -66,6 +70,7 @@ class ExportActions : public QObject {
     void exportReceipt();
     void exportCsv();
     void exportComparison();
+    void exportTimeline();
     void exportView(const QString& name);
     void exportBundle();
     void done(const std::optional<QString>& error, const QString& what);

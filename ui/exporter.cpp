@@ -8,6 +8,7 @@
 #include "compare_report.h"
 #include "receipt.h"
 #include "session.h"
+#include "timeline.h"
 #include "qtext.h"
 #include "bytestext.h"
 
@@ -51,6 +52,12 @@ bool hasCompareView(const QList<QPair<QString, QWidget*>>& views) {
 std::string receiptTextOf(const LabDocument& doc) {
     const pl::Session* s = doc.session();
     return s ? pl::receiptText(s->workload(), s->result()) : std::string();
+}
+
+std::string timelineTextOf(const LabDocument& doc) {
+    const pl::Session* s = doc.session();
+    return s ? pl::timelineText(s->workload(), s->result(), s->series(), pl::tickLengthOf(s->workload()))
+             : std::string();
 }
 
 ExportError exportReceipt(const LabDocument& doc, const QString& path) {
@@ -191,7 +198,8 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
     md += QStringLiteral("\n## Hashes\n\n- input `%1`\n- policy `%2`\n- events `%3`\n")
               .arg(QString::fromStdString(h.input_hash), QString::fromStdString(h.policy_hash),
                    QString::fromStdString(h.event_hash));
-    md += QStringLiteral("\nReplay with `preemptlab-cli verify receipt.json`. The ledger is in `ledger.csv`.\n");
+    md += QStringLiteral("\nReplay with `preemptlab-cli verify receipt.json`. The ledger is in `ledger.csv`; the timeline, "
+                         "for https://ui.perfetto.dev, in `trace.json`.\n");
     if (!imageFiles.isEmpty()) {
         md += QStringLiteral("\n## Views (cursor at tick %1)\n\n").arg(s->currentTick());
         for (const QString& f : imageFiles) md += QStringLiteral("![%1](%1)\n\n").arg(f);
@@ -201,7 +209,7 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
 }
 
 QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views) {
-    QStringList names = {QStringLiteral("receipt.json"), QStringLiteral("ledger.csv")};
+    QStringList names = {QStringLiteral("receipt.json"), QStringLiteral("ledger.csv"), QStringLiteral("trace.json")};
     for (const auto& view : views) names << view.first + QStringLiteral(".png");
     if (hasCompareView(views)) names << kCompareJson;
     names << QStringLiteral("summary.md");
@@ -218,7 +226,7 @@ std::string comparisonText(const pl::Workload& workload, bool csv, const std::at
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
                                const std::string* receipt, const QString& compareMarkdown,
-                               const std::string* compareJson) {
+                               const std::string* compareJson, const std::string* trace) {
     if (!doc.session()) return folder + QStringLiteral(": no run to export");
     if (!QDir().mkpath(folder)) return folder + QStringLiteral(": cannot create the folder");
     const QDir dir(folder);
@@ -237,6 +245,7 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
     }
     const std::string made = receipt ? std::string() : receiptTextOf(doc);
     const std::string csv = ledger.csv();
+    const std::string madeTrace = trace ? std::string() : timelineTextOf(doc);
     // A view in a dock tabbed behind another (compare behind the running plots) is parked off the window at
     // the size it last had (or none): it is drawn at the window's size instead (render() lays a widget out for
     // its new size first) and given its old size back, so nothing on screen moves.
@@ -259,7 +268,8 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
     auto path = [&](const QString& name) { return dir.filePath(name).toStdString(); };
     std::vector<std::pair<std::string, std::string_view>> files = {
         {path(QStringLiteral("receipt.json")), receipt ? std::string_view(*receipt) : std::string_view(made)},
-        {path(QStringLiteral("ledger.csv")), csv}};
+        {path(QStringLiteral("ledger.csv")), csv},
+        {path(QStringLiteral("trace.json")), trace ? std::string_view(*trace) : std::string_view(madeTrace)}};
     for (std::size_t i = 0; i < pngs.size(); ++i) files.emplace_back(path(images[static_cast<qsizetype>(i)]), view(pngs[i]));
     if (comparison) files.emplace_back(path(kCompareJson), compareJson ? std::string_view(*compareJson) : madeCompare);
     files.emplace_back(path(QStringLiteral("summary.md")), view(md));

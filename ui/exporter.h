@@ -56,10 +56,13 @@ std::string comparisonText(const pl::Workload& workload, bool csv, const std::at
 // views: (file stem, widget) pairs, each written as STEM.png; a view in a dock tabbed behind another (not on
 // screen) is drawn at the window's size. `receipt`: the run's receipt text when already made (receiptTextOf;
 // the lab makes it on a worker), else it is made here. With a view named "compare", compare.json goes in too:
-// `compareJson` when already made (comparisonText), else made here.
+// `compareJson` when already made (comparisonText), else made here. `trace.json` is the run's timeline for
+// Perfetto: `trace` when already made (timelineTextOf), else made here.
 ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger,
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
                                const std::string* receipt = nullptr, const QString& compareMarkdown = {},
-                               const std::string* compareJson = nullptr);
+                               const std::string* compareJson = nullptr, const std::string* trace = nullptr);
+// The shown run's timeline (core's pl::timelineText: Chrome trace JSON), empty without a run.
+std::string timelineTextOf(const LabDocument& doc);
 
 } // namespace plui

@@ -479,7 +479,7 @@ QString LabDocument::settingValue(const QString& key) const {
     if (!workload_) return {};
     const std::string k = key.toStdString();
     const nlohmann::json policy = pl::policyJson(workload_->policy);
-    const nlohmann::json config = pl::configJson(workload_->config);
+    const nlohmann::json config = pl::configJson(workload_->config, true);
     const nlohmann::json* v = nullptr;
     if (policy.contains(k)) v = &policy[k];
     else if (config.contains(k)) v = &config[k];

@@ -1,6 +1,7 @@
 // validate, run, verify, compare: the contract's commands (docs/contracts.md, "Command line").
 #include "calibration_flags.h"
 #include "commands.h"
+#include "review_flags.h"
 #include "workload_flags.h"
 
 #include "atomic_file.h"
@@ -12,7 +13,9 @@
 #include "live_backend.h"
 #include "verify.h"
 #include "receipt.h"
+#include "review/outcomes.h"
 #include "summary.h"
+#include "timeline.h"
 #include "workload_io.h"
 
 #include <algorithm>
@@ -35,27 +38,36 @@ ArgSpec workloadSpec(std::set<std::string> extra, std::set<std::string> switches
     return spec;
 }
 
-// Each usage line, printed after the one line that says what was wrong with the command line.
-constexpr const char* kCalibrationUsage = "[--calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]]";
-const std::string kValidateUsage = std::string("validate WORKLOAD [--<key> V ...] ") + kCalibrationUsage;
-const std::string kRunUsage = std::string("run WORKLOAD [--<key> V ...] [--out RECEIPT] [--live] ") + kCalibrationUsage;
-const std::string kVerifyUsage = "verify RECEIPT";
-const std::string kCompareUsage =
-    std::string("compare WORKLOAD [--engines] [--<key> V ...] [--out FILE.json] [--receipts DIR] ") + kCalibrationUsage;
+std::set<std::string> withSloFlags(std::set<std::string> names) {
+    const auto slos = sloFlagNames();
+    names.insert(slos.begin(), slos.end());
+    return names;
+}
 
-// Parses a command's arguments and checks its positionals; on a mistake prints what is wrong, then the usage.
-bool parseCommand(int argc, char** argv, const ArgSpec& spec, const std::vector<std::string>& positionals,
-                  const std::string& usage, Args& args) {
-    auto err = parseArgs(argc, argv, 1, spec, args);
-    if (!err) {
-        err = positionalProblem(args, positionals);
+// The SLOs of run and compare, checked against the workload before anything runs: an SLO in ms needs the
+// workload's tick_us. False (printed) on a mistake.
+bool slosFor(const Args& args, const Workload& w, const std::string& file, review::Slos& slos) {
+    if (auto err = slosFromArgs(args, slos)) {
+        badInput(*err);
+        return false;
     }
-    if (err) {
-        badInput(*err + "\nusage: preemptlab-cli " + usage);
+    if (auto problem = review::sloProblem(slos, w.config.tick_us)) {
+        badInput(printable(file) + ": /config/tick_us: " + *problem);
         return false;
     }
     return true;
 }
+
+// Each usage line, printed after the one line that says what was wrong with the command line.
+constexpr const char* kCalibrationUsage = "[--calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]]";
+const std::string kValidateUsage = std::string("validate WORKLOAD [--<key> V ...] ") + kCalibrationUsage;
+constexpr const char* kSloUsage = "[--slo-ttft-ms X | --slo-ttft-ticks N] [--slo-tpot-ms X | --slo-tpot-ticks N]";
+const std::string kRunUsage =
+    std::string("run WORKLOAD [--<key> V ...] [--out RECEIPT] [--trace-out FILE.json] [--live] ") + kSloUsage + " " + kCalibrationUsage;
+const std::string kVerifyUsage = "verify RECEIPT";
+const std::string kCompareUsage =
+    std::string("compare WORKLOAD [--engines] [--<key> V ...] [--out FILE.json] [--receipts DIR] ") + kSloUsage + " " +
+    kCalibrationUsage;
 
 int cmdValidate(int argc, char** argv) {
     Args args;
@@ -127,9 +139,12 @@ bool reportLive(const RunResult& run) {
 
 // A run bounded by this machine's memory (RunControl::max_events): one that would outgrow it ends with its
 // figures and exit 2 instead of being killed by the kernel (docs/contracts.md, caps).
-std::optional<RunResult> boundedRun(const Workload& w, LiveBackend* backend = nullptr) {
+std::optional<RunResult> boundedRun(const Workload& w, LiveBackend* backend = nullptr,
+                                    std::vector<TickStats>* series = nullptr) {
     try {
-        return runWorkload(w, backend, memoryBounded());
+        EngineOptions options;
+        options.record_series = series != nullptr; // the timeline's counters
+        return runWorkload(w, backend, memoryBounded(), options, series);
     } catch (const RunTooLarge& e) {
         badInput(w.name + ": " + e.what());
         return std::nullopt;
@@ -147,7 +162,7 @@ std::vector<std::string> inputFilesOf(const Args& args) {
 
 int cmdRun(int argc, char** argv) {
     Args args;
-    if (!parseCommand(argc, argv, workloadSpec({"out"}, {"live"}), {"WORKLOAD"}, kRunUsage, args)) {
+    if (!parseCommand(argc, argv, workloadSpec(withSloFlags({"out", "trace-out"}), {"live"}), {"WORKLOAD"}, kRunUsage, args)) {
         return kExitBadInput;
     }
     auto w = loadWithOverrides(args.positional[0], args);
@@ -155,8 +170,23 @@ int cmdRun(int argc, char** argv) {
     if (!w || !applyCalibrationFlags(args, args.positional[0], *w, calibration)) {
         return kExitBadInput;
     }
+    review::Slos slos;
+    if (!slosFor(args, *w, args.positional[0], slos)) {
+        return kExitBadInput;
+    }
+    std::vector<std::string> outputs;
     if (auto out = args.value("out")) {
-        if (auto err = checkOutputs({*out}, inputFilesOf(args))) {
+        outputs.push_back(*out);
+    }
+    const auto traceOut = args.value("trace-out");
+    if (traceOut) {
+        if (*traceOut == "-") {
+            return badInput("run --trace-out: '-' is not a file; the receipt goes to stdout, name a FILE.json");
+        }
+        outputs.push_back(*traceOut);
+    }
+    if (!outputs.empty()) {
+        if (auto err = checkOutputs(outputs, inputFilesOf(args))) {
             return badInput(*err);
         }
     }
@@ -179,11 +209,17 @@ int cmdRun(int argc, char** argv) {
             return kExitNoDevice;
         }
     }
-    const auto bounded = boundedRun(*w, backend.get());
+    std::vector<TickStats> series;
+    const auto bounded = boundedRun(*w, backend.get(), traceOut ? &series : nullptr);
     if (!bounded) {
         return kExitBadInput;
     }
     const RunResult& run = *bounded;
+    if (traceOut) { // streamed to the file, atomically (docs/contracts.md, "Timeline file")
+        if (auto err = writeTimeline(*traceOut, *w, run, series, tickLengthOf(*w))) {
+            return badInput("cannot write timeline: " + *err);
+        }
+    }
     ReceiptFacts facts;
     if (auto out = args.value("out"); out && *out != "-") { // "-": stdout, as generate and import-trace
         // Streamed to the file: the receipt text is never held whole.
@@ -195,6 +231,7 @@ int cmdRun(int argc, char** argv) {
     }
     const bool passed = facts.conservation_passed;
     printSummary(*w, run, passed);
+    std::fputs(latencyLines(review::outcomesFromRun(*w, run), slos, "").c_str(), stderr);
     if (run.live_run) {
         return reportLive(run) && passed ? kExitOk : kExitCheckFailed;
     }
@@ -238,7 +275,7 @@ bool endsWith(const std::string& s, const std::string& tail) {
 
 int cmdCompare(int argc, char** argv) {
     Args args;
-    if (!parseCommand(argc, argv, workloadSpec({"out", "receipts"}, {"engines"}), {"WORKLOAD"}, kCompareUsage, args)) {
+    if (!parseCommand(argc, argv, workloadSpec(withSloFlags({"out", "receipts"}), {"engines"}), {"WORKLOAD"}, kCompareUsage, args)) {
         return kExitBadInput;
     }
     // --engines: the workload under every engine profile (docs/engines.md) instead of every recovery mode.
@@ -261,6 +298,10 @@ int cmdCompare(int argc, char** argv) {
     auto base = loadWithOverrides(args.positional[0], args);
     std::optional<cost::Calibration> calibration;
     if (!base || !applyCalibrationFlags(args, args.positional[0], *base, calibration)) {
+        return kExitBadInput;
+    }
+    review::Slos slos;
+    if (!slosFor(args, *base, args.positional[0], slos)) {
         return kExitBadInput;
     }
     // Every output is checked before the four runs and written together after them: a bad path anywhere
@@ -310,6 +351,11 @@ int cmdCompare(int argc, char** argv) {
         return abandon();
     }
     std::fputs(compareTableText(*base, cols).c_str(), stdout);
+    std::string latency = "\nlatency (inter-token latency beside TTFT and TPOT; docs/receipt.md, \"Latency figures\"):\n";
+    for (const auto& c : cols) {
+        latency += latencyLines(c.outcomes, slos, "  " + c.label);
+    }
+    std::fputs(latency.c_str(), stdout);
     std::vector<std::pair<std::string, std::string>> files;
     for (std::size_t i = 0; keepReceipts && i < cols.size(); ++i) {
         files.emplace_back(outputs[i], std::move(cols[i].receipt));
@@ -341,7 +387,8 @@ void registerCoreCommands(std::vector<Command>& table) {
                      "--calibration-context L tokens) and checks the result",
                      cmdValidate});
     table.push_back({"run", kRunUsage,
-                     "run one policy and write its receipt (stdout without --out); --live also runs evictions and "
+                     "run one policy and write its receipt (stdout without --out); --trace-out also writes the run as "
+                     "Chrome trace JSON for Perfetto; --live also runs evictions and "
                      "resumes on the CUDA device (exit 3 without one); --calibration derives the transfer and "
                      "prefill rates from a calibration.json (--swap-method per-block|batched|gather, "
                      "--calibration-context L tokens)",

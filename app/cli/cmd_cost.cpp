@@ -9,6 +9,8 @@
 #include "cost/cost_report.h"
 #include "cost/tick_rates.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace pl::cli {
@@ -140,6 +142,8 @@ int runRates(int argc, char** argv) {
         std::fprintf(stderr, "%s: %s", measured->path.c_str(),
                      cost::describeRates(measured->calibration, measured->request, measured->rates).c_str());
     }
+    // The tick these rates are per, as the workload key (whole microseconds, at least 1).
+    config["config"]["tick_us"] = std::max<std::int64_t>(1, std::llround(r.tick_us));
     std::printf("%s\n", config.dump(2).c_str());
     std::fprintf(stderr,
                  "rates: one tick = %s us (%s); %s-token replays priced at %s us/token; link %s GB/s effective; "

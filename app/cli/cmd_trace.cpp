@@ -302,6 +302,7 @@ int runGenerate(int argc, char** argv) {
             return fail(cmd, "--tick-ms sets the tick that --model/--gpu rates are computed at; give --model M "
                              "and/or --gpu G (or set the rates as flags)");
         }
+        base.config.tick_us = tickUs; // the tick is known: the workload says so (config.tick_us)
     }
     if (auto err = applyMachineRates(args, static_cast<double>(tickUs), base.config, fromRates)) {
         return fail(cmd, *err);

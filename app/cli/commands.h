@@ -25,6 +25,7 @@ void registerCoreCommands(std::vector<Command>& table);   // validate run verify
 void registerBenchCommands(std::vector<Command>& table);  // bench (cmd_bench.cpp)
 void registerCostCommands(std::vector<Command>& table);   // breakeven rates sweep sweep-merge (cmd_cost.cpp)
 void registerTraceCommands(std::vector<Command>& table);  // import-trace generate (cmd_trace.cpp)
+void registerReviewCommands(std::vector<Command>& table); // gate report (cmd_review.cpp)
 void registerGpuCommands(std::vector<Command>& table);    // gpu-info gpu-selftest calibrate live-plan (cmd_gpu.cpp)
 
 } // namespace pl::cli

@@ -22,6 +22,7 @@ std::vector<pl::cli::Command> buildTable() {
     pl::cli::registerBenchCommands(table);
     pl::cli::registerCostCommands(table);
     pl::cli::registerTraceCommands(table);
+    pl::cli::registerReviewCommands(table);
     pl::cli::registerGpuCommands(table);
     return table;
 }

@@ -23,6 +23,19 @@ int badInput(const std::string& message) {
     return kExitBadInput;
 }
 
+bool parseCommand(int argc, char** argv, const ArgSpec& spec, const std::vector<std::string>& positionals,
+                  const std::string& usage, Args& args) {
+    auto err = parseArgs(argc, argv, 1, spec, args);
+    if (!err) {
+        err = positionalProblem(args, positionals);
+    }
+    if (err) {
+        badInput(*err + "\nusage: preemptlab-cli " + usage);
+        return false;
+    }
+    return true;
+}
+
 std::optional<Workload> loadWithOverrides(const std::string& file, const Args& args) {
     auto loaded = loadWorkloadFile(file);
     if (auto* err = std::get_if<InputError>(&loaded)) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace pl::cli {
 
@@ -20,5 +21,10 @@ std::optional<Workload> loadWithOverrides(const std::string& file, const Args& a
 
 // Prints the error, then returns kExitBadInput.
 int badInput(const std::string& message);
+
+// Parses a command's arguments and checks its positionals; on a mistake prints what is wrong, then the usage
+// ("usage: preemptlab-cli " + usage), and returns false.
+bool parseCommand(int argc, char** argv, const ArgSpec& spec, const std::vector<std::string>& positionals,
+                  const std::string& usage, Args& args);
 
 } // namespace pl::cli

@@ -200,6 +200,7 @@ Result<ImportResult> importTrace(const TraceRows& rows, const ImportOptions& o, 
     Workload& w = result.workload;
     w.name = o.name.empty() ? defaultName(rows.file) : o.name;
     w.config = config;
+    w.config.tick_us = o.tick_us; // the tick the arrivals were converted at: latencies can be given in ms
     w.policy = policy;
     for (std::size_t i : order) {
         stopCheck.step();

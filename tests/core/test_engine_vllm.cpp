@@ -6,6 +6,7 @@
 #include "quiet_steps.h"
 
 #include "engine.h"
+#include "engine_profiles.h"
 #include "ledger.h"
 #include "oracle.h"
 #include "receipt.h"
@@ -15,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,10 @@ class TestEngineVllm : public QObject {
     void headOfLineWaitsForBlocks();                     // V17
     void fcfsPreemptsTheLastAdmitted();                  // V18
     void memoryIsAllFreeAtTheEnd();                      // V19
+    void prefillReusesBlocksInFreeQueueOrder();          // V20 test_prefill
+    void evictHitsTheDeclaredPrefixAndTakesTheOldestFree(); // V21 test_evict
+    void resumeHitsItsOwnBlocksOnlyWithCaching();
+    void ownBlocksAreNeverHitBeforeTheyWereComputed();
     void sampledTokenIsResidentOneStepLater();
     void quietStepsAreSkippedAsIfTicked();
     void oracleRefusesAWrongVllmVictim();
@@ -89,7 +95,23 @@ const char* kScenarios[] = {"v02-schedule-order", "v05-schedule", "v06-priority-
                             "v12-priority-victim-selection", "v12b-priority-equal-priority", "v13-priority-preemption",
                             "v14-priority-no-preemption", "v15-priority-preemption-resumption",
                             "v16-priority-heap-property", "v17-unable-to-allocate", "v18-handles-preemption",
-                            "v19-memory-leak"};
+                            "v19-memory-leak", "v20-prefill-eviction-order", "v21-evict"};
+
+// The device blocks request `id` holds after `tick`, in its logical order.
+std::vector<std::int32_t> heldAfter(const Workload& w, const std::string& id, Tick tick) {
+    Ledger ledger;
+    Engine engine(w, ledger);
+    engine.runToTick(tick);
+    const auto held = engine.heldBlocks(indexOf(w, id));
+    return {held.begin(), held.end()};
+}
+
+const Event* firstOf(const RunResult& run, EventKind kind, std::int32_t request) {
+    for (const Event& e : run.ledger.events) {
+        if (e.kind == kind && e.request == request) return &e;
+    }
+    return nullptr;
+}
 
 } // namespace
 
@@ -261,6 +283,7 @@ void TestEngineVllm::headOfLineWaitsForBlocks() {
 // 6 usable blocks of 2 tokens. Step 3: 0 needs a fourth block; fcfs running.pop() takes 1, the last admitted.
 void TestEngineVllm::fcfsPreemptsTheLastAdmitted() {
     const Workload w = scenario("v18-handles-preemption");
+    QVERIFY(w.config.enable_prefix_caching);
     const RunResult run = runWorkload(w);
     const auto evicts = kinds(run, EventKind::Evict);
     QVERIFY(!evicts.empty());
@@ -269,10 +292,19 @@ void TestEngineVllm::fcfsPreemptsTheLastAdmitted() {
     QCOMPARE(evicts[0]->generated_tokens, std::int64_t{2});
     QCOMPARE(evicts[0]->context_tokens, std::int64_t{6});
     QCOMPARE(waitingAfter(w, 2), QStringList{"1"});
+    // r0's 4th block is the free queue's head, r1's tail block (freed first); r1's first 2 blocks stay cached.
+    const auto r0 = heldAfter(w, "0", 2);
+    QCOMPARE(r0.size(), std::size_t{4});
     const auto resumes = kinds(run, EventKind::Resume);
     QVERIFY(!resumes.empty());
     QCOMPARE(resumes[0]->request, indexOf(w, "1"));
-    QCOMPARE(resumes[0]->replay_tokens, std::int64_t{6}); // + the 7th token, never written: 7 recomputed
+    QCOMPARE(resumes[0]->tick, Tick{4}); // vLLM's step 5, after r0 finished in step 4
+    QCOMPARE(resumes[0]->cached_tokens, std::int64_t{4});
+    QCOMPARE(resumes[0]->replay_tokens, std::int64_t{2}); // + the 7th token, never written: 3 scheduled
+    Ledger ledger;
+    Engine engine(w, ledger);
+    engine.runToTick(4);
+    QCOMPARE(engine.requests()[static_cast<std::size_t>(indexOf(w, "1"))].computed_tokens, std::int64_t{7});
 }
 
 void TestEngineVllm::memoryIsAllFreeAtTheEnd() {
@@ -283,6 +315,99 @@ void TestEngineVllm::memoryIsAllFreeAtTheEnd() {
     QCOMPARE(engine.freeBlocks(), w.config.capacity_blocks);
     QCOMPARE(engine.waitingCount(), std::int64_t{0});
     QCOMPARE(engine.totals().completed, std::int64_t{5});
+}
+
+// test_prefill: the common blocks are hit by req1 and req2, and every freed block joins the free queue's tail
+// (tail block first), never-used blocks ahead of them. vLLM's block b is the lab's b - 1.
+void TestEngineVllm::prefillReusesBlocksInFreeQueueOrder() {
+    const Workload w = scenario("v20-prefill-eviction-order");
+    const RunResult run = runWorkload(w);
+    using Blocks = std::vector<std::int32_t>;
+    QCOMPARE(heldAfter(w, "req0", 0), (Blocks{0, 1, 2, 3}));  // vLLM [1, 2, 3, 4]
+    QCOMPARE(heldAfter(w, "req1", 1), (Blocks{0, 1, 2, 4}));  // hits [1, 2, 3], new [5]
+    QCOMPARE(firstOf(run, EventKind::Admit, indexOf(w, "req1"))->cached_tokens, std::int64_t{48});
+    QCOMPARE(heldAfter(w, "req2", 3), (Blocks{0, 1, 2, 5}));  // hits [1, 2, 3], new [6]
+    QCOMPARE(firstOf(run, EventKind::Admit, indexOf(w, "req2"))->cached_tokens, std::int64_t{48});
+    // "This block ID order also checks the eviction order": [7, 8, 9, 10, 4, 5, 6, 3, 2, 1].
+    QCOMPARE(heldAfter(w, "req3", 5), (Blocks{6, 7, 8, 9, 3, 4, 5, 2, 1, 0}));
+    Ledger ledger;
+    Engine engine(w, ledger);
+    engine.runToTick(2); // req0 and req1 freed: the free queue is [6..10, 4, 5, 3, 2, 1], 10 free
+    QCOMPARE(engine.freeBlocks(), std::int64_t{10});
+}
+
+// test_evict: req0 (6 blocks) and req1 (3) freed in that order leave [10, 6, 5, 4, 3, 2, 1, 9, 8, 7]; req2, the
+// first 35 tokens of req0, hits [1, 2] and takes the never-used [10]; 7 blocks stay free.
+void TestEngineVllm::evictHitsTheDeclaredPrefixAndTakesTheOldestFree() {
+    const Workload w = scenario("v21-evict");
+    const RunResult run = runWorkload(w);
+    using Blocks = std::vector<std::int32_t>;
+    QCOMPARE(heldAfter(w, "req0", 0).size(), std::size_t{0}); // it finished in its first step (1 output token)
+    QCOMPARE(firstOf(run, EventKind::Admit, indexOf(w, "req2"))->cached_tokens, std::int64_t{32});
+    QCOMPARE(heldAfter(w, "req2", 1), (Blocks{0, 1, 9}));
+    Ledger ledger;
+    Engine engine(w, ledger);
+    engine.runToTick(1);
+    QCOMPARE(engine.freeBlocks(), std::int64_t{7});
+}
+
+// Without enable_prefix_caching (vLLM's --no-enable-prefix-caching) the same preemption recomputes all 7 tokens;
+// with it, the resume starts from the 2 blocks still cached. The receipt says which.
+void TestEngineVllm::resumeHitsItsOwnBlocksOnlyWithCaching() {
+    Workload w = scenario("v18-handles-preemption");
+    for (bool caching : {false, true}) {
+        w.config.enable_prefix_caching = caching;
+        const RunResult run = runWorkload(w);
+        const auto resumes = kinds(run, EventKind::Resume);
+        QCOMPARE(resumes.size(), std::size_t{1});
+        QCOMPARE(resumes[0]->cached_tokens, caching ? std::int64_t{4} : std::int64_t{0});
+        QCOMPARE(resumes[0]->replay_tokens, caching ? std::int64_t{2} : std::int64_t{6});
+        QCOMPARE(run.totals.cached_tokens, caching ? std::int64_t{4} : std::int64_t{0});
+        const auto doc = nlohmann::json::parse(receiptText(w, run));
+        QCOMPARE(doc["workload"]["config"].contains("enable_prefix_caching"), caching);
+        QVERIFY(checkReceipt(doc).passed);
+        bool said = false;
+        for (const auto& l : doc["limitations"]) {
+            said = said || l.get<std::string>().rfind(caching ? "enable_prefix_caching:" : "Prefix caching", 0) == 0;
+        }
+        QVERIFY(said);
+    }
+    // Under the other profiles the key is reported as unused.
+    w.policy.engine_profile = EngineProfile::Sglang;
+    const auto unused = unusedSettings(w);
+    QVERIFY(std::find(unused.begin(), unused.end(), "enable_prefix_caching") != unused.end());
+}
+
+// The oracle: a request's own blocks can be hit only after it computed them (on a resume, at most the full
+// blocks of what it owed); a first admission hits only its declared prefix.
+void TestEngineVllm::ownBlocksAreNeverHitBeforeTheyWereComputed() {
+    const Workload w = scenario("v18-handles-preemption");
+    const auto good = nlohmann::json::parse(receiptText(w, runWorkload(w)));
+    QVERIFY(checkReceipt(good).passed);
+    auto admit = good;
+    for (auto& e : admit["events"]) {
+        if (e["kind"] == "admit") {
+            e["cached_tokens"] = 2; // one block of its own, before it computed any
+            break;
+        }
+    }
+    auto report = checkReceipt(admit);
+    QVERIFY(!report.passed);
+    QVERIFY2(report.violations.front().find("cached_tokens 2 is not a whole number of its 0 cachable blocks") !=
+                 std::string::npos,
+             report.violations.front().c_str());
+    auto resume = good;
+    for (auto& e : resume["events"]) {
+        if (e["kind"] == "resume") {
+            e["cached_tokens"] = 8; // 4 blocks: more than the 3 it owed (6 tokens)
+            e["context_tokens"] = 8;
+        }
+    }
+    report = checkReceipt(resume);
+    QVERIFY(!report.passed);
+    QVERIFY2(report.violations.front().find("cached_tokens 8 is not a whole number of its 3 cachable blocks") !=
+                 std::string::npos,
+             report.violations.front().c_str());
 }
 
 // The issue's first finding: in tick-model-1 a decoding request crosses each block edge one step earlier than
@@ -343,13 +468,21 @@ void TestEngineVllm::tickModelReceiptsDoNotChange() {
 // quiescent ticks are: the same events, totals and receipt as ticking every step, with far fewer calls. Under
 // both vLLM victim rules, with and without max_num_seqs, a watermark and a budget too small for the batch.
 void TestEngineVllm::quietStepsAreSkippedAsIfTicked() {
-    const Workload base = decodeHeavyWorkload();
+    const Workload plain = decodeHeavyWorkload();
+    // With enable_prefix_caching: every 4th request shares a 3-block prefix too (a queue head's hits can be
+    // taken by the decodes of a stretch).
+    Workload shared = plain;
+    shared.config.enable_prefix_caching = true;
+    for (std::size_t i = 0; i < shared.requests.size(); i += 4) {
+        if (shared.requests[i].prompt_tokens >= 3 * shared.config.block_size_tokens) shared.requests[i].prefix_blocks = {7, 8, 9};
+    }
     int skippedRuns = 0;
+    for (const Workload* base : {&plain, static_cast<const Workload*>(&shared)}) {
     for (auto rule : {VictimRule::LastAdmitted, VictimRule::PriorityNewest}) {
         for (std::int64_t seqs : {0, 8}) {
             for (std::int64_t budget : {0, 6}) {
                 for (std::int64_t watermark : {0, 5}) {
-                    Workload w = base;
+                    Workload w = *base;
                     w.policy.engine_profile = EngineProfile::VllmV1;
                     w.policy.recovery = Recovery::Recompute;
                     w.policy.victim_rule = rule;
@@ -358,7 +491,8 @@ void TestEngineVllm::quietStepsAreSkippedAsIfTicked() {
                     w.config.max_num_batched_tokens = budget;
                     const auto invalid = validateWorkload(w);
                     QVERIFY2(!invalid.has_value(), invalid ? invalid->message().c_str() : "");
-                    const std::string what = std::string(toString(rule)) + " seqs " + std::to_string(seqs) +
+                    const std::string what = std::string(w.config.enable_prefix_caching ? "caching " : "") +
+                                             std::string(toString(rule)) + " seqs " + std::to_string(seqs) +
                                              " budget " + std::to_string(budget) + " watermark " +
                                              std::to_string(watermark);
                     std::int64_t calls = 0;
@@ -377,7 +511,8 @@ void TestEngineVllm::quietStepsAreSkippedAsIfTicked() {
             }
         }
     }
-    QCOMPARE(skippedRuns, 8);
+    }
+    QCOMPARE(skippedRuns, 16);
 }
 
 QTEST_GUILESS_MAIN(TestEngineVllm)

@@ -36,6 +36,7 @@ class TestRecoveryTruth : public QObject {
     void evictionDuringACopyBackFailsTheOracle();
     void propertyTightWorkloadsReevictInEveryPhase();
     void propertyEngineProfilesConserve();
+    void propertyVllmPrefixCachingConserves();
 };
 
 namespace {
@@ -350,6 +351,62 @@ void TestRecoveryTruth::propertyEngineProfilesConserve() {
     QVERIFY(byProfile["sglang"] > 0);
     QVERIFY(byProfile["trtllm-max-utilization"] > 100);
     QCOMPARE(byProfile["trtllm-guaranteed-no-evict"], std::int64_t{0}); // it never pauses
+    QVERIFY(carried > 0);
+}
+
+// vllm-v1 with enable_prefix_caching on the same tight workloads, some requests sharing a declared prefix: a
+// resume that hits its own surviving blocks replays only the rest, and what is owed is still what is rebuilt
+// (the oracle), across every eviction, ticked one by one or skipped.
+void TestRecoveryTruth::propertyVllmPrefixCachingConserves() {
+    const auto seeds = std::min<std::uint64_t>(24, static_cast<std::uint64_t>(24 / pltest::sanitizerScale() + 2));
+    int runs = 0;
+    std::int64_t evictions = 0;
+    std::int64_t ownHits = 0;     // resumes that attached blocks of their own
+    std::int64_t carried = 0;
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+        Workload w = tightWorkload(seed);
+        w.policy.engine_profile = EngineProfile::VllmV1;
+        w.policy.recovery = Recovery::Recompute;
+        w.policy.watermark_blocks = 0;
+        w.config.enable_prefix_caching = true;
+        for (std::size_t i = 0; i < w.requests.size(); i += 3) { // every third request shares a prefix
+            auto& r = w.requests[i];
+            const std::int64_t full = std::min<std::int64_t>(2, r.prompt_tokens / w.config.block_size_tokens);
+            r.prefix_blocks.clear();
+            for (std::int64_t b = 0; b < full; ++b) r.prefix_blocks.push_back(b + 1);
+        }
+        for (auto rule : {VictimRule::LastAdmitted, VictimRule::PriorityNewest, VictimRule::LongestContext}) {
+            for (std::int64_t seqs : {0, 2}) {
+                w.policy.victim_rule = rule;
+                w.config.max_num_seqs = seqs;
+                w.config.max_num_batched_tokens = seqs == 0 ? 0 : w.config.block_size_tokens * 2 + 1;
+                const auto invalid = validateWorkload(w);
+                QVERIFY2(!invalid.has_value(), invalid ? invalid->message().c_str() : "");
+                const RunResult run = runWorkload(w);
+                ++runs;
+                evictions += run.totals.evictions;
+                for (const Event& e : run.ledger.events) {
+                    if (e.kind == EventKind::Resume && e.cached_tokens > 0) {
+                        const auto& spec = w.requests[static_cast<std::size_t>(e.request)];
+                        const auto declared = static_cast<std::int64_t>(spec.prefix_blocks.size()) *
+                                              w.config.block_size_tokens;
+                        ownHits += e.cached_tokens > declared ? 1 : 0;
+                    }
+                    if (e.kind == EventKind::Evict && carriedReplayTokens(e, w.config.block_size_tokens) > 0) ++carried;
+                }
+                QCOMPARE(receiptHashes(w, tickByTickRun(w)).event_hash, receiptHashes(w, run).event_hash);
+                const auto report = checkReceipt(nlohmann::json::parse(receiptText(w, run)));
+                QVERIFY2(report.passed, ("seed " + std::to_string(seed) + " " + std::string(toString(rule)) + ": " +
+                                         (report.violations.empty() ? "" : report.violations.front()))
+                                            .c_str());
+            }
+        }
+    }
+    qInfo("vllm-v1 with prefix caching: %d runs, %lld evictions, %lld resumes hit their own blocks, %lld evictions "
+          "during an unfinished replay",
+          runs, static_cast<long long>(evictions), static_cast<long long>(ownHits), static_cast<long long>(carried));
+    QVERIFY(evictions > 100);
+    QVERIFY(ownHits > 10);
     QVERIFY(carried > 0);
 }
 

@@ -222,6 +222,11 @@ class TestTraceCli : public QObject {
             QCOMPARE(config[key], fragment[key]);
         }
         QCOMPARE(config["capacity_blocks"].get<int>(), 1000); // the flag wins over the rates' 26,674
+        // The tick the trace was converted at is the workload's tick_us (10 ms here, 20 ms by default), as in the
+        // rates fragment.
+        QCOMPARE(config["tick_us"].get<int>(), 10000);
+        QCOMPARE(fragment["tick_us"].get<int>(), 10000);
+        QCOMPARE(nlohmann::json::parse(slurp(plain))["config"]["tick_us"].get<int>(), 20000);
         r = cli({"generate", "--tick-ms", "10", "--out", dir.filePath("g.json")});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--tick-ms sets the tick that --model/--gpu rates are computed at"),
@@ -231,6 +236,11 @@ class TestTraceCli : public QObject {
         QCOMPARE(r.code, 0);
         QCOMPARE(nlohmann::json::parse(slurp(dir.filePath("g.json")))["config"]["prefill_tokens_per_tick"],
                  fragment["prefill_tokens_per_tick"]);
+        QCOMPARE(nlohmann::json::parse(slurp(dir.filePath("g.json")))["config"]["tick_us"].get<int>(), 10000);
+        // Without --tick-ms, generate does not know the tick: no tick_us.
+        r = cli({"generate", "--out", dir.filePath("g2.json")});
+        QCOMPARE(r.code, 0);
+        QVERIFY(!nlohmann::json::parse(slurp(dir.filePath("g2.json")))["config"].contains("tick_us"));
     }
 
     void importedWorkloadRereadsAndIsDeterministic() {

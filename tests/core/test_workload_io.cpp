@@ -442,9 +442,16 @@ void TestWorkloadIo::normalisedFormsRoundTrip() {
     for (const char* key : {"format", "name", "config", "requests"}) {
         QVERIFY2(normal.contains(key), key);
     }
-    // Every key, but the engine profiles' optional ones only when set (so older workloads keep their bytes).
-    QCOMPARE(normal["config"].size(), pl::configKeys().size() - 2);
-    QVERIFY(!normal["config"].contains("max_num_seqs") && !normal["config"].contains("max_num_batched_tokens"));
+    // Every key, but the optional ones (engine profiles', tick_us) only when set (so older workloads keep their bytes).
+    QCOMPARE(normal["config"].size(), pl::configKeys().size() - 4);
+    QVERIFY(!normal["config"].contains("max_num_seqs") && !normal["config"].contains("max_num_batched_tokens") &&
+            !normal["config"].contains("enable_prefix_caching"));
+    QVERIFY(!normal["config"].contains("tick_us"));
+    QCOMPARE(pl::configJson(w.config, true).size(), pl::configKeys().size()); // a settings editor lists them all
+    pl::Workload caching = w;
+    caching.config.enable_prefix_caching = true;
+    QCOMPARE(pl::workloadJson(caching)["config"]["enable_prefix_caching"], json(true));
+    QVERIFY(parseOk(pl::workloadJson(caching).dump()).config.enable_prefix_caching);
     pl::Workload engine = w;
     engine.config.max_num_seqs = 4;
     QCOMPARE(pl::workloadJson(engine)["config"]["max_num_seqs"], json(4));

@@ -628,7 +628,12 @@ class TestBackgroundWork : public QObject {
         b.close();
 
         // Into a folder holding that bundle: asked first (Cancel by default), nothing replaced on Cancel.
-        QCOMPARE(exports->bundleFilesIn(bundle).size(), exports->bundleViews().size() + 3);
+        // The timeline beside it, the bytes Export > Timeline writes for the same run.
+        QFile t(QDir(bundle).filePath(QStringLiteral("trace.json")));
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        QVERIFY(t.readAll().toStdString() == timelineTextOf(*w->document()));
+        t.close();
+        QCOMPARE(exports->bundleFilesIn(bundle).size(), exports->bundleViews().size() + 4);
         QVERIFY(exports->bundleFilesIn(out.filePath(QStringLiteral("nothing-here"))).isEmpty());
         QVERIFY(QFile::resize(QDir(bundle).filePath(QStringLiteral("summary.md")), 0)); // to see a replacement
         // What the box showed, checked once it is answered (a failed check inside the timer would leave the box

@@ -272,7 +272,7 @@ class TestLabGui : public QObject {
         // The review bundle.
         const QString bundle = dir.filePath(QStringLiteral("bundle"));
         QVERIFY(!exportReviewBundle(*w->document(), *w->ledger()->model(), w->exportActions()->bundleViews(), bundle));
-        for (const char* f : {"receipt.json", "ledger.csv", "summary.md", "window.png", "pool.png", "timeline.png",
+        for (const char* f : {"receipt.json", "ledger.csv", "trace.json", "summary.md", "window.png", "pool.png", "timeline.png",
                               "ledger.png", "plots.png"}) {
             QVERIFY2(QFileInfo(QDir(bundle).filePath(QString::fromLatin1(f))).size() > 100, f);
         }

@@ -14,6 +14,7 @@
 #include "workload_io.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -148,7 +149,12 @@ class TestPolicyPanel : public QObject {
         for (const auto& keys : {pl::configKeys(), pl::policyKeys()}) {
             for (auto key : keys) QVERIFY2(!pl::settingHelp(key).meaning.empty(), std::string(key).c_str());
         }
-        for (auto key : pl::configKeys()) QVERIFY2(!pl::settingHelp(key).unit.empty(), std::string(key).c_str());
+        // Every number has its unit (a switch such as enable_prefix_caching has none).
+        const auto all = pl::configJson(pl::Config{}, true);
+        for (auto key : pl::configKeys()) {
+            QVERIFY2(all.contains(std::string(key)), std::string(key).c_str());
+            if (all[std::string(key)].is_number()) QVERIFY2(!pl::settingHelp(key).unit.empty(), std::string(key).c_str());
+        }
         QVERIFY(pl::settingHelp("no_such_key").meaning.empty());
         // A choice's meaning names every value it takes.
         for (auto rule : pl::allVictimRules()) QVERIFY(pl::settingHelp("victim_rule").meaning.find(rule) != std::string_view::npos);
@@ -178,6 +184,15 @@ class TestPolicyPanel : public QObject {
         QVERIFY(panel.findChild<QLabel*>(QStringLiteral("label_recovery"))->toolTip().contains(QStringLiteral("/policy/recovery")));
         auto spin = [&](const char* key) { return qobject_cast<QDoubleSpinBox*>(panel.editor(QLatin1String(key))); };
         QCOMPARE(spin("capacity_blocks")->text(), QStringLiteral("64 blocks"));
+        // vLLM's prefix caching is a switch, off until set; ticking it sets the key (and an undo clears it).
+        auto* caching = qobject_cast<QCheckBox*>(panel.editor(QStringLiteral("enable_prefix_caching")));
+        QVERIFY(caching);
+        QVERIFY(!caching->isChecked());
+        caching->setChecked(true);
+        QCOMPARE(doc.settingValue(QStringLiteral("enable_prefix_caching")), QStringLiteral("true"));
+        QVERIFY(doc.workload().config.enable_prefix_caching);
+        doc.undoStack()->undo();
+        QVERIFY(!doc.workload().config.enable_prefix_caching);
         QCOMPARE(spin("max_ticks")->text(), QStringLiteral("20,000 ticks")); // grouped, whatever the locale
         // A count is typed with or without the commas.
         QLineEdit* maxTicks = spin("max_ticks")->findChild<QLineEdit*>();
