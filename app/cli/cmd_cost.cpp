@@ -164,8 +164,10 @@ void registerCostCommands(std::vector<Command>& table) {
                      "swap vs recompute per token, break-even bandwidth and context, spare compute", runBreakeven});
     table.push_back({"rates", "rates [--model M] [--gpu G] ... [--tick-us US | --tick-ms MS]",
                      "workload tick rates (a config fragment) from a model, a GPU and a tick length", runRates});
-    table.push_back({"sweep", "sweep WORKLOAD --vary KEY=LO:HI:STEP ... [--modes M,..] [--metric X] --out FILE",
+    table.push_back({"sweep", "sweep WORKLOAD --vary KEY=LO:HI:STEP ... [--modes M,..] [--metric X] [--shard I/N] --out FILE",
                      "every mode at every grid point; winner per point and where it flips", runSweep});
+    table.push_back({"sweep-merge", "sweep-merge SHARD.json... --out FILE.csv|FILE.json",
+                     "joins the shard files of sweep --shard I/N into the unsharded sweep's output", runSweepMerge});
 }
 
 } // namespace pl::cli

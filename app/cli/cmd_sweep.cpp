@@ -1,16 +1,20 @@
 // preemptlab-cli sweep WORKLOAD --vary KEY=LO:HI:STEP [--vary ...] [--modes M,...] [--metric X] [--threads N]
-//                     --out FILE.csv|FILE.json
+//                     [--shard I/N] --out FILE.csv|FILE.json
 // Runs every mode at every grid point (core/cost/sweep.h); progress on stderr; the file is written atomically.
+// With --shard only shard I of N runs and --out is its shard file (core/cost/sweep_shards.h; sweep-merge).
 #include "commands.h"
 #include "args.h"
 #include "sweep_cli.h"
 
 #include "atomic_file.h"
 #include "cost/sweep.h"
+#include "cost/sweep_shards.h"
 #include "workload_io.h"
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
+#include <string>
 #include <cstdio>
 
 namespace pl::cli {
@@ -28,11 +32,38 @@ bool endsWith(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// Shard I of N: its points only, progress named by the shard, the shard file written atomically.
+int runShard(const Workload& workload, const pl::cost::SweepSpec& sweep, pl::cost::ShardRef shard,
+             const std::string& out, bool quiet, const std::string& workloadFile) {
+    const std::string name = std::string("shard ") + std::to_string(shard.index) + std::string("/") + std::to_string(shard.count);
+    auto progress = [quiet, &name](std::size_t done, std::size_t total) {
+        if (!quiet && (done == total || done * 20 / total != (done - 1) * 20 / total)) {
+            std::fprintf(stderr, "sweep: %s: %zu/%zu points\n", name.c_str(), done, total);
+        }
+    };
+    auto result = pl::cost::runSweepShard(workload, sweep, shard, progress);
+    if (auto* err = std::get_if<InputError>(&result)) {
+        InputError e = *err;
+        if (e.file.empty() && e.path.rfind("--", 0) != 0) {
+            e.file = workloadFile;
+        }
+        return fail(describe(e));
+    }
+    const auto& s = std::get<pl::cost::SweepShard>(result);
+    if (auto err = writeFileAtomically(out, pl::cost::sweepShardText(s))) {
+        return fail(*err);
+    }
+    std::fprintf(stderr, "sweep: %s of sweep %s: %zu of %s points (estimated cost %lld) -> %s\n", name.c_str(),
+                 s.id.c_str(), s.points.size(), s.sweep.at("points").dump().c_str(), static_cast<long long>(s.cost),
+                 printable(out).c_str());
+    return kExitOk;
+}
+
 } // namespace
 
 int runSweep(int argc, char** argv) {
     ArgSpec spec;
-    spec.valued = {"vary", "modes", "metric", "out", "threads"};
+    spec.valued = {"vary", "modes", "metric", "out", "threads", "shard", "shard-plan"};
     spec.repeatable = {"vary"};
     spec.switches = {"help", "quiet"};
     Args args;
@@ -42,7 +73,12 @@ int runSweep(int argc, char** argv) {
     if (args.has("help")) {
         std::printf("usage: preemptlab-cli sweep WORKLOAD --vary KEY=LO:HI:STEP|KEY=V1,V2 [--vary ...]\n"
                     "       [--modes recompute,swap,adaptive,hybrid] [--metric M] [--threads N] [--quiet]\n"
-                    "       --out FILE.csv|FILE.json\n  metrics (lower wins): %s\n",
+                    "       [--shard I/N] --out FILE.csv|FILE.json\n  metrics (lower wins): %s\n"
+                    "  --shard I/N: run only shard I (from 1) of N, the grid split by estimated cost, and write\n"
+                    "      its shard file (--out SHARD.json); preemptlab-cli sweep-merge joins the N files into\n"
+                    "      the output the unsharded sweep writes (scripts/slurm/ runs them as a Slurm job array)\n"
+                    "  --shard-plan N: print (JSON, stdout) the points and estimated cost of each of N shards and\n"
+                    "      run nothing (no --out); scripts/slurm/submit-sweep.sh sizes its requests from it\n",
                     pl::cost::sweepMetricNames().c_str());
         return kExitOk;
     }
@@ -50,15 +86,40 @@ int runSweep(int argc, char** argv) {
         return fail(*err);
     }
     const auto out = args.value("out");
-    if (!out) {
+    const auto planShards = args.value("shard-plan");
+    if (planShards && (out || args.has("shard"))) {
+        return fail("--shard-plan: runs nothing, so it takes neither --out nor --shard");
+    }
+    if (!out && !planShards) {
         return fail("--out: needed (FILE.csv or FILE.json)");
     }
-    const bool json = endsWith(*out, ".json");
-    if (!json && !endsWith(*out, ".csv")) {
+    const bool json = out && endsWith(*out, ".json");
+    if (out && !json && !endsWith(*out, ".csv")) {
         return fail("--out: '" + printable(*out) + "' must end in .csv or .json");
     }
-    if (auto err = checkOutputs({*out}, args.positional)) {
-        return fail(*err);
+    std::size_t planCount = 0;
+    if (planShards) {
+        auto [ptr, ec] = std::from_chars(planShards->data(), planShards->data() + planShards->size(), planCount);
+        if (ec != std::errc{} || ptr != planShards->data() + planShards->size() || planCount < 1 ||
+            planCount > 100'000) {
+            return fail("--shard-plan: '" + printable(*planShards) + "' is not a whole number from 1 to 100000");
+        }
+    }
+    std::optional<pl::cost::ShardRef> shard;
+    if (auto s = args.value("shard")) {
+        auto ref = pl::cost::parseShardRef(*s);
+        if (auto* err = std::get_if<InputError>(&ref)) {
+            return fail(describe(*err));
+        }
+        if (!json) {
+            return fail("--out: a shard is written as JSON (SHARD.json); sweep-merge writes the CSV");
+        }
+        shard = std::get<pl::cost::ShardRef>(ref);
+    }
+    if (out) {
+        if (auto err = checkOutputs({*out}, args.positional)) {
+            return fail(*err);
+        }
     }
     pl::cost::SweepSpec sweep;
     const auto varies = args.values("vary");
@@ -124,6 +185,19 @@ int runSweep(int argc, char** argv) {
             std::fprintf(stderr, "sweep: %zu/%zu points\n", done, total);
         }
     };
+    if (planCount) {
+        auto plan = pl::cost::sweepShardPlan(workload, sweep, planCount);
+        if (auto* err = std::get_if<InputError>(&plan)) {
+            return fail(describe(*err));
+        }
+        if (auto err = writeStdout(std::get<nlohmann::json>(plan).dump(2) + "\n")) {
+            return fail(*err);
+        }
+        return kExitOk;
+    }
+    if (shard) {
+        return runShard(workload, sweep, *shard, *out, quiet, args.positional.front());
+    }
     auto result = pl::cost::runSweep(workload, sweep, progress);
     if (auto* err = std::get_if<InputError>(&result)) {
         InputError e = *err;

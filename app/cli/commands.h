@@ -23,7 +23,7 @@ struct Command {
 
 void registerCoreCommands(std::vector<Command>& table);   // validate run verify compare
 void registerBenchCommands(std::vector<Command>& table);  // bench (cmd_bench.cpp)
-void registerCostCommands(std::vector<Command>& table);   // breakeven rates sweep (cmd_cost.cpp)
+void registerCostCommands(std::vector<Command>& table);   // breakeven rates sweep sweep-merge (cmd_cost.cpp)
 void registerTraceCommands(std::vector<Command>& table);  // import-trace generate (cmd_trace.cpp)
 void registerReviewCommands(std::vector<Command>& table); // gate report (cmd_review.cpp)
 void registerGpuCommands(std::vector<Command>& table);    // gpu-info gpu-selftest calibrate live-plan (cmd_gpu.cpp)

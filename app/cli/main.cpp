@@ -60,7 +60,7 @@ void printWorkloadKeys(std::FILE* to, std::string_view except) {
 
 // Commands that print a page of their own for --help (every option explained); the others get their line of
 // the command table.
-const std::set<std::string> kDetailedHelp = {"breakeven", "rates", "sweep", "import-trace", "generate"};
+const std::set<std::string> kDetailedHelp = {"breakeven", "rates", "sweep", "sweep-merge", "import-trace", "generate"};
 
 bool asksForHelp(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {

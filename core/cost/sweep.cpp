@@ -222,8 +222,18 @@ std::variant<SweepAxis, InputError> parseSweepAxis(std::string_view text) {
     return axis;
 }
 
-std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSpec spec,
-                                               const SweepProgress& progress) {
+std::int64_t estimatedRequestTicks(const Workload& w) {
+    const std::int64_t rate = std::max<std::int64_t>(1, w.config.prefill_tokens_per_tick);
+    std::int64_t sum = 0;
+    for (const auto& r : w.requests) {
+        const std::int64_t alive = std::max<std::int64_t>(1, w.config.max_ticks - r.arrival_tick);
+        const std::int64_t need = (r.prompt_tokens + rate - 1) / rate + std::max<std::int64_t>(1, r.output_tokens);
+        sum += std::min(alive, need);
+    }
+    return std::max<std::int64_t>(1, sum);
+}
+
+std::variant<SweepPlan, InputError> planSweep(const Workload& workload, SweepSpec spec) {
     if (spec.modes.empty()) {
         spec.modes = {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid};
     }
@@ -240,14 +250,26 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
     }
     // Every point is checked before anything runs: a bad value is reported, not half a sweep.
     // Workloads are rebuilt by the workers rather than kept, so memory stays at one copy per thread.
-    std::vector<SweepPoint> points(total);
+    SweepPlan plan;
+    plan.points.resize(total);
+    plan.costs.resize(total);
+    const auto modes = static_cast<std::int64_t>(spec.modes.size());
     for (std::size_t i = 0; i < total; ++i) {
-        auto w = pointWorkload(workload, spec.axes, i, points[i].values);
+        auto w = pointWorkload(workload, spec.axes, i, plan.points[i].values);
         if (auto* err = std::get_if<InputError>(&w)) {
             return *err;
         }
+        plan.costs[i] = modes * estimatedRequestTicks(std::get<Workload>(w));
     }
+    plan.spec = std::move(spec);
+    return plan;
+}
 
+std::optional<InputError> runSweepPoints(const Workload& workload, SweepPlan& plan,
+                                         const std::vector<std::size_t>& indices, const SweepProgress& progress) {
+    const SweepSpec& spec = plan.spec;
+    auto& points = plan.points;
+    const std::size_t total = indices.size();
     unsigned threads = spec.threads ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
     threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(1, total)));
     std::atomic<std::size_t> next{0};
@@ -258,7 +280,8 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
     // docs/cost-model.md).
     const std::int64_t maxEvents = memoryBounded(nullptr, threads).max_events;
     auto worker = [&]() {
-        for (std::size_t i = next++; i < total; i = next++) {
+        for (std::size_t k = next++; k < total; k = next++) {
+            const std::size_t i = indices[k];
             try {
                 std::vector<std::string> values;
                 const auto w = std::get<Workload>(pointWorkload(workload, spec.axes, i, values));
@@ -266,7 +289,7 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
                     points[i].results.push_back(runOne(w, mode, spec.metric, maxEvents));
                 }
             } catch (const std::exception& e) {
-                failures[i] = e.what();
+                failures[k] = e.what();
             }
             // Counted under the lock, so reports arrive in order ("2/5" never before "1/5").
             std::lock_guard lock(progressMutex);
@@ -284,15 +307,12 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
     for (auto& t : pool) {
         t.join();
     }
-    for (std::size_t i = 0; i < total; ++i) {
-        if (!failures[i].empty()) {
-            return InputError{"", "point " + std::to_string(i), "the run failed: " + failures[i]};
+    for (std::size_t k = 0; k < total; ++k) {
+        if (!failures[k].empty()) {
+            return InputError{"", "point " + std::to_string(indices[k]), "the run failed: " + failures[k]};
         }
     }
-
-    // Winners and flips, serially in point order.
-    const std::size_t lastAxis = spec.axes.empty() ? 1 : spec.axes.back().values.size();
-    for (std::size_t i = 0; i < total; ++i) {
+    for (const std::size_t i : indices) {
         auto& p = points[i];
         p.input_hash = p.results.front().input_hash;
         for (const auto& r : p.results) {
@@ -301,6 +321,16 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
                                   "modes saw different inputs (" + p.input_hash + " vs " + r.input_hash + ")"};
             }
         }
+    }
+    return std::nullopt;
+}
+
+void finishSweepPoints(const SweepSpec& spec, std::vector<SweepPoint>& points) {
+    // Winners and flips, serially in point order.
+    const std::size_t lastAxis = spec.axes.empty() ? 1 : spec.axes.back().values.size();
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        auto& p = points[i];
+        p.winner.clear();
         double best = p.results.front().metric;
         for (const auto& r : p.results) {
             best = std::min(best, r.metric);
@@ -315,10 +345,27 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
         }
         p.flip = i % lastAxis != 0 && points[i - 1].winner != p.winner;
     }
+}
+
+std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSpec spec,
+                                               const SweepProgress& progress) {
+    auto planned = planSweep(workload, std::move(spec));
+    if (auto* err = std::get_if<InputError>(&planned)) {
+        return *err;
+    }
+    auto& plan = std::get<SweepPlan>(planned);
+    std::vector<std::size_t> all(plan.points.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        all[i] = i;
+    }
+    if (auto err = runSweepPoints(workload, plan, all, progress)) {
+        return *err;
+    }
+    finishSweepPoints(plan.spec, plan.points);
     SweepResult out;
     out.workload_name = workload.name;
-    out.spec = std::move(spec);
-    out.points = std::move(points);
+    out.spec = std::move(plan.spec);
+    out.points = std::move(plan.points);
     return out;
 }
 

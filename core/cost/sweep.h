@@ -85,7 +85,27 @@ using SweepProgress = std::function<void(std::size_t, std::size_t)>;
 std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSpec spec,
                                                const SweepProgress& progress = {});
 
+// The steps of runSweep, for sweeps split into shards (sweep_shards.h). A plan is the grid before anything
+// runs: the spec with its modes filled in, every point's values, every point validated, and each point's
+// estimated cost (modes x estimatedRequestTicks of the point's workload).
+struct SweepPlan {
+    SweepSpec spec;
+    std::vector<SweepPoint> points; // values only, until runSweepPoints fills results and input_hash
+    std::vector<std::int64_t> costs;
+};
+// What a run of `w` costs, estimated without running it: the request-ticks it would take without pressure,
+// per request min(max_ticks - arrival, ceil(prompt / prefill_tokens_per_tick) + output_tokens), at least 1.
+std::int64_t estimatedRequestTicks(const Workload& w);
+std::variant<SweepPlan, InputError> planSweep(const Workload& workload, SweepSpec spec);
+// Runs the points `indices` of the plan (each once, any order) with spec.threads workers; progress counts them.
+std::optional<InputError> runSweepPoints(const Workload& workload, SweepPlan& plan,
+                                         const std::vector<std::size_t>& indices, const SweepProgress& progress);
+// Winners and flips, in point order, once every point has its results.
+void finishSweepPoints(const SweepSpec& spec, std::vector<SweepPoint>& points);
+
 std::string sweepCsv(const SweepResult& r);
 nlohmann::json sweepJson(const SweepResult& r);
+nlohmann::json sweepTotalsJson(const Totals& t); // the "totals" object of a result, as in sweepJson
+
 
 } // namespace pl::cost

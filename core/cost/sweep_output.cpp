@@ -22,7 +22,9 @@ std::string csvField(const std::string& s) {
     return out + "\"";
 }
 
-nlohmann::json totalsJson(const Totals& t) {
+} // namespace
+
+nlohmann::json sweepTotalsJson(const Totals& t) {
     return {{"ticks", t.ticks},
             {"request_ticks", t.request_ticks},
             {"pressure_events", t.pressure_events},
@@ -36,8 +38,6 @@ nlohmann::json totalsJson(const Totals& t) {
             {"censored", t.censored},
             {"queue_reentries", t.queue_reentries}};
 }
-
-} // namespace
 
 std::string sweepCsv(const SweepResult& r) {
     std::string out = "point";
@@ -96,7 +96,7 @@ nlohmann::json sweepJson(const SweepResult& r) {
         nlohmann::json results = nlohmann::json::object();
         for (const auto& m : p.results) {
             results[std::string(toString(m.mode))] = {
-                {"totals", totalsJson(m.totals)},
+                {"totals", sweepTotalsJson(m.totals)},
                 {"mean_queue_ticks", fixed6(m.mean_queue_ticks)},
                 {"p95_queue_ticks", m.p95_queue_ticks},
                 {"max_queue_ticks", m.max_queue_ticks},

@@ -1,5 +1,6 @@
 // The cost commands end to end through preemptlab-cli: breakeven --json, rates, sweep; exit codes and the
-// flag named on bad input; sweep output identical for 1 and 2 threads, and no file on bad input.
+// flag named on bad input; sweep output identical for 1 and 2 threads, and no file on bad input; sweep --shard
+// and sweep-merge give the unsharded bytes.
 #include "cli_runner.h"
 
 #include <QRegularExpression>
@@ -154,6 +155,56 @@ class TestCostCli : public QObject {
             QVERIFY(!r.err.isEmpty());
             QVERIFY(!QFile::exists(dir.filePath("bad.csv")) && !QFile::exists(dir.filePath("bad.txt")));
         }
+    }
+
+    void shardsMergeThroughTheCli() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString wl = dir.filePath("w.json");
+        QFile f(wl);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kWorkload);
+        f.close();
+        const QStringList base{"sweep", wl, "--vary", "capacity_blocks=12:24:4", "--vary", "watermark-blocks=0:2:1"};
+        const auto readAll = [&dir](const QString& name) {
+            QFile file(dir.filePath(name));
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
+        QCOMPARE(cli(base + QStringList{"--quiet", "--out", dir.filePath("whole.csv")}).code, 0);
+        QCOMPARE(cli(base + QStringList{"--quiet", "--out", dir.filePath("whole.json")}).code, 0);
+        QStringList shards;
+        for (int i = 1; i <= 3; ++i) {
+            const QString name = dir.filePath(QString("s%1.json").arg(i));
+            const auto r = cli(base + QStringList{"--shard", QString("%1/3").arg(i), "--out", name});
+            QCOMPARE(r.code, 0);
+            QVERIFY2(r.err.contains(QString("shard %1/3: ").arg(i).toUtf8()), r.err.constData()); // progress
+            shards << name;
+        }
+        for (const char* out : {"merged.csv", "merged.json"}) {
+            const auto r = cli(QStringList{"sweep-merge"} + shards + QStringList{"--out", dir.filePath(out)});
+            QCOMPARE(r.code, 0);
+            QVERIFY2(r.err.contains("shards 1-3 of 3 present"), r.err.constData());
+        }
+        QCOMPARE(readAll("merged.csv"), readAll("whole.csv"));
+        QCOMPARE(readAll("merged.json"), readAll("whole.json"));
+        // The plan: three shards, every point in one.
+        const auto plan = cli(base + QStringList{"--shard-plan", "3"});
+        QCOMPARE(plan.code, 0);
+        const auto j = nlohmann::json::parse(plan.out.toStdString());
+        QCOMPARE(j["shards"].size(), std::size_t{3});
+        QCOMPARE(j["points"].get<int>(), 12);
+        // A missing shard: exit 2, named, no file.
+        const auto missing = cli({"sweep-merge", shards[0], shards[2], "--out", dir.filePath("bad.csv")});
+        QCOMPARE(missing.code, 2);
+        QVERIFY2(missing.err.contains("shard 2 of 3 is missing"), missing.err.constData());
+        QVERIFY2(missing.err.contains("shards 1, 3 of 3 present"), missing.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath("bad.csv")));
+        // A shard is JSON; a bad --shard is named.
+        QCOMPARE(cli(base + QStringList{"--shard", "1/3", "--out", dir.filePath("s.csv")}).code, 2);
+        const auto bad = cli(base + QStringList{"--shard", "4/3", "--out", dir.filePath("s.json")});
+        QCOMPARE(bad.code, 2);
+        QVERIFY(bad.err.contains("--shard"));
+        QVERIFY(!QFile::exists(dir.filePath("s.json")) && !QFile::exists(dir.filePath("s.csv")));
     }
 };
 
