@@ -13,17 +13,19 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFileDialog>
-#include <QFontDatabase>
+#include <QHeaderView>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -237,19 +239,56 @@ QString GateActions::markdown(const pl::review::GateResult& result) {
 }
 
 void GateActions::show(const pl::review::GateResult& result) {
-    window_->statusBar()->showMessage(result.passed() ? tr("Gate: PASS") : tr("Gate: FAIL"), 10000);
+    const bool passed = result.passed();
+    window_->statusBar()->showMessage(passed ? tr("Gate: PASS") : tr("Gate: FAIL"), 10000);
     auto* box = new QDialog(window_);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setObjectName(QStringLiteral("gateResult"));
-    box->setWindowTitle(result.passed() ? tr("Gate: PASS") : tr("Gate: FAIL"));
+    box->setWindowTitle(passed ? tr("Gate: PASS") : tr("Gate: FAIL"));
     auto* layout = new QVBoxLayout(box);
-    auto* text = new QPlainTextEdit(QString::fromStdString(pl::review::gateTableText(result)), box);
-    text->setReadOnly(true);
-    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    text->setMinimumWidth(text->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 100);
-    layout->addWidget(text);
-    auto* note = new QLabel(tr("The review bundle (Export) carries this table while this run is on screen. "
-                               "preemptlab-cli gate gives the same verdict."),
+    int failed = 0;
+    for (const auto& r : result.rows) failed += r.passed ? 0 : 1;
+    auto* verdict = new QLabel(passed ? tr("<b>PASS</b>: every one of the %1 criteria holds.").arg(result.rows.size())
+                                      : tr("<b style=\"color:#b91c1c\">FAIL</b>: %1 of %2 criteria failed.")
+                                            .arg(failed)
+                                            .arg(result.rows.size()),
+                               box);
+    layout->addWidget(verdict);
+    // Core's rows, one criterion a line: what `preemptlab-cli gate` prints as its table.
+    auto* table = new QTableWidget(static_cast<int>(result.rows.size()), 5, box);
+    table->setObjectName(QStringLiteral("gateTable"));
+    // The verdict second, so it stays in sight however wide the figures are.
+    table->setHorizontalHeaderLabels({tr("criterion"), tr("verdict"), tr("baseline"), tr("candidate"), tr("threshold")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setWordWrap(false);
+    for (int i = 0; i < static_cast<int>(result.rows.size()); ++i) {
+        const auto& r = result.rows[static_cast<std::size_t>(i)];
+        const QStringList cells{QString::fromStdString(r.criterion), r.passed ? tr("pass") : tr("FAIL"),
+                                QString::fromStdString(r.baseline), QString::fromStdString(r.candidate),
+                                QString::fromStdString(r.threshold)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            item->setToolTip(cells[c]);
+            if (c == 1 && !r.passed) {
+                item->setForeground(QColor(0xb9, 0x1c, 0x1c));
+                QFont bold = item->font();
+                bold.setBold(true);
+                item->setFont(bold);
+            }
+            table->setItem(i, c, item);
+        }
+    }
+    table->resizeColumnsToContents();
+    table->horizontalHeader()->setStretchLastSection(true);
+    int width = table->verticalHeader()->width() + 4;
+    for (int c = 0; c < table->columnCount(); ++c) width += table->columnWidth(c);
+    int height = table->horizontalHeader()->height() + 4;
+    for (int r = 0; r < table->rowCount(); ++r) height += table->rowHeight(r);
+    table->setMinimumSize(std::min(width, 1500), height);
+    layout->addWidget(table);
+    auto* note = new QLabel(tr("The review bundle (Export) carries this table while this run is on screen; "
+                               "preemptlab-cli gate gives the same verdict for the two receipts."),
                             box);
     note->setWordWrap(true);
     layout->addWidget(note);

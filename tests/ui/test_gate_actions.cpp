@@ -16,6 +16,7 @@
 #include <QAction>
 #include <QFile>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -78,6 +79,15 @@ class TestGateActions : public QObject {
         QVERIFY2(gate->lastResult().has_value(), qPrintable(gate->lastError()));
         QVERIFY(!passed);
         QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Gate: FAIL"));
+        // The verdict window lists core's rows, the verdict beside each criterion.
+        auto* table = w->findChild<QTableWidget*>(QStringLiteral("gateTable"));
+        QVERIFY(table != nullptr);
+        QCOMPARE(table->rowCount(), static_cast<int>(gate->lastResult()->rows.size()));
+        for (int r = 0; r < table->rowCount(); ++r) {
+            const auto& row = gate->lastResult()->rows[static_cast<std::size_t>(r)];
+            QCOMPARE(table->item(r, 0)->text(), QString::fromStdString(row.criterion));
+            QCOMPARE(table->item(r, 1)->text(), row.passed ? QStringLiteral("pass") : QStringLiteral("FAIL"));
+        }
 
         // The CLI's way: the lab's receipt written as a file, then core's gate over the two files.
         const QString candidate = dir.filePath(QStringLiteral("lab.receipt.json"));
