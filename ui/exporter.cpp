@@ -7,6 +7,8 @@
 #include "atomic_file.h"
 #include "compare_report.h"
 #include "receipt.h"
+#include "review/outcomes.h"
+#include "review/report.h"
 #include "session.h"
 #include "timeline.h"
 #include "qtext.h"
@@ -204,7 +206,10 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
               .arg(QString::fromStdString(h.input_hash), QString::fromStdString(h.policy_hash),
                    QString::fromStdString(h.event_hash));
     md += QStringLiteral("\nReplay with `preemptlab-cli verify receipt.json`. The ledger is in `ledger.csv`; the timeline, "
-                         "for https://ui.perfetto.dev, in `trace.json`.\n");
+                         "for https://ui.perfetto.dev, in `trace.json`; queue delay, TTFT, TPOT, ITL and completion "
+                         "by prompt bucket, output bucket, priority, tenant and preemptions (p50/p90/p99, censored "
+                         "requests counted) in `distributions.csv`, the bytes `preemptlab-cli report receipt.json "
+                         "--csv` prints.\n");
     if (!imageFiles.isEmpty()) {
         md += QStringLiteral("\n## Views (cursor at tick %1)\n\n").arg(s->currentTick());
         for (const QString& f : imageFiles) md += QStringLiteral("![%1](%1)\n\n").arg(f);
@@ -213,8 +218,16 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
     return md;
 }
 
+std::string distributionsCsvOf(const LabDocument& doc) {
+    const pl::Session* s = doc.session();
+    if (!s) return {};
+    return pl::review::reportCsvText(
+        pl::review::buildReport(pl::review::outcomesFromRun(s->workload(), s->result()), pl::review::ReportOptions{}));
+}
+
 QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views) {
-    QStringList names = {QStringLiteral("receipt.json"), QStringLiteral("ledger.csv"), QStringLiteral("trace.json")};
+    QStringList names = {QStringLiteral("receipt.json"), QStringLiteral("ledger.csv"), QStringLiteral("trace.json"),
+                         QStringLiteral("distributions.csv")};
     for (const auto& view : views) names << view.first + QStringLiteral(".png");
     if (hasCompareView(views)) names << kCompareJson;
     names << QStringLiteral("summary.md");
@@ -251,6 +264,7 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
     const std::string made = receipt ? std::string() : receiptTextOf(doc);
     const std::string csv = ledger.csv();
     const std::string madeTrace = trace ? std::string() : timelineTextOf(doc);
+    const std::string distributions = distributionsCsvOf(doc);
     // A view in a dock tabbed behind another (compare behind the running plots) is parked off the window at
     // the size it last had (or none): it is drawn at the window's size instead (render() lays a widget out for
     // its new size first) and given its old size back, so nothing on screen moves.
@@ -274,7 +288,8 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
     std::vector<std::pair<std::string, std::string_view>> files = {
         {path(QStringLiteral("receipt.json")), receipt ? std::string_view(*receipt) : std::string_view(made)},
         {path(QStringLiteral("ledger.csv")), csv},
-        {path(QStringLiteral("trace.json")), trace ? std::string_view(*trace) : std::string_view(madeTrace)}};
+        {path(QStringLiteral("trace.json")), trace ? std::string_view(*trace) : std::string_view(madeTrace)},
+        {path(QStringLiteral("distributions.csv")), distributions}};
     for (std::size_t i = 0; i < pngs.size(); ++i) files.emplace_back(path(images[static_cast<qsizetype>(i)]), view(pngs[i]));
     if (comparison) files.emplace_back(path(kCompareJson), compareJson ? std::string_view(*compareJson) : madeCompare);
     files.emplace_back(path(QStringLiteral("summary.md")), view(md));

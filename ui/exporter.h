@@ -62,6 +62,9 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
                                const QList<QPair<QString, QWidget*>>& views, const QString& folder,
                                const std::string* receipt = nullptr, const QString& compareMarkdown = {},
                                const std::string* compareJson = nullptr, const std::string* trace = nullptr);
+// The shown run's latency distributions by bucket (core's pl::review report, CSV: what `preemptlab-cli report
+// RECEIPT --csv` prints for its receipt), empty without a run.
+std::string distributionsCsvOf(const LabDocument& doc);
 // The shown run's timeline (core's pl::timelineText: Chrome trace JSON), empty without a run.
 std::string timelineTextOf(const LabDocument& doc);
 

@@ -633,7 +633,7 @@ class TestBackgroundWork : public QObject {
         QVERIFY(t.open(QIODevice::ReadOnly));
         QVERIFY(t.readAll().toStdString() == timelineTextOf(*w->document()));
         t.close();
-        QCOMPARE(exports->bundleFilesIn(bundle).size(), exports->bundleViews().size() + 4);
+        QCOMPARE(exports->bundleFilesIn(bundle).size(), exports->bundleViews().size() + 5); // + receipt, ledger, trace, distributions, summary
         QVERIFY(exports->bundleFilesIn(out.filePath(QStringLiteral("nothing-here"))).isEmpty());
         QVERIFY(QFile::resize(QDir(bundle).filePath(QStringLiteral("summary.md")), 0)); // to see a replacement
         // What the box showed, checked once it is answered (a failed check inside the timer would leave the box

@@ -189,7 +189,7 @@ class TestHeadless : public QObject {
         QString err;
         QCOMPARE(runLab(dir, args, &err), 0);
         const QDir out(bundle);
-        for (const char* f : {"receipt.json", "ledger.csv", "trace.json", "window.png", "pool.png", "timeline.png", "ledger.png",
+        for (const char* f : {"receipt.json", "ledger.csv", "trace.json", "distributions.csv", "window.png", "pool.png", "timeline.png", "ledger.png",
                               "plots.png", "compare.png", "summary.md"}) {
             QVERIFY2(QFileInfo(out.filePath(QString::fromLatin1(f))).size() > 100, f);
         }

@@ -28,7 +28,11 @@
 #include "compare_report.h"
 #include "comparerun.h"
 #include "receipt.h"
+#include "review/outcomes.h"
+#include "review/report.h"
 #include "session.h"
+
+#include <nlohmann/json.hpp>
 #include "summary.h"
 
 #include <QAction>
@@ -272,9 +276,18 @@ class TestLabGui : public QObject {
         // The review bundle.
         const QString bundle = dir.filePath(QStringLiteral("bundle"));
         QVERIFY(!exportReviewBundle(*w->document(), *w->ledger()->model(), w->exportActions()->bundleViews(), bundle));
-        for (const char* f : {"receipt.json", "ledger.csv", "trace.json", "summary.md", "window.png", "pool.png", "timeline.png",
-                              "ledger.png", "plots.png"}) {
+        for (const char* f : {"receipt.json", "ledger.csv", "trace.json", "distributions.csv", "summary.md", "window.png",
+                              "pool.png", "timeline.png", "ledger.png", "plots.png"}) {
             QVERIFY2(QFileInfo(QDir(bundle).filePath(QString::fromLatin1(f))).size() > 100, f);
+        }
+        // distributions.csv is what `preemptlab-cli report receipt.json --csv` makes of the bundle's receipt.
+        {
+            const auto fromReceipt = pl::review::outcomesFromReceipt(
+                nlohmann::json::parse(readAll(QDir(bundle).filePath(QStringLiteral("receipt.json"))).toStdString()), "receipt.json");
+            QVERIFY(std::holds_alternative<pl::review::RunOutcomes>(fromReceipt));
+            const std::string expected = pl::review::reportCsvText(
+                pl::review::buildReport(std::get<pl::review::RunOutcomes>(fromReceipt), pl::review::ReportOptions{}));
+            QCOMPARE(readAll(QDir(bundle).filePath(QStringLiteral("distributions.csv"))).toStdString(), expected);
         }
         const QByteArray md = readAll(QDir(bundle).filePath(QStringLiteral("summary.md")));
         QVERIFY(md.contains(QByteArray::fromStdString(pl::receiptHashes(wl, pl::runWorkload(wl)).input_hash)));
