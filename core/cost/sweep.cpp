@@ -344,6 +344,29 @@ void finishSweepPoints(const SweepSpec& spec, std::vector<SweepPoint>& points) {
             }
         }
         p.flip = i % lastAxis != 0 && points[i - 1].winner != p.winner;
+        std::vector<double> metrics;
+        for (const auto& r : p.results) {
+            metrics.push_back(r.metric);
+        }
+        std::sort(metrics.begin(), metrics.end());
+        p.margin = metrics.size() < 2 ? 0.0 : metrics[1] - metrics[0];
+    }
+    // Flips along every axis: the last axis is the fastest, so axis a steps by the product of the sizes after it.
+    std::size_t stride = 1;
+    for (std::size_t a = spec.axes.size(); a-- > 0;) {
+        const std::size_t size = spec.axes[a].values.size();
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            if (a == spec.axes.size() - 1) {
+                points[i].flip_axes.clear();
+            }
+            if ((i / stride) % size != 0 && points[i - stride].winner != points[i].winner) {
+                points[i].flip_axes.push_back(a);
+            }
+        }
+        stride *= size;
+    }
+    for (auto& p : points) {
+        std::sort(p.flip_axes.begin(), p.flip_axes.end());
     }
 }
 

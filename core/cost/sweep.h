@@ -69,6 +69,11 @@ struct SweepPoint {
     std::vector<ModeResult> results; // in the order of the spec's modes
     std::string winner;              // lowest metric; ties joined by '=' in mode order ("swap=hybrid")
     bool flip = false;               // winner differs from the previous point along the last axis
+    // The crossover map: how far the winner is ahead (the second-lowest metric less the lowest; 0 on a tie),
+    // and the axes along which the winner differs from the previous point on that axis (the point one step
+    // lower on it, the other axes the same), in axis order.
+    double margin = 0.0;
+    std::vector<std::size_t> flip_axes;
 };
 
 struct SweepResult {

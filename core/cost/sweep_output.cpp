@@ -39,6 +39,20 @@ nlohmann::json sweepTotalsJson(const Totals& t) {
             {"queue_reentries", t.queue_reentries}};
 }
 
+namespace {
+// The keys of the axes a point flips along, joined by '|' (empty: none).
+std::string flipAxesText(const SweepSpec& spec, const SweepPoint& p) {
+    std::string out;
+    for (const std::size_t a : p.flip_axes) {
+        if (!out.empty()) {
+            out += '|';
+        }
+        out += spec.axes[a].key;
+    }
+    return out;
+}
+} // namespace
+
 std::string sweepCsv(const SweepResult& r) {
     std::string out = "point";
     for (const auto& axis : r.spec.axes) {
@@ -48,7 +62,7 @@ std::string sweepCsv(const SweepResult& r) {
     out += ",mode,input_hash,ticks,request_ticks,pressure_events,evictions,freed_blocks,replay_tokens,"
            "swap_out_bytes,swap_in_bytes,peak_host_bytes,completed,censored,queue_reentries,mean_queue_ticks,"
            "p95_queue_ticks,max_queue_ticks,mean_completion_ticks,p95_completion_ticks,metric_" +
-           std::string(toString(r.spec.metric)) + ",winner,flip\n";
+           std::string(toString(r.spec.metric)) + ",winner,flip,margin,flip_axes\n";
     for (std::size_t i = 0; i < r.points.size(); ++i) {
         const auto& p = r.points[i];
         for (const auto& m : p.results) {
@@ -66,7 +80,7 @@ std::string sweepCsv(const SweepResult& r) {
                   std::to_string(t.queue_reentries), fixed6(m.mean_queue_ticks), std::to_string(m.p95_queue_ticks),
                   std::to_string(m.max_queue_ticks), fixed6(m.mean_completion_ticks),
                   std::to_string(m.p95_completion_ticks), fixed6(m.metric), p.winner,
-                  std::string(p.flip ? "true" : "false")}) {
+                  std::string(p.flip ? "true" : "false"), fixed6(p.margin), flipAxesText(r.spec, p)}) {
                 out += ',';
                 out += csvField(f);
             }
@@ -87,6 +101,7 @@ nlohmann::json sweepJson(const SweepResult& r) {
     }
     nlohmann::json points = nlohmann::json::array();
     nlohmann::json flips = nlohmann::json::array();
+    nlohmann::json crossovers = nlohmann::json::array(); // flips along every axis
     for (std::size_t i = 0; i < r.points.size(); ++i) {
         const auto& p = r.points[i];
         nlohmann::json values = nlohmann::json::object();
@@ -104,14 +119,27 @@ nlohmann::json sweepJson(const SweepResult& r) {
                 {"p95_completion_ticks", m.p95_completion_ticks},
                 {"metric", fixed6(m.metric)}};
         }
+        nlohmann::json axes = nlohmann::json::array();
+        std::size_t stride = 1;
+        std::vector<std::size_t> strides(r.spec.axes.size(), 1);
+        for (std::size_t a = r.spec.axes.size(); a-- > 0;) {
+            strides[a] = stride;
+            stride *= r.spec.axes[a].values.size();
+        }
+        for (const std::size_t a : p.flip_axes) {
+            axes.push_back(r.spec.axes[a].key);
+            crossovers.push_back({{"index", i}, {"axis", r.spec.axes[a].key}, {"values", values},
+                                  {"from", r.points[i - strides[a]].winner}, {"to", p.winner}});
+        }
         points.push_back({{"index", i}, {"values", values}, {"input_hash", p.input_hash}, {"results", results},
-                          {"winner", p.winner}, {"flip", p.flip}});
+                          {"winner", p.winner}, {"flip", p.flip}, {"margin", fixed6(p.margin)}, {"flip_axes", axes}});
         if (p.flip) {
             flips.push_back({{"index", i}, {"values", values}, {"from", r.points[i - 1].winner}, {"to", p.winner}});
         }
     }
     return {{"format", "preemptlab.sweep.v1"}, {"workload", r.workload_name}, {"vary", vary}, {"modes", modes},
             {"metric", std::string(toString(r.spec.metric))}, {"points", points}, {"flips", flips},
+            {"crossovers", crossovers},
             {"notes", "means are printed with six decimals; completion counts censored requests at max_ticks"}};
 }
 

@@ -49,6 +49,58 @@ class TestSweep : public QObject {
   private slots:
     void initTestCase() { QVERIFY2(!validateWorkload(pressured()), "test workload must validate"); }
 
+    // The crossover map on a hand-made 2 x 3 grid (axes a = {0, 1}, b = {0, 1, 2}; two modes, metrics chosen):
+    //        b=0            b=1             b=2
+    //   a=0  rc 1 / sw 3    rc 2 / sw 2     rc 5 / sw 1
+    //   a=1  rc 4 / sw 1    rc 1 / sw 2.5   rc 0 / sw 9
+    // Winners: a=0: recompute, recompute=swap, swap; a=1: swap, recompute, recompute. Margins: 2, 0, 4; 3, 1.5, 9.
+    // Flips along b (the last axis, `flip`): (0,1) (0,2) (1,1); along a: (1,0) swap vs recompute, (1,1) recompute vs
+    // recompute=swap, (1,2) recompute vs swap.
+    void crossoverMapHasMarginsAndFlipsAlongEveryAxis() {
+        SweepSpec spec;
+        spec.axes = {{"watermark_blocks", {"0", "1"}}, {"hybrid_swap_percent", {"0", "1", "2"}}};
+        spec.modes = {Recovery::Recompute, Recovery::Swap};
+        const double rc[] = {1, 2, 5, 4, 1, 0};
+        const double sw[] = {3, 2, 1, 1, 2.5, 9};
+        std::vector<SweepPoint> points(6);
+        for (std::size_t i = 0; i < 6; ++i) {
+            points[i].values = {std::to_string(i / 3), std::to_string(i % 3)};
+            points[i].results = {ModeResult{}, ModeResult{}};
+            points[i].results[0].mode = Recovery::Recompute;
+            points[i].results[0].metric = rc[i];
+            points[i].results[1].mode = Recovery::Swap;
+            points[i].results[1].metric = sw[i];
+        }
+        finishSweepPoints(spec, points);
+        const std::vector<std::string> winners = {"recompute", "recompute=swap", "swap", "swap", "recompute", "recompute"};
+        const double margins[] = {2, 0, 4, 3, 1.5, 9};
+        const std::vector<std::vector<std::size_t>> axes = {{}, {1}, {1}, {0}, {0, 1}, {0}};
+        const bool lastAxisFlip[] = {false, true, true, false, true, false};
+        for (std::size_t i = 0; i < 6; ++i) {
+            QCOMPARE(points[i].winner, winners[i]);
+            QCOMPARE(points[i].margin, margins[i]);
+            QCOMPARE(points[i].flip_axes, axes[i]);
+            QCOMPARE(points[i].flip, lastAxisFlip[i]);
+        }
+        SweepResult r;
+        r.workload_name = "hand";
+        r.spec = spec;
+        r.points = points;
+        const std::string csv = sweepCsv(r);
+        QVERIFY(csv.substr(0, csv.find('\n')).find(",winner,flip,margin,flip_axes") != std::string::npos);
+        // Point 4's rows end with its winner, flip, margin and both axes.
+        QVERIFY2(csv.find("\n4,1,1,swap,") != std::string::npos, csv.c_str());
+        QVERIFY2(csv.find(",recompute,true,1.500000,watermark_blocks|hybrid_swap_percent\n") != std::string::npos, csv.c_str());
+        const auto json = sweepJson(r);
+        QCOMPARE(json["points"][4]["margin"].get<std::string>(), std::string("1.500000"));
+        QCOMPARE(json["points"][4]["flip_axes"].size(), std::size_t{2});
+        QCOMPARE(json["crossovers"].size(), std::size_t{6}); // 3 along a, 3 along b
+        QCOMPARE(json["flips"].size(), std::size_t{3});      // the last axis only, as before
+        QCOMPARE(json["crossovers"][0]["axis"].get<std::string>(), std::string("hybrid_swap_percent"));
+        QCOMPARE(json["crossovers"][2]["from"].get<std::string>(), std::string("recompute"));
+        QCOMPARE(json["crossovers"][2]["to"].get<std::string>(), std::string("swap"));
+    }
+
     void parsesAxes() {
         auto a = std::get<SweepAxis>(parseSweepAxis("capacity_blocks=12:20:4"));
         QCOMPARE(a.key, std::string("capacity_blocks"));
