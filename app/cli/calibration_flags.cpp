@@ -6,6 +6,7 @@
 #include "cost/calibrated_rates.h"
 #include "workload_io.h"
 
+#include <cmath>
 #include <cstdio>
 #include <variant>
 
@@ -79,7 +80,16 @@ bool applyCalibrationFlags(const Args& args, const std::string& file, Workload& 
         return false;
     }
     const auto& r = std::get<cost::CalibratedMachine>(derived);
+    const Config before = w.config;
     w.config = r.config;
+    // calibrateMachine makes --tick-ms the workload's tick length (config.tick_us) when it is whole microseconds.
+    if (w.config.tick_us != before.tick_us && before.tick_us != 0) {
+        std::fprintf(stderr, "%s: note: config.tick_us %lld replaced by --tick-ms %s (the calibrated rates' tick)\n",
+                     file.c_str(), static_cast<long long>(before.tick_us), tick->c_str());
+    } else if (w.config.tick_us == before.tick_us && static_cast<double>(w.config.tick_us) != std::round(*ms * 1e3)) {
+        std::fprintf(stderr, "%s: note: --tick-ms %s is not a whole number of microseconds; config.tick_us is left %s\n",
+                     file.c_str(), tick->c_str(), before.tick_us != 0 ? "as it was" : "unset");
+    }
     if (auto err = validateWorkload(w)) {
         InputError e = *err;
         e.file = file + " (after --calibration " + *path + ")";

@@ -157,6 +157,11 @@ std::variant<CalibratedMachine, RatesError> calibrateMachine(const Calibration& 
     m.config = machine;
     m.config.transfer_bytes_per_tick = m.rates.transfer_bytes_per_tick;
     m.config.prefill_tokens_per_tick = m.rates.prefill_tokens_per_tick;
+    // The rates are per tick of `tickUs`: that is the machine's tick length (config.tick_us, so its latencies read
+    // in ms too), when it is a whole number of microseconds; otherwise config.tick_us stays as it was.
+    if (const double whole = std::round(tickUs); whole >= 1.0 && whole < 9e15 && std::fabs(tickUs - whole) < 1e-6) {
+        m.config.tick_us = static_cast<std::int64_t>(whole);
+    }
     return m;
 }
 

@@ -64,7 +64,7 @@ struct CalibratedMachine {
 // breakeven and rates --calibration) and the lab (Apply Calibration): prices `machine` (a workload's config, whose
 // block_size_tokens and kv_bytes_per_token are what a swap moves) at ticks of `tickUs`, victim length
 // `contextTokens` (the lab and --calibration take meanRequestContext) and `method` swaps, and writes the two
-// derived rates into a copy of it. The error names the RatesRequest field at fault; whether the workload stays
+// derived rates into a copy of it, with config.tick_us = `tickUs` when that is whole microseconds. The error names the RatesRequest field at fault; whether the workload stays
 // valid with the new rates is the caller's check (validateWorkload).
 std::variant<CalibratedMachine, RatesError> calibrateMachine(const Calibration& c, const Config& machine,
                                                              double tickUs, std::int64_t contextTokens,

@@ -118,8 +118,10 @@ class TestCalibrationCli : public QObject {
         const auto config = nlohmann::json::parse(r.out.toStdString())["workload"]["config"];
         QCOMPARE(config["transfer_bytes_per_tick"].get<long long>(), 249756097LL);
         QCOMPARE(config["prefill_tokens_per_tick"].get<long long>(), 318LL);
+        // --tick-ms 10 is the workload's tick length too: config.tick_us 10000 (its latencies read in ms).
+        QCOMPARE(config["tick_us"].get<long long>(), 10000LL);
         const auto byHand = cli({"run", kSeed, "--transfer-bytes-per-tick", "249756097", "--prefill-tokens-per-tick",
-                                 "318", "--recovery", "adaptive"});
+                                 "318", "--tick-us", "10000", "--recovery", "adaptive"});
         QCOMPARE(byHand.code, 0);
         QCOMPARE(r.out, byHand.out); // byte-identical receipts
         // Deterministic: the same flags give the same bytes.

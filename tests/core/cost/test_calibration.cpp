@@ -281,7 +281,10 @@ class TestCalibration : public QObject {
         pl::Config expected = machine;
         expected.transfer_bytes_per_tick = 198581560;
         expected.prefill_tokens_per_tick = 9589;
+        expected.tick_us = 7000; // the rates' tick is the machine's tick length
         QVERIFY(m.config == expected);
+        // A tick of a fraction of a microsecond is no config.tick_us: it stays as it was.
+        QCOMPARE(std::get<CalibratedMachine>(calibrateMachine(c, machine, 7000.5, 1000)).config.tick_us, std::int64_t{0});
         // Errors are deriveRates' own, naming the field.
         const auto unknownMethod = calibrateMachine(c, machine, 7000.0, 1000, "memcpy");
         QVERIFY(std::holds_alternative<RatesError>(unknownMethod));
