@@ -1,8 +1,9 @@
 // preemptlab.workload.v1: every validation error with its exact path, empty files, defaults, normalised
-// order, the normalised JSON forms, overrides, in-memory validation and file loading.
+// order, the normalised JSON forms and file loading. Overrides and in-memory validation: test_workload_overrides.
 #include "hashing.h"
 #include "verify.h"
 #include "workload_io.h"
+#include "workload_io_fixtures.h"
 
 #include <QtTest>
 
@@ -11,54 +12,7 @@
 
 using nlohmann::json;
 
-namespace {
-
-// Requests deliberately out of order: normalised order is r3, r1, r2, r0.
-json baseDocument() {
-    return json::parse(R"({
-      "format": "preemptlab.workload.v1",
-      "name": "base",
-      "notes": "test input",
-      "config": { "block_size_tokens": 8, "capacity_blocks": 16, "kv_bytes_per_token": 512,
-                  "prefill_tokens_per_tick": 64, "transfer_bytes_per_tick": 16384,
-                  "host_capacity_bytes": 0, "max_ticks": 20000, "wait_threshold_ticks": 0,
-                  "preemption_threshold": 0 },
-      "policy": { "recovery": "hybrid", "victim_rule": "tenant-fair", "adaptive_tie": "swap",
-                  "resume_guard": "next-block", "watermark_blocks": 2, "preempt_ahead": true,
-                  "hybrid_swap_percent": 25 },
-      "requests": [
-        { "id": "r2", "arrival_tick": 5, "prompt_tokens": 24, "output_tokens": 40, "max_output_tokens": 64,
-          "priority": 1, "tenant": "team-a" },
-        { "id": "r1", "arrival_tick": 5, "prompt_tokens": 16, "output_tokens": 8 },
-        { "id": "r0", "arrival_tick": 9, "prompt_tokens": 8, "output_tokens": 1 },
-        { "id": "r3", "arrival_tick": 0, "prompt_tokens": 17, "output_tokens": 2, "prefix_blocks": [7, 9] }
-      ]
-    })");
-}
-
-json mutated(const std::function<void(json&)>& change) {
-    json doc = baseDocument();
-    change(doc);
-    return doc;
-}
-
-pl::Workload parseOk(const std::string& text) {
-    auto result = pl::parseWorkload(text, "ok.json");
-    if (auto* e = std::get_if<pl::InputError>(&result)) {
-        qFatal("unexpected error: %s", e->message().c_str());
-    }
-    return std::get<pl::Workload>(std::move(result));
-}
-
-pl::InputError parseError(const std::string& text, const pl::Caps& caps = {}) {
-    auto result = pl::parseWorkload(text, "bad.json", caps);
-    if (!std::holds_alternative<pl::InputError>(result)) {
-        qFatal("expected an error for: %s", text.substr(0, 200).c_str());
-    }
-    return std::get<pl::InputError>(result);
-}
-
-} // namespace
+using namespace pltest::workloadio;
 
 class TestWorkloadIo : public QObject {
     Q_OBJECT
@@ -80,11 +34,6 @@ class TestWorkloadIo : public QObject {
     void requestsAreNormalised();
     void normalisedFormsRoundTrip();
     void inputHashIgnoresOrderAndPolicy();
-    void validateInMemory();
-    void overrides_data();
-    void overrides();
-    void overrideErrors_data();
-    void overrideErrors();
     void loadsFiles();
     void messagesArePrintable();
     void commentsAndHugeIntegersAreNamed_data();
@@ -491,158 +440,6 @@ void TestWorkloadIo::inputHashIgnoresOrderAndPolicy() {
     json changed = baseDocument();
     changed["requests"][1]["output_tokens"] = 9;
     QVERIFY(hashOf(changed) != hashOf(baseDocument()));
-}
-
-void TestWorkloadIo::validateInMemory() {
-    pl::Workload w = parseOk(baseDocument().dump());
-    QVERIFY(!pl::validateWorkload(w));
-    std::swap(w.requests[0], w.requests[3]); // order is not a validity rule
-    QVERIFY(!pl::validateWorkload(w));
-
-    pl::Workload bad = w;
-    bad.requests[2].arrival_tick = -5;
-    auto e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/requests/2/arrival_tick"));
-
-    bad = w;
-    bad.requests[1].id = bad.requests[3].id;
-    e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/requests/3/id"));
-
-    bad = w;
-    bad.config.capacity_blocks = 2;
-    bad.policy.watermark_blocks = 0;
-    e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QVERIFY2(e->reason.find("can never fit") != std::string::npos, e->reason.c_str());
-
-    bad = w;
-    QCOMPARE(bad.requests[2].id, std::string("r2"));
-    bad.requests[2].prefix_blocks = {1, 1, 1}; // prompt 24 tokens = 3 full blocks: allowed
-    QVERIFY(!pl::validateWorkload(bad));
-    bad.requests[2].prefix_blocks.push_back(1);
-    e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/requests/2/prefix_blocks"));
-    // Ids out of range are named by position, inside a run of consecutive ids too (they are stored as runs).
-    bad.requests[2].prefix_blocks = {4, -3, 2};
-    e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/requests/2/prefix_blocks/1"));
-    bad.requests[2].prefix_blocks = {pl::kMaxSafeInteger - 1, pl::kMaxSafeInteger, pl::kMaxSafeInteger + 1};
-    QCOMPARE(bad.requests[2].prefix_blocks.runs().size(), std::size_t{1});
-    e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/requests/2/prefix_blocks/2"));
-
-    bad = w;
-    bad.policy.hybrid_swap_percent = -1;
-    e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/policy/hybrid_swap_percent"));
-
-    // Name and notes are written as JSON strings, which must be UTF-8: refused here, so no producer of a
-    // workload (generator, importer, editor) reaches the writer with other bytes.
-    bad = w;
-    bad.name = "caf\xe9"; // Latin-1
-    e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/name"));
-    QVERIFY2(e->reason.find("UTF-8") != std::string::npos, e->reason.c_str());
-    bad = w;
-    bad.notes = "ok \xc3";
-    e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/notes"));
-    bad.notes = "caf\xc3\xa9";
-    QVERIFY(!pl::validateWorkload(bad));
-
-    bad = w;
-    bad.requests[2].tenant = std::string(65, 't');
-    e = pl::validateWorkload(bad);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/requests/2/tenant"));
-
-    pl::Caps caps;
-    caps.max_requests = 3;
-    e = pl::validateWorkload(w, caps);
-    QVERIFY(e.has_value());
-    QCOMPARE(e->path, std::string("/requests"));
-
-    pl::normaliseWorkload(w);
-    QCOMPARE(w.requests.front().id, std::string("r3"));
-    QCOMPARE(w.requests.back().id, std::string("r0"));
-}
-
-void TestWorkloadIo::overrides_data() {
-    QTest::addColumn<QString>("key");
-    QTest::addColumn<QString>("value");
-    QTest::addColumn<QString>("field");
-    QTest::addColumn<QString>("expected");
-    QTest::newRow("capacity") << "capacity_blocks" << "64" << "/config/capacity_blocks" << "64";
-    QTest::newRow("dashes accepted") << "transfer-bytes-per-tick" << "9007199254740991"
-                                     << "/config/transfer_bytes_per_tick" << "9007199254740991";
-    QTest::newRow("host zero") << "host_capacity_bytes" << "0" << "/config/host_capacity_bytes" << "0";
-    QTest::newRow("bytes in GiB") << "host-capacity-bytes" << "64G" << "/config/host_capacity_bytes" << "68719476736";
-    QTest::newRow("bytes in GB") << "transfer_bytes_per_tick" << "1.5GB" << "/config/transfer_bytes_per_tick"
-                                 << "1610612736";
-    QTest::newRow("recovery") << "recovery" << "adaptive" << "/policy/recovery" << "\"adaptive\"";
-    QTest::newRow("victim rule") << "victim_rule" << "fewest-decoded" << "/policy/victim_rule" << "\"fewest-decoded\"";
-    QTest::newRow("tie") << "adaptive_tie" << "recompute" << "/policy/adaptive_tie" << "\"recompute\"";
-    QTest::newRow("guard") << "resume-guard" << "full-reservation" << "/policy/resume_guard" << "\"full-reservation\"";
-    QTest::newRow("preempt ahead") << "preempt_ahead" << "false" << "/policy/preempt_ahead" << "false";
-    QTest::newRow("watermark") << "watermark_blocks" << "3" << "/policy/watermark_blocks" << "3";
-    QTest::newRow("hybrid") << "hybrid_swap_percent" << "0" << "/policy/hybrid_swap_percent" << "0";
-}
-
-void TestWorkloadIo::overrides() {
-    QFETCH(QString, key);
-    QFETCH(QString, value);
-    QFETCH(QString, field);
-    QFETCH(QString, expected);
-    pl::Workload w = parseOk(baseDocument().dump());
-    const auto e = pl::applyOverride(w, key.toStdString(), value.toStdString());
-    QVERIFY2(!e, e ? e->message().c_str() : "");
-    const json full = pl::fullWorkloadJson(w);
-    QCOMPARE(QString::fromStdString(full.at(json::json_pointer(field.toStdString())).dump()), expected);
-}
-
-void TestWorkloadIo::overrideErrors_data() {
-    QTest::addColumn<QString>("key");
-    QTest::addColumn<QString>("value");
-    QTest::addColumn<QString>("flag");
-    QTest::addColumn<QString>("reason");
-    QTest::newRow("not a number") << "capacity_blocks" << "abc" << "--capacity-blocks" << "expected an integer from 1";
-    QTest::newRow("negative") << "max_ticks" << "-1" << "--max-ticks" << "got \"-1\"";
-    QTest::newRow("plus sign") << "max_ticks" << "+5" << "--max-ticks" << "expected an integer";
-    QTest::newRow("fraction") << "kv_bytes_per_token" << "1.5" << "--kv-bytes-per-token" << "expected bytes from 1";
-    QTest::newRow("trailing text") << "kv_bytes_per_token" << "15x" << "--kv-bytes-per-token" << "1.5GiB or 512K";
-    QTest::newRow("units on counts") << "capacity_blocks" << "64K" << "--capacity-blocks" << "expected an integer";
-    QTest::newRow("zero count") << "block_size_tokens" << "0" << "--block-size-tokens" << "must be at least 1, got 0";
-    QTest::newRow("too large") << "max_ticks" << "9007199254740992" << "--max-ticks" << "expected an integer";
-    QTest::newRow("empty") << "max_ticks" << "" << "--max-ticks" << "expected an integer";
-    QTest::newRow("bad enum") << "recovery" << "teleport" << "--recovery" << "expected one of: recompute, swap";
-    QTest::newRow("bad rule") << "victim-rule" << "oldest" << "--victim-rule" << "unknown value \"oldest\"";
-    QTest::newRow("bad bool") << "preempt_ahead" << "yes" << "--preempt-ahead" << "expected true or false";
-    QTest::newRow("percent") << "hybrid_swap_percent" << "101" << "--hybrid-swap-percent" << "from 0 to 100, got 101";
-    QTest::newRow("unknown key") << "colour" << "red" << "--colour" << "unknown option";
-    QTest::newRow("request key") << "prompt_tokens" << "5" << "--prompt-tokens" << "unknown option";
-}
-
-void TestWorkloadIo::overrideErrors() {
-    QFETCH(QString, key);
-    QFETCH(QString, value);
-    QFETCH(QString, flag);
-    QFETCH(QString, reason);
-    pl::Workload w = parseOk(baseDocument().dump());
-    const json before = pl::fullWorkloadJson(w);
-    const auto e = pl::applyOverride(w, key.toStdString(), value.toStdString());
-    QVERIFY(e.has_value());
-    QCOMPARE(QString::fromStdString(e->path), flag);
-    QVERIFY2(QString::fromStdString(e->reason).contains(reason), e->reason.c_str());
-    QCOMPARE(pl::fullWorkloadJson(w), before); // a failed override changes nothing
 }
 
 void TestWorkloadIo::loadsFiles() {
