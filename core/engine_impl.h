@@ -110,6 +110,14 @@ class EngineImpl {
         return c_.max_num_batched_tokens > 0 ? c_.max_num_batched_tokens : c_.prefill_tokens_per_tick;
     }
     bool vllmStepsAreQuiet(); // (looks up the head's prefix hits, memoised)
+    // What admitting waiting request r under vllm-v1 would take with `budget` tokens left (engine_vllm.cpp).
+    struct VllmAdmission {
+        std::int64_t hits = 0;      // leading blocks from the prefix cache
+        std::int64_t tokens = 0;    // tokens it computes this step
+        std::int64_t newBlocks = 0; // blocks allocated for them
+        std::int64_t fromFree = 0;  // blocks that must be free: the new ones and the hits no one else holds
+    };
+    VllmAdmission vllmAdmission(std::int32_t r, std::int64_t budget);
     bool trtllmStepsAreQuiet() const;
     bool sglangStepsAreQuiet(std::int64_t d) const;
     void sglangDecayRatio(std::int64_t steps);

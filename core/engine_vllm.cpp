@@ -76,29 +76,15 @@ void EngineImpl::scheduleVllm() {
                 break; // len(self.running) == self.max_num_running_reqs
             }
             const std::int32_t r = it->second;
-            // With enable_prefix_caching, get_computed_blocks: the longest run of leading blocks still cached,
-            // at most num_tokens - 1 tokens (one is always computed). A resumed request hits what is left of
-            // its own blocks; a new one its declared prefix.
-            std::int64_t hits = 0;
-            std::int64_t shared = 0;
-            if (c_.enable_prefix_caching) {
-                hits = prefixHits(r, (target(r) - 1) / c_.block_size_tokens, shared);
-            }
-            const std::int64_t cached = hits * c_.block_size_tokens;
-            // num_new_tokens = request.num_tokens - num_computed_tokens: a resumed request recomputes its
-            // prompt and every token it generated (the last one's KV was never written), less what it hit.
-            const std::int64_t tokens = std::min(target(r) - cached, budget);
-            const std::int64_t need = blocksFor(cached + tokens) - hits;
-            // allocate_slots: the new blocks and the hit blocks that sit in the free queue (ref_cnt 0) must all
-            // come out of the free blocks.
-            if (need + (hits - shared) > s_.free_blocks - p_.watermark_blocks) {
+            const VllmAdmission a = vllmAdmission(r, budget);
+            if (a.fromFree > s_.free_blocks - p_.watermark_blocks) {
                 break; // allocate_slots returned None: head-of-line, nobody behind it is tried
             }
             ++it;
-            admitForRecompute(r, need, hits);
+            admitForRecompute(r, a.newBlocks, a.hits);
             ++running;
-            scheduled_.push_back({r, tokens, need});
-            budget -= tokens;
+            scheduled_.push_back({r, a.tokens, a.newBlocks});
+            budget -= a.tokens;
         }
     }
 
@@ -126,17 +112,26 @@ bool EngineImpl::vllmStepsAreQuiet() {
     if (s_.waiting.empty() || left == 0 || (c_.max_num_seqs > 0 && running >= c_.max_num_seqs)) {
         return true;
     }
-    const std::int32_t head = s_.waiting.begin()->second;
-    const auto& st = s_.req[static_cast<std::size_t>(head)];
-    if (c_.enable_prefix_caching) { // the waiting loop's own check, hits included (see scheduleVllm)
-        std::int64_t shared = 0;
-        const std::int64_t hits = prefixHits(head, (target(head) - 1) / c_.block_size_tokens, shared);
-        const std::int64_t cached = hits * c_.block_size_tokens;
-        const std::int64_t tokens = std::min(target(head) - cached, left);
-        return blocksFor(cached + tokens) - hits + (hits - shared) > s_.free_blocks - p_.watermark_blocks;
+    return vllmAdmission(s_.waiting.begin()->second, left).fromFree > s_.free_blocks - p_.watermark_blocks;
+}
+
+// The waiting loop's view of r (a waiting request holds nothing and has computed nothing): with
+// enable_prefix_caching, get_computed_blocks takes the longest run of leading blocks still cached, at most
+// num_tokens - 1 tokens (one is always computed; a resumed request hits what is left of its own blocks, a new
+// one its declared prefix). num_new_tokens = num_tokens - that, at most `budget`: a resumed request recomputes its
+// prompt and every token it generated (the last one's KV was never written). allocate_slots takes the new blocks
+// and the hit blocks that sit in the free queue (ref_cnt 0) out of the free blocks.
+EngineImpl::VllmAdmission EngineImpl::vllmAdmission(std::int32_t r, std::int64_t budget) {
+    VllmAdmission a;
+    std::int64_t shared = 0;
+    if (c_.enable_prefix_caching) {
+        a.hits = prefixHits(r, (target(r) - 1) / c_.block_size_tokens, shared);
     }
-    const std::int64_t tokens = std::min(target(head) - st.computed_tokens, left);
-    return blocksFor(st.computed_tokens + tokens) - st.blocks > s_.free_blocks - p_.watermark_blocks;
+    const std::int64_t cached = a.hits * c_.block_size_tokens;
+    a.tokens = std::min(target(r) - cached, budget);
+    a.newBlocks = blocksFor(cached + a.tokens) - a.hits;
+    a.fromFree = a.newBlocks + a.hits - shared;
+    return a;
 }
 
 // A victim that was already scheduled this step: its tokens go back to the budget and the blocks allocated
