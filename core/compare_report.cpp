@@ -249,9 +249,16 @@ std::vector<CompareColumn> compareEngineRuns(const Workload& base, const RunCont
 }
 
 std::string compareTableText(const Workload& base, const std::vector<CompareColumn>& columns) {
+    // Recovery modes under an engine profile: the profile, not the tick model's resume guard (unused there), and
+    // that every mode but recompute is a what-if on that engine.
+    const bool profileModes = base.policy.engine_profile != EngineProfile::TickModel1 &&
+                              std::none_of(columns.begin(), columns.end(), [](const CompareColumn& c) { return c.engine; });
+    const std::string setting =
+        profileModes ? "engine " + std::string(toString(base.policy.engine_profile)) +
+                           ", which recovers by recompute: the other modes are what-ifs, docs/engines.md"
+                     : "resume guard " + std::string(toString(base.policy.resume_guard));
     std::string out = "compare: " + base.name + " (" + std::to_string(base.requests.size()) + " requests, victim rule " +
-                      std::string(toString(base.policy.victim_rule)) + ", resume guard " +
-                      std::string(toString(base.policy.resume_guard)) + ")\ninput_hash " +
+                      std::string(toString(base.policy.victim_rule)) + ", " + setting + ")\ninput_hash " +
                       (columns.empty() ? std::string() : columns.front().hashes.input_hash) + "\n\n";
     out += padded("", 24, true);
     for (const auto& c : columns) {

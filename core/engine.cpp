@@ -355,36 +355,13 @@ void EngineImpl::admit() {
             s_.free_blocks - p_.watermark_blocks) {
             break; // head-of-line: later requests wait behind this one
         }
-        it = s_.waiting.erase(it);
+        ++it;
         s_.quiet_decode_only = false; // it prefills or copies first
-        st.queue_ticks += t_ - st.queued_since;
-        st.admit_seq = s_.admit_counter++;
-        s_.running.push_back(r);
-        const bool first = !st.ever_admitted;
-        st.ever_admitted = true;
         if (swapped) {
-            takeBlocks(r, needNow);
-            st.copy_remaining = st.swapped_tokens * c_.kv_bytes_per_token;
-            st.phase = Phase::SwapIn;
-            s_.copies.push_back(r);
-            if (e_.options_.track_block_owners) {
-                for (auto b : s_.held[static_cast<std::size_t>(r)]) {
-                    s_.in_flight[static_cast<std::size_t>(b)] = 1;
-                }
-            }
-            Event& ev = emit(EventKind::Resume, r);
-            ev.mode = st.last_mode;
-            ev.swap_in_bytes = st.copy_remaining;
-            ev.replay_tokens = st.replay_remaining;
-            ev.generated_tokens = st.generated_tokens;
-            ev.context_tokens = st.swapped_tokens;
-            ev.occupied_blocks = occupied();
-            st.cached_tokens = 0;
-            if (e_.backend_ != nullptr) {
-                annotate(ev.seq, r, "swap_in", st.swapped_tokens, e_.backend_->swapIn(r, st.swapped_tokens));
-            }
+            resumeBySwapIn(r);
             continue;
         }
+        const bool first = joinRunning(r);
         attachPrefix(r, hits);
         st.cached_tokens = cached;
         takeBlocks(r, needNow - st.blocks);
@@ -400,6 +377,48 @@ void EngineImpl::admit() {
         st.phase = st.replay_remaining > 0 ? Phase::Replay : Phase::Prefill;
         prefillBudget_ -= chunk;
         progress(r, chunk);
+    }
+}
+
+// r leaves the waiting queue and joins the running list (last), as every admission and resume does; true when
+// it is admitted for the first time.
+bool EngineImpl::joinRunning(std::int32_t r) {
+    auto& st = rq(r);
+    s_.waiting.erase({st.queue_key, r});
+    st.queue_ticks += t_ - st.queued_since;
+    st.admit_seq = s_.admit_counter++;
+    s_.running.push_back(r);
+    const bool first = !st.ever_admitted;
+    st.ever_admitted = true;
+    return first;
+}
+
+// A swapped-out request resumes: it takes the blocks of what it holds on the host and its swap-in joins the
+// link's FIFO; it runs again when the copy lands (link()). The tick model's admission and, as a what-if, the
+// engine profiles' waiting loops (a swapped request resumes where the profile puts a preempted request).
+void EngineImpl::resumeBySwapIn(std::int32_t r) {
+    auto& st = rq(r);
+    joinRunning(r);
+    s_.swapped_waiting -= 1;
+    takeBlocks(r, blocksFor(st.swapped_tokens));
+    st.copy_remaining = st.swapped_tokens * c_.kv_bytes_per_token;
+    st.phase = Phase::SwapIn;
+    s_.copies.push_back(r);
+    if (e_.options_.track_block_owners) {
+        for (auto b : s_.held[static_cast<std::size_t>(r)]) {
+            s_.in_flight[static_cast<std::size_t>(b)] = 1;
+        }
+    }
+    Event& ev = emit(EventKind::Resume, r);
+    ev.mode = st.last_mode;
+    ev.swap_in_bytes = st.copy_remaining;
+    ev.replay_tokens = st.replay_remaining;
+    ev.generated_tokens = st.generated_tokens;
+    ev.context_tokens = st.swapped_tokens;
+    ev.occupied_blocks = occupied();
+    st.cached_tokens = 0;
+    if (e_.backend_ != nullptr) {
+        annotate(ev.seq, r, "swap_in", st.swapped_tokens, e_.backend_->swapIn(r, st.swapped_tokens));
     }
 }
 
@@ -477,7 +496,8 @@ bool EngineImpl::skipQuiescentTicks() {
                                                                           : trtllmStepsAreQuiet();
         // Declared prefixes are not hit under the profiles (but for vllm-v1 with enable_prefix_caching), yet
         // their ids are still registered as blocks fill, so such a workload ticks one by one.
-        if ((e_.prefix_ && !oneFreeQueue()) || !quiet) {
+        // (A swapped request waiting to resume, a what-if under the profiles, ticks one by one.)
+        if ((e_.prefix_ && !oneFreeQueue()) || !quiet || s_.swapped_waiting > 0) {
             return false;
         }
     } else if (!s_.waiting.empty()) {
@@ -590,6 +610,7 @@ void EngineImpl::censorAll() {
     s_.waiting.clear();
     s_.running.clear();
     s_.copies.clear();
+    s_.swapped_waiting = 0;
     s_.totals.ticks = c_.max_ticks;
     s_.next_tick = c_.max_ticks;
     s_.finished = true;

@@ -16,6 +16,9 @@
 //                 block 0 on top: the same order, at 13 bytes per block of capacity in every snapshot.)
 #include "engine_impl.h"
 
+#include <stdexcept>
+#include <string>
+
 #include <algorithm>
 
 namespace pl {
@@ -82,6 +85,10 @@ std::int32_t EngineImpl::popFreeBlock() {
 void EngineImpl::takeBlocks(std::int32_t r, std::int64_t n) {
     if (n <= 0) {
         return;
+    }
+    if (n > s_.free_blocks) { // every caller checked the free pool first; a miscount here would overdraw it
+        throw std::logic_error("the engine took " + std::to_string(n) + " blocks with " +
+                               std::to_string(s_.free_blocks) + " free");
     }
     holdMore(r, n);
     if (e_.runs_) {

@@ -253,6 +253,7 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
         s_.totals.peak_host_bytes = std::max(s_.totals.peak_host_bytes, s_.host_used);
         s_.pending_out_blocks += keptOwn;
         s_.copies.push_back(victim);
+        s_.swapped_waiting += 1;
         st.phase = Phase::SwapOut;
         if (e_.options_.track_block_owners) {
             for (auto b : s_.held[static_cast<std::size_t>(victim)]) {

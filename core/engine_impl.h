@@ -68,6 +68,13 @@ class EngineImpl {
     void preemptAhead();
     void runRequests();
     void admit();
+    bool joinRunning(std::int32_t r);
+    void resumeBySwapIn(std::int32_t r);
+    // The engine profiles' waiting loops meet a swapped request (a what-if: recovery swap, hybrid or adaptive
+    // under a profile): Skip one still copying out, Resumed one whose blocks were free (its swap-in started),
+    // Blocked one whose blocks are not (head-of-line), NotSwapped a request that recomputes.
+    enum class SwapResume { NotSwapped, Skip, Resumed, Blocked };
+    SwapResume tryResumeSwapped(std::int32_t r, std::int64_t freeBlocks);
     std::int64_t admissionGate(std::int32_t r, std::int64_t budget, std::int64_t cached, std::int64_t& needNow,
                                std::int64_t& chunk) const;
     bool skipQuiescentTicks();

@@ -13,12 +13,7 @@ namespace pl {
 // its first chunk (`newBlocks`, taken here before the event so occupancy includes them).
 void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks, std::int64_t hits) {
     auto& st = rq(r);
-    s_.waiting.erase({st.queue_key, r});
-    st.queue_ticks += t_ - st.queued_since;
-    st.admit_seq = s_.admit_counter++;
-    s_.running.push_back(r);
-    const bool first = !st.ever_admitted;
-    st.ever_admitted = true;
+    const bool first = joinRunning(r);
     const std::int64_t cached = hits * c_.block_size_tokens;
     attachPrefix(r, hits);
     takeBlocks(r, newBlocks);
@@ -35,6 +30,26 @@ void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks, std::
     st.phase = st.replay_remaining > 0 ? Phase::Replay : Phase::Prefill;
 }
 
+// A profile's waiting loop meets r (engine_vllm.cpp, engine_sglang.cpp, engine_trtllm.cpp). Recovery by swap is a
+// what-if under every profile (no engine followed has it): a swapped request waits where the profile puts a
+// preempted one and resumes as in tick-model-1 (resumeBySwapIn), its blocks from `freeBlocks`, no tokens from
+// the step's budget (the copy runs on the link; it computes again once the copy lands). One still copying out
+// is passed over, as tick-model-1 does. The caller has moved its queue iterator past r.
+EngineImpl::SwapResume EngineImpl::tryResumeSwapped(std::int32_t r, std::int64_t freeBlocks) {
+    const auto& st = rq(r);
+    if (st.phase == Phase::SwapOut) {
+        return SwapResume::Skip;
+    }
+    if (st.phase != Phase::SwappedOut) {
+        return SwapResume::NotSwapped;
+    }
+    if (blocksFor(st.swapped_tokens) > freeBlocks) {
+        return SwapResume::Blocked;
+    }
+    resumeBySwapIn(r);
+    return SwapResume::Resumed;
+}
+
 std::vector<std::string> unusedSettings(const Workload& w) {
     const EngineProfile profile = w.policy.engine_profile;
     if (profile == EngineProfile::TickModel1) {
@@ -44,12 +59,20 @@ std::vector<std::string> unusedSettings(const Workload& w) {
         if (w.config.enable_prefix_caching) out.emplace_back("enable_prefix_caching");
         return out;
     }
-    // Every profile recovers by recompute: the swap settings and the tick model's admission guard do nothing.
-    std::vector<std::string> out = {"kv_bytes_per_token", "transfer_bytes_per_tick", "host_capacity_bytes"};
-    if (w.config.max_num_batched_tokens != 0) {
-        out.emplace_back("prefill_tokens_per_tick");
+    // The engines recover by recompute: the swap settings do nothing unless recovery is a swap what-if; the tick
+    // model's admission guard never does.
+    const Recovery recovery = w.policy.recovery;
+    std::vector<std::string> out;
+    if (recovery == Recovery::Recompute) {
+        out = {"kv_bytes_per_token", "transfer_bytes_per_tick", "host_capacity_bytes"};
     }
-    out.insert(out.end(), {"adaptive_tie", "resume_guard"});
+    if (w.config.max_num_batched_tokens != 0 && recovery != Recovery::Adaptive) {
+        out.emplace_back("prefill_tokens_per_tick"); // (adaptive's recompute estimate still reads it)
+    }
+    if (recovery != Recovery::Adaptive) {
+        out.emplace_back("adaptive_tie");
+    }
+    out.emplace_back("resume_guard");
     if (profile == EngineProfile::TrtllmMaxUtilization || profile == EngineProfile::TrtllmGuaranteedNoEvict) {
         out.emplace_back("victim_rule");
     }
@@ -59,7 +82,9 @@ std::vector<std::string> unusedSettings(const Workload& w) {
             out.emplace_back("enable_prefix_caching"); // vLLM's flag; SGLang's radix cache is not modelled
         }
     }
-    out.emplace_back("hybrid_swap_percent");
+    if (recovery != Recovery::Hybrid) {
+        out.emplace_back("hybrid_swap_percent");
+    }
     return out;
 }
 

@@ -16,6 +16,7 @@
 #include "engine_impl.h"
 
 #include <algorithm>
+#include <iterator>
 #include <span>
 #include <vector>
 
@@ -67,12 +68,24 @@ void EngineImpl::scheduleSglang() {
         remTotal -= tokens;
     }
     std::int64_t batch = runningBs + static_cast<std::int64_t>(scheduled_.size());
+    for (auto r : s_.running) {
+        batch += rq(r).phase == Phase::SwapIn ? 1 : 0; // (swap what-if) copying back in: in the batch
+    }
     for (auto it = s_.waiting.begin(); it != s_.waiting.end() && remInput > 0;) {
         if (c_.max_num_seqs > 0 && batch >= c_.max_num_seqs) {
             break; // get_num_allocatable_reqs <= 0: batch_is_full
         }
         const std::int32_t r = it->second;
         auto& st = rq(r);
+        if (const auto next = std::next(it); st.phase == Phase::SwapOut || st.phase == Phase::SwappedOut) {
+            const SwapResume resumed = tryResumeSwapped(r, s_.free_blocks);
+            if (resumed == SwapResume::Blocked) {
+                break;
+            }
+            batch += resumed == SwapResume::Resumed ? 1 : 0;
+            it = next;
+            continue;
+        }
         // extend_input_len: fill_ids = origin_input_ids + output_ids (a retracted request re-prefills its outputs).
         const std::int64_t extend = target(r) - st.computed_tokens;
         const std::int64_t maxNew = std::min(spec(r).max_output_tokens, kClipMaxNewTokens);
@@ -118,10 +131,11 @@ void EngineImpl::scheduleSglang() {
         for (auto r : batchNow) n += rq(r).computed_tokens >= rq(r).blocks * bs ? 1 : 0;
         return n;
     };
-    if (stepBlocks(decoders) > s_.free_blocks) {
+    // (Swap what-if: blocks on their way back from swap-outs count as coming; a decode that does not fit waits.)
+    if (stepBlocks(decoders) > s_.free_blocks + s_.pending_out_blocks) {
         logPressure(-1, PressureTrigger::RetractDecode, stepBlocks(decoders));
         bool firstIter = true;
-        while (firstIter || stepBlocks(decoders) > s_.free_blocks) {
+        while (firstIter || stepBlocks(decoders) > s_.free_blocks + s_.pending_out_blocks) {
             if (decoders.size() == 1) {
                 break; // "Corner case: only one request left"
             }

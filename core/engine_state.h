@@ -41,6 +41,7 @@ struct Engine::State {
     std::int64_t free_blocks = 0;
     std::int64_t pending_out_blocks = 0; // device blocks that return when in-flight swap-outs land
     std::int64_t host_used = 0;
+    std::int64_t swapped_waiting = 0;    // waiting requests swapped out or copying out (their blocks to the host)
     std::int64_t admit_counter = 0;
     std::int64_t holders = 0;            // requests holding device blocks (for request_ticks)
     std::int64_t released_this_tick = 0; // requests that let go of their last block during this tick

@@ -113,15 +113,35 @@ void EngineImpl::scheduleTrtllm() {
             const bool fromRunning = haveRunning && (!haveWaiting || key(running[ri]) < *w);
             const std::int32_t r = fromRunning ? running[ri] : w->second;
             const auto& st = rq(r);
+            // (Swap what-if) a swapped request resumes in its activeRequests place when the blocks it copies back
+            // into are free; one still copying out is passed over.
+            const bool swapped = st.phase == Phase::SwapOut || st.phase == Phase::SwappedOut;
             // getNeededBlocksOneStep: a context not started needs its whole prompt's blocks; one part-way needs
-            // none more than its next chunk; a generation step one block at an edge.
-            const std::int64_t need = started(r) ? blocksFor(std::min(target(r), st.computed_tokens + 1)) - st.blocks
-                                                 : blocksFor(target(r));
+            // none more than its next chunk (at most what is left, at most the token limit left: schedule() takes
+            // no more); a generation step one block at an edge.
+            const std::int64_t next = st.phase == Phase::Decode ? 1 : std::min(target(r) - st.computed_tokens, budget);
+            const std::int64_t need = swapped    ? blocksFor(st.swapped_tokens)
+                                      : started(r) ? blocksFor(std::min(target(r), st.computed_tokens + std::max<std::int64_t>(1, next))) - st.blocks
+                                                   : blocksFor(target(r));
+            if (st.phase == Phase::SwapOut ||
+                (need > s_.free_blocks && s_.pending_out_blocks >= need - s_.free_blocks)) {
+                // Still copying out, or the blocks it needs are on their way back from swap-outs: it waits.
+                if (fromRunning) {
+                    ++ri;
+                } else {
+                    ++w;
+                }
+                continue;
+            }
             if (count < maxRequests && need <= s_.free_blocks) {
                 if (fromRunning) {
                     ++ri;
                 } else {
                     ++w;
+                }
+                if (swapped) {
+                    resumeBySwapIn(r); // no step this iteration: it computes once its copy lands
+                    continue;
                 }
                 if (!schedule(r)) break;
                 continue;

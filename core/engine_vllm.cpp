@@ -18,6 +18,7 @@
 #include "engine_impl.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace pl {
 
@@ -44,7 +45,12 @@ void EngineImpl::scheduleVllm() {
         bool logged = false;
         bool preemptedItself = false;
         budgetLeft_ = budget;
+        bool waits = false;
         while (need > s_.free_blocks) {
+            if (s_.pending_out_blocks >= need - s_.free_blocks) {
+                waits = true; // (swap what-if) enough blocks are on their way back from swap-outs: it waits for them
+                break;
+            }
             // "The request cannot be scheduled. Preempt the lowest-priority request."
             if (!evictOne(r, PressureTrigger::AllocationFailed, logged, need,
                           [](EngineImpl& e, std::int32_t victim) { e.takeBackStep(victim); })) {
@@ -60,6 +66,9 @@ void EngineImpl::scheduleVllm() {
         if (preemptedItself) {
             break; // new_blocks is None: the running loop ends here
         }
+        if (waits) {
+            continue;
+        }
         takeBlocks(r, need);
         scheduled_.push_back({r, tokens, need});
         budget -= tokens;
@@ -69,13 +78,22 @@ void EngineImpl::scheduleVllm() {
     if (!evictedThisTick_) {
         std::int64_t running = 0;
         for (auto r : s_.running) {
-            running += isRunnable(rq(r).phase) ? 1 : 0;
+            running += isRunnable(rq(r).phase) || rq(r).phase == Phase::SwapIn ? 1 : 0;
         }
         for (auto it = s_.waiting.begin(); it != s_.waiting.end() && budget > 0;) {
             if (c_.max_num_seqs > 0 && running >= c_.max_num_seqs) {
                 break; // len(self.running) == self.max_num_running_reqs
             }
             const std::int32_t r = it->second;
+            if (const auto next = std::next(it); rq(r).phase == Phase::SwapOut || rq(r).phase == Phase::SwappedOut) {
+                const SwapResume resumed = tryResumeSwapped(r, s_.free_blocks - p_.watermark_blocks);
+                if (resumed == SwapResume::Blocked) {
+                    break;
+                }
+                running += resumed == SwapResume::Resumed ? 1 : 0;
+                it = next;
+                continue;
+            }
             const VllmAdmission a = vllmAdmission(r, budget);
             if (a.fromFree > s_.free_blocks - p_.watermark_blocks) {
                 break; // allocate_slots returned None: head-of-line, nobody behind it is tried

@@ -98,6 +98,14 @@ std::vector<std::string> receiptLimitations(const Workload& w, bool prefixSharin
                       (vllm ? " holds blocks back from admission (vLLM at the followed commit has no watermark)."
                             : " is not used by this profile."));
     }
+    if (w.policy.recovery != Recovery::Recompute) {
+        out.push_back("What-if: recovery " + std::string(toString(w.policy.recovery)) + " (" + name +
+                      " preempts by recompute only): a victim's blocks are copied to the host as in tick-model-1 (the "
+                      "link, transfer_bytes_per_tick and host_capacity_bytes; its device blocks return when the copy "
+                      "lands), it waits where the profile puts a preempted request and resumes, when the blocks it "
+                      "copies back into are free, by a swap-in that takes no tokens from the step's budget; a "
+                      "request whose blocks are on their way back from a swap-out waits for them.");
+    }
     if (!vllm && !sglang && w.policy.resume_guard != ResumeGuard::FullReservation) {
         out.push_back("resume_guard is not used: the capacity scheduler decides admission.");
     }

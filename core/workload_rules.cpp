@@ -123,14 +123,9 @@ std::optional<InputError> checkPolicy(const Policy& p, const Config& c, const st
         return e;
     }
     if (p.engine_profile != EngineProfile::TickModel1) {
-        // vLLM V1 and SGLang preempt by recompute only and have no preempt-ahead; the profiles do not model those
-        // what-ifs yet.
+        // The engines preempt only when their step does not fit; the profiles do not model preempt-ahead. Swap,
+        // hybrid and adaptive recovery are what-ifs under every profile (receipt_limitations.cpp says so).
         const std::string name(toString(p.engine_profile));
-        if (p.recovery != Recovery::Recompute) {
-            return InputError{file, "/policy/recovery",
-                              "engine_profile " + name + " preempts by recompute only (the engine has no swap); got " +
-                                  std::string(toString(p.recovery)) + " (use tick-model-1 for swap what-ifs)"};
-        }
         if (p.preempt_ahead) {
             return InputError{file, "/policy/preempt_ahead",
                               "engine_profile " + name + " preempts only when its step does not fit (no preempt-ahead)"};

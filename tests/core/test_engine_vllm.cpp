@@ -44,6 +44,7 @@ class TestEngineVllm : public QObject {
     void evictHitsTheDeclaredPrefixAndTakesTheOldestFree(); // V21 test_evict
     void resumeHitsItsOwnBlocksOnlyWithCaching();
     void ownBlocksAreNeverHitBeforeTheyWereComputed();
+    void swapIsAWhatIfUnderTheProfile();
     void sampledTokenIsResidentOneStepLater();
     void quietStepsAreSkippedAsIfTicked();
     void oracleRefusesAWrongVllmVictim();
@@ -376,6 +377,60 @@ void TestEngineVllm::resumeHitsItsOwnBlocksOnlyWithCaching() {
     w.policy.engine_profile = EngineProfile::Sglang;
     const auto unused = unusedSettings(w);
     QVERIFY(std::find(unused.begin(), unused.end(), "enable_prefix_caching") != unused.end());
+}
+
+// Swap as a what-if under vllm-v1 (docs/engines.md), on v18 without caching, worked by hand: bs 2, 6 blocks, two
+// 5-token prompts admitted at step 0 (3 blocks each) and sampling. Step 2: request 0's 7th token needs a 4th block,
+// none is free, fcfs pops 1 (2 generated, 6 tokens resident) and copies its 3 blocks out (3,072 B over a
+// 16,384 B/tick link): it goes to the head of the queue, and 0, whose block is on its way back, waits a step.
+// Step 3: the copy lands, 0 takes a block; 1 needs 3 blocks, 2 are free: head-of-line. Step 4: 0 finishes (its
+// blocks free after the waiting loop). Step 5: 1 swaps in; step 6 the copy lands and it computes its pending
+// token; step 7 it finishes.
+void TestEngineVllm::swapIsAWhatIfUnderTheProfile() {
+    Workload w = scenario("v18-handles-preemption");
+    w.config.enable_prefix_caching = false;
+    w.policy.recovery = Recovery::Swap;
+    QVERIFY(!validateWorkload(w).has_value());
+    const RunResult run = runWorkload(w);
+    const auto evicts = kinds(run, EventKind::Evict);
+    QCOMPARE(evicts.size(), std::size_t{1});
+    QCOMPARE(w.requests[static_cast<std::size_t>(evicts[0]->request)].id, std::string("1"));
+    QCOMPARE(evicts[0]->tick, Tick{2});
+    QVERIFY(evicts[0]->mode == Recovery::Swap);
+    QCOMPARE(evicts[0]->swap_out_bytes, std::int64_t{3072});
+    QCOMPARE(evicts[0]->generated_tokens, std::int64_t{2});
+    QCOMPARE(evicts[0]->context_tokens, std::int64_t{6});
+    QCOMPARE(evicts[0]->queue_position, std::int64_t{0});
+    QCOMPARE(kinds(run, EventKind::SwapOutDone).at(0)->tick, Tick{3});
+    const auto resumes = kinds(run, EventKind::Resume);
+    QCOMPARE(resumes.size(), std::size_t{1});
+    QCOMPARE(resumes[0]->tick, Tick{5});
+    QVERIFY(resumes[0]->mode == Recovery::Swap);
+    QCOMPARE(resumes[0]->swap_in_bytes, std::int64_t{3072});
+    QCOMPARE(kinds(run, EventKind::SwapInDone).at(0)->tick, Tick{6});
+    const auto done = kinds(run, EventKind::Complete);
+    QCOMPARE(done.size(), std::size_t{2});
+    QCOMPARE(done[0]->tick, Tick{4});
+    QCOMPARE(done[1]->tick, Tick{7});
+    QCOMPARE(run.totals.replay_tokens, std::int64_t{0});
+    const auto doc = nlohmann::json::parse(receiptText(w, run));
+    QVERIFY(checkReceipt(doc).passed);
+    bool said = false;
+    for (const auto& l : doc["limitations"]) said = said || l.get<std::string>().rfind("What-if: recovery swap", 0) == 0;
+    QVERIFY(said);
+    // The swap settings are used now; hybrid's and adaptive's are not. Under recompute they are unused again.
+    auto unused = unusedSettings(w);
+    const auto has = [&](const char* key) { return std::find(unused.begin(), unused.end(), key) != unused.end(); };
+    QVERIFY(!has("kv_bytes_per_token") && !has("transfer_bytes_per_tick") && !has("host_capacity_bytes"));
+    QVERIFY(has("hybrid_swap_percent") && has("adaptive_tie"));
+    w.policy.recovery = Recovery::Recompute;
+    unused = unusedSettings(w);
+    QVERIFY(has("kv_bytes_per_token") && has("host_capacity_bytes"));
+    // Preempt-ahead stays refused under a profile, with the reason.
+    w.policy.preempt_ahead = true;
+    const auto refused = validateWorkload(w);
+    QVERIFY(refused.has_value());
+    QVERIFY2(refused->message().find("preempt_ahead") != std::string::npos, refused->message().c_str());
 }
 
 // The oracle: a request's own blocks can be hit only after it computed them (on a resume, at most the full

@@ -36,6 +36,7 @@ class TestRecoveryTruth : public QObject {
     void evictionDuringACopyBackFailsTheOracle();
     void propertyTightWorkloadsReevictInEveryPhase();
     void propertyEngineProfilesConserve();
+    void propertyEngineProfilesSwapWhatIfConserves();
     void propertyVllmPrefixCachingConserves();
 };
 
@@ -363,6 +364,74 @@ void TestRecoveryTruth::propertyEngineProfilesConserve() {
     QVERIFY(byProfile["trtllm-max-utilization"] > 100);
     QCOMPARE(byProfile["trtllm-guaranteed-no-evict"], std::int64_t{0}); // it never pauses
     QVERIFY(carried > 0);
+}
+
+// Swap, hybrid and adaptive as what-ifs under every profile, on the same tight workloads (small hosts, so the
+// fallbacks to recompute happen too): what is owed is what is rebuilt across every eviction (the oracle), the
+// lab's engine ticked one by one writes the same events, a swapped request resumes by swap-in only after its
+// copy out landed, and under vLLM's fcfs queue every victim goes back to the head of the waiting queue.
+void TestRecoveryTruth::propertyEngineProfilesSwapWhatIfConserves() {
+    const auto seeds = std::min<std::uint64_t>(24, static_cast<std::uint64_t>(24 / pltest::sanitizerScale() + 2));
+    int runs = 0;
+    std::map<std::string, std::int64_t> seen;
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+      for (auto profile : {EngineProfile::VllmV1, EngineProfile::Sglang, EngineProfile::TrtllmMaxUtilization,
+                           EngineProfile::TrtllmGuaranteedNoEvict}) {
+        const VictimRule own = profile == EngineProfile::Sglang ? VictimRule::FewestDecoded : VictimRule::LastAdmitted;
+        for (auto recovery : {Recovery::Swap, Recovery::Hybrid, Recovery::Adaptive}) {
+          for (auto rule : {own, VictimRule::LongestContext}) {
+            for (std::int64_t seqs : {0, 2}) {
+                Workload w = tightWorkload(seed);
+                w.policy.engine_profile = profile;
+                w.policy.recovery = recovery;
+                setProfileVariant(w, rule, seqs);
+                if (rule != own) { // the what-if rule's runs with a host that holds the whole pool (no fallbacks)
+                    w.config.host_capacity_bytes =
+                        w.config.capacity_blocks * w.config.block_size_tokens * w.config.kv_bytes_per_token;
+                }
+                const auto invalid = validateWorkload(w);
+                QVERIFY2(!invalid.has_value(), invalid ? invalid->message().c_str() : "");
+                const RunResult run = runWorkload(w);
+                ++runs;
+                const std::string what = "seed " + std::to_string(seed) + " " + std::string(toString(profile)) + "/" +
+                                         std::string(toString(recovery)) + "/" + std::string(toString(rule)) +
+                                         " seqs " + std::to_string(seqs);
+                std::map<std::int32_t, Phase> state; // SwapOut until swap_out_done, then SwappedOut
+                for (const Event& e : run.ledger.events) {
+                    if (e.kind == EventKind::Evict) {
+                        seen[std::string(toString(profile)) + " evict " + std::string(toString(e.mode))] += 1;
+                        if (e.mode != Recovery::Recompute) state[e.request] = Phase::SwapOut;
+                        if (profile == EngineProfile::VllmV1 && rule == VictimRule::LastAdmitted) {
+                            QVERIFY2(e.queue_position == 0, (what + ": a vLLM fcfs victim goes to the queue's head").c_str());
+                        }
+                    } else if (e.kind == EventKind::SwapOutDone) {
+                        QVERIFY2(state[e.request] == Phase::SwapOut, what.c_str());
+                        state[e.request] = Phase::SwappedOut;
+                    } else if (e.kind == EventKind::Resume && e.mode != Recovery::Recompute) {
+                        QVERIFY2(state[e.request] == Phase::SwappedOut,
+                                 (what + ": a swap-in started before the copy out landed").c_str());
+                        state.erase(e.request);
+                        seen[std::string(toString(profile)) + " resumes by swap-in"] += 1;
+                    }
+                }
+                expectTickedAlikeAndConserved(w, run, what);
+                if (QTest::currentTestFailed()) return;
+            }
+          }
+        }
+      }
+    }
+    std::string counts;
+    for (const auto& [what, count] : seen) counts += "\n  " + what + ": " + std::to_string(count);
+    qInfo("swap what-ifs under the engine profiles: %d runs:%s", runs, counts.c_str());
+    QCOMPARE(runs, static_cast<int>(seeds) * 4 * 3 * 2 * 2);
+    for (const char* profile : {"vllm-v1", "sglang", "trtllm-max-utilization"}) {
+        for (const char* kind : {" evict swap", " evict hybrid", " evict recompute", " resumes by swap-in"}) {
+            const std::string key = std::string(profile) + kind;
+            QVERIFY2(seen[key] > 0, key.c_str());
+        }
+    }
+    QCOMPARE(seen["trtllm-guaranteed-no-evict resumes by swap-in"], std::int64_t{0}); // it never pauses
 }
 
 // vllm-v1 with enable_prefix_caching on the same tight workloads, some requests sharing a declared prefix: a

@@ -57,11 +57,13 @@ std::vector<Case> cases() {
             out.push_back({s, r});
         }
     }
-    // The profiles preempt by recompute only (validateWorkload refuses swap with them).
+    // The profiles as their engines run them (recompute), and swap and hybrid as what-ifs under them.
     for (EngineProfile p : {EngineProfile::VllmV1, EngineProfile::Sglang, EngineProfile::TrtllmMaxUtilization,
                             EngineProfile::TrtllmGuaranteedNoEvict}) {
         out.push_back({"engines-disagree", Recovery::Recompute, p});
         out.push_back({"starvation", Recovery::Recompute, p});
+        out.push_back({"swap-wins", Recovery::Swap, p});
+        out.push_back({"swap-wins", Recovery::Hybrid, p});
     }
     return out;
 }
