@@ -145,4 +145,12 @@ std::string engineVictimRule(const Policy& policy) {
     return {};
 }
 
+std::string engineRecoveryWhatIf(const Policy& policy, Recovery mode) {
+    if (policy.engine_profile == EngineProfile::TickModel1 || mode == Recovery::Recompute) {
+        return {};
+    }
+    return "a what-if: " + std::string(toString(policy.engine_profile)) +
+           " recovers by recompute (docs/engines.md, \"Swap as a what-if\")";
+}
+
 } // namespace pl

@@ -41,6 +41,9 @@ std::size_t chooseVictim(const VictimContext& ctx, std::span<const Candidate> ca
 // The engine's own rule, in its words, when the policy follows an engine profile whose victim rule it is
 // (the lab's "why" panel: "vLLM fcfs: running.pop() took the last admitted request"); "" otherwise.
 std::string engineVictimRule(const Policy& policy);
+// Under an engine profile, a recovery by swap or hybrid is the lab's what-if (the engines recover by recompute):
+// the words that say so after the mode ("a what-if: vllm-v1 recovers by recompute ..."); empty otherwise.
+std::string engineRecoveryWhatIf(const Policy& policy, Recovery mode);
 
 // SGLang retract_decode's order under fewest-decoded, as a key maximised (the fewest output tokens, then the
 // longest prompt, then the latest in the batch): the sglang profile's victim and its listed candidates.

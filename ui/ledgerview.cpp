@@ -202,6 +202,12 @@ QString LedgerView::outcomeText(const pl::Session& s, std::size_t evictIndex) {
     return text;
 }
 
+namespace {
+QString whatIf(const std::string& words) {
+    return words.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(words).toHtmlEscaped());
+}
+} // namespace
+
 void LedgerView::showCandidates(int row) {
     const pl::Session* s = doc_->session();
     const auto ev = model_->eventIndex(row);
@@ -224,7 +230,8 @@ void LedgerView::showCandidates(int row) {
                       .arg(groupedNumber(e.occupied_blocks), groupedNumber(e.capacity_blocks),
                            groupedNumber(e.candidates_total))
                       .arg(ticksText(e.est_recompute_ticks), ticksText(e.est_swap_ticks))
-                      .arg(QString::fromUtf8(pl::toString(e.mode).data()))
+                      .arg(QString::fromUtf8(pl::toString(e.mode).data()) +
+                           whatIf(pl::engineRecoveryWhatIf(s->workload().policy, e.mode)))
                       .arg(static_cast<std::int64_t>(ranked.size()) < e.candidates_total
                                ? tr(" (the %1 with the greatest keys shown, as the receipt lists them; a run of at "
                                     "most %2 requests keeps them all)")

@@ -195,6 +195,29 @@ class TestLedgerView : public QObject {
         QVERIFY(cameBack > 0);
         QVERIFY(spared > 0);
     }
+
+    // Swap under an engine profile is the lab's what-if, and the panel says so after the mode; under recompute
+    // it does not.
+    void swapUnderAProfileIsCalledAWhatIf() {
+        auto w = makeWindow(kWave);
+        QString error;
+        QVERIFY2(w->document()->setSetting(QStringLiteral("engine_profile"), QStringLiteral("vllm-v1"), &error), qPrintable(error));
+        for (const QString& mode : {QStringLiteral("swap"), QStringLiteral("recompute")}) {
+            QVERIFY2(w->document()->setSetting(QStringLiteral("recovery"), mode, &error), qPrintable(error));
+            const pl::Session* s = w->document()->session();
+            QVERIFY(w->ledger()->model()->rowCount() > 0);
+            int swapped = 0;
+            for (int r = 0; r < w->ledger()->model()->rowCount(); ++r) {
+                const auto ev = static_cast<std::size_t>(w->ledger()->model()->eventIndex(r));
+                const bool isSwap = s->result().ledger.events[ev].mode != pl::Recovery::Recompute;
+                w->ledger()->selectRow(r);
+                const QString why = w->ledger()->whyText();
+                QCOMPARE(why.contains(QStringLiteral("(a what-if: vllm-v1 recovers by recompute")), isSwap);
+                swapped += isSwap ? 1 : 0;
+            }
+            QCOMPARE(swapped > 0, mode == QStringLiteral("swap"));
+        }
+    }
 };
 
 QTEST_MAIN(TestLedgerView)
