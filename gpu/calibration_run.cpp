@@ -129,7 +129,7 @@ void measureSwaps(const CalibrateOptions& o, const TransformerShape& shape, Cali
                              " (its larger copies are skipped)");
                         break;
                     }
-                    cost::SwapSample s{toString(m), toString(dir), bs, n, n * dev.blockBytes(), copies, us};
+                    cost::SwapSample s{std::string(toString(m)), toString(dir), bs, n, n * dev.blockBytes(), copies, us};
                     log << s.method << " " << s.direction << " block_size " << bs << " x" << n << " (" << s.bytes
                         << " B, " << copies << " copies): " << s.us << " us, " << gigabytesPerSecond(s.bytes, s.us)
                         << " GB/s\n";
@@ -168,7 +168,9 @@ std::vector<std::string> measureCalibration(const CalibrateOptions& o, const Tra
     for (const cost::SwapFit& f : c.swap_fits) {
         log << "fit " << f.method << " " << f.direction << " block_size " << f.block_size << ": " << f.fixed_us
             << " us + bytes / " << f.bandwidth_gbps << " GB/s (r2 " << f.r2 << "), largest copy at "
-            << 100.0 * cost::efficiencyVsReference(c, f.method, f.direction, f.block_size) << "% of the reference\n";
+            << 100.0 * cost::efficiencyVsReference(c, parseSwapMethod(f.method).value_or(SwapMethod::Gather), f.direction,
+                                                   f.block_size)
+            << "% of the reference\n";
     }
     for (const std::string& line : cost::targetReport(c)) {
         log << line << "\n";

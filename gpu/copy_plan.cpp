@@ -4,27 +4,6 @@ namespace pl::gpu {
 
 const char* toString(CopyDirection d) { return d == CopyDirection::DeviceToHost ? "d2h" : "h2d"; }
 
-const char* toString(SwapMethod m) {
-    switch (m) {
-    case SwapMethod::PerBlock:
-        return "per-block";
-    case SwapMethod::Batched:
-        return "batched";
-    case SwapMethod::Gather:
-        return "gather";
-    }
-    return "?";
-}
-
-std::optional<SwapMethod> parseSwapMethod(const std::string& s) {
-    for (SwapMethod m : {SwapMethod::PerBlock, SwapMethod::Batched, SwapMethod::Gather}) {
-        if (s == toString(m)) {
-            return m;
-        }
-    }
-    return std::nullopt;
-}
-
 std::optional<std::string> checkBlockLists(const KvLayout& device, const KvLayout& host,
                                            const std::vector<std::int64_t>& deviceBlocks,
                                            const std::vector<std::int64_t>& hostSlots) {

@@ -8,6 +8,7 @@
 // (one kernel walks the block table) but its bytes equal planBytes() of either plan.
 
 #include "kv_layout.h"
+#include "cost/swap_method.h"
 
 #include <cstdint>
 #include <optional>
@@ -19,9 +20,8 @@ namespace pl::gpu {
 enum class CopyDirection : int { DeviceToHost = 0, HostToDevice = 1 };
 const char* toString(CopyDirection d); // "d2h", "h2d"
 
-enum class SwapMethod : int { PerBlock = 0, Batched = 1, Gather = 2 };
-const char* toString(SwapMethod m); // "per-block", "batched", "gather"
-std::optional<SwapMethod> parseSwapMethod(const std::string& s);
+// The swap method is core's (core/cost/swap_method.h): one enum for the calibration, the CLI and the copies.
+using pl::SwapMethod;
 
 struct CopySpan {
     std::int64_t src_offset = 0;

@@ -144,7 +144,7 @@ BookkeepingLiveBackend::BookkeepingLiveBackend(std::unique_ptr<LiveDevice> devic
       book_(device_->deviceBlocks(), device_->hostSlots(), device_->blockSize()) {}
 
 std::string BookkeepingLiveBackend::deviceName() const {
-    return device_->name() + " (" + note_ + ", " + toString(method_) + " swaps)";
+    return device_->name() + " (" + note_ + ", " + std::string(toString(method_)) + " swaps)";
 }
 
 void BookkeepingLiveBackend::onContextGrown(std::int32_t request, std::int64_t contextTokens) {

@@ -75,7 +75,7 @@ void swapChecks(Checker& c, KvDtype dtype) {
     const std::vector<std::int64_t> restored{50, 51, 52, 53, 54, 60};
     for (SwapMethod out : {SwapMethod::PerBlock, SwapMethod::Batched, SwapMethod::Gather}) {
         for (SwapMethod in : {SwapMethod::PerBlock, SwapMethod::Batched, SwapMethod::Gather}) {
-            const std::string name = tag + " " + toString(out) + "/" + toString(in);
+            const std::string name = tag + " " + std::string(toString(out)) + "/" + std::string(toString(in));
             if ((out == SwapMethod::Batched || in == SwapMethod::Batched) && !ctx->info().batch_memcpy) {
                 c.skip(name, "cudaMemcpyBatchAsync needs CUDA 12.8 or later (runtime " +
                                  std::to_string(ctx->info().runtime_version) + ")");

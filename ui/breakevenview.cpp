@@ -530,15 +530,15 @@ void BreakevenView::drawMeasured(double ymax) {
     const pl::cost::Calibration& c = *d->calibration;
     const auto wanted = static_cast<std::int64_t>(toValue(kSliders[3], d->sliders[QStringLiteral("block")]->value()));
     const std::int64_t bs = measuredBlockSize(c, wanted);
-    const std::string method = pl::cost::swapFitsOf(c, "gather", bs) ? "gather"
-                               : c.swap_fits.empty()                ? std::string()
-                                                                    : c.swap_fits.front().method;
+    const pl::SwapMethod method = pl::cost::swapFitsOf(c, pl::SwapMethod::Gather, bs) || c.swap_fits.empty()
+                                      ? pl::SwapMethod::Gather
+                                      : pl::parseSwapMethod(c.swap_fits.front().method).value_or(pl::SwapMethod::Gather);
     // Per-token curves on the measured ranges only (no extrapolation is drawn): swap over the copy sizes, the
     // replay over the prefill lengths; the calibration's own model sets the bytes per token.
     const double kv = static_cast<double>(c.kv_bytes_per_token);
     double bytesLo = 0, bytesHi = 0, tokLo = 0, tokHi = 0;
     for (const auto& s : c.swaps) {
-        if (s.method != method || s.block_size != bs) continue;
+        if (s.method != pl::toString(method) || s.block_size != bs) continue;
         bytesLo = bytesLo == 0 ? static_cast<double>(s.bytes) : std::min(bytesLo, static_cast<double>(s.bytes));
         bytesHi = std::max(bytesHi, static_cast<double>(s.bytes));
     }
@@ -564,7 +564,7 @@ void BreakevenView::drawMeasured(double ymax) {
             }
         }
     }
-    mswap->setName(tr("measured swap (%1, %2-token blocks)").arg(qs(method)).arg(bs));
+    mswap->setName(tr("measured swap (%1, %2-token blocks)").arg(qs(std::string(pl::toString(method)))).arg(bs));
     mswap->setData(xs, ys, true);
     mrec->setData(xr, yr, true);
     for (double y : ys) ymax = std::max(ymax, y);
@@ -587,23 +587,23 @@ void BreakevenView::drawMeasured(double ymax) {
     measured_->setText(tr("<b>Calibration:</b> %1, %2 (%3 B/token); %4 swaps at %5-token blocks vs prefill: %6 "
                           "(the thick curves, over the measured ranges only).")
                            .arg(qs(c.device_name).toHtmlEscaped(), qs(c.model)).arg(c.kv_bytes_per_token)
-                           .arg(qs(method)).arg(bs).arg(where));
+                           .arg(qs(std::string(pl::toString(method)))).arg(bs).arg(where));
 
     // Swap microseconds against bytes, every method at this block size: points measured, lines fitted.
     int colour = 0;
-    for (const char* m : {"per-block", "batched", "gather"}) {
+    for (const pl::SwapMethod m : pl::kSwapMethods) {
         const auto fits = pl::cost::swapFitsOf(c, m, bs);
         for (const char* dir : {"d2h", "h2d"}) {
             QVector<double> px, py;
             for (const auto& s : c.swaps) {
-                if (s.method == m && s.direction == dir && s.block_size == bs) {
+                if (s.method == pl::toString(m) && s.direction == dir && s.block_size == bs) {
                     px << static_cast<double>(s.bytes);
                     py << s.us;
                 }
             }
             if (px.isEmpty()) continue;
             auto* g = d->swapPlot->addGraph();
-            g->setName(QStringLiteral("%1 %2").arg(QLatin1String(m), QLatin1String(dir)));
+            g->setName(QStringLiteral("%1 %2").arg(QString::fromUtf8(pl::toString(m).data()), QLatin1String(dir)));
             QPen pen(kMethodColours[colour % 3], 1.2, std::string(dir) == "h2d" ? Qt::DashLine : Qt::SolidLine);
             g->setPen(pen);
             g->setScatterStyle(QCPScatterStyle(std::string(dir) == "h2d" ? QCPScatterStyle::ssSquare

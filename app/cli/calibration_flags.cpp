@@ -16,13 +16,19 @@ std::set<std::string> calibrationFlagNames() {
     return {"calibration", "tick-ms", "swap-method", "calibration-context"};
 }
 
+std::variant<SwapMethod, std::string> swapMethodFlag(const Args& args) {
+    const auto given = args.value("swap-method");
+    if (!given) return SwapMethod::Gather;
+    if (const auto m = parseSwapMethod(*given)) return *m;
+    return "--swap-method: must be per-block, batched or gather, got '" + *given + "'";
+}
+
 namespace {
 
 // Where a derivation error points: the flag that set the value, or the workload field it came from.
 std::string locate(const std::string& field, const std::string& file) {
     if (field == "tick") return "--tick-ms";
     if (field == "context") return "--calibration-context";
-    if (field == "method") return "--swap-method";
     if (field == "block_size_tokens" || field == "kv_bytes_per_token") return file + ": /config/" + field;
     return "--calibration";
 }
@@ -59,7 +65,11 @@ bool applyCalibrationFlags(const Args& args, const std::string& file, Workload& 
         badInput("--tick-ms: expected milliseconds above 0, got '" + *tick + "'");
         return false;
     }
-    const std::string method = args.value("swap-method").value_or("gather");
+    const auto method = swapMethodFlag(args);
+    if (const auto* e = std::get_if<std::string>(&method)) {
+        badInput(*e);
+        return false;
+    }
     if (auto l = args.value("calibration-context")) {
         const auto n = parseInteger(*l);
         if (!n || *n < 1) {
@@ -74,7 +84,7 @@ bool applyCalibrationFlags(const Args& args, const std::string& file, Workload& 
         return false;
     }
     const auto& c = std::get<cost::Calibration>(loaded);
-    const auto derived = cost::calibrateMachine(c, w.config, *ms * 1e3, context, method);
+    const auto derived = cost::calibrateMachine(c, w.config, *ms * 1e3, context, std::get<SwapMethod>(method));
     if (const auto* e = std::get_if<cost::RatesError>(&derived)) {
         badInput(locate(e->field, file) + ": " + e->reason + " (calibration " + *path + ")");
         return false;

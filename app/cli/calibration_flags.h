@@ -7,15 +7,20 @@
 #include "args.h"
 
 #include "cost/calibration.h"
+#include "cost/swap_method.h"
 #include "model.h"
 
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 
 namespace pl::cli {
 
 std::set<std::string> calibrationFlagNames();
+
+// --swap-method (gather when absent), or the error "--swap-method: must be per-block, batched or gather, got 'X'".
+std::variant<SwapMethod, std::string> swapMethodFlag(const Args& args);
 
 // Applies the flags to `w` (loaded from `file`). Without --calibration: nothing, and `used` stays empty.
 // On bad input prints "preemptlab-cli: FILE: /json/pointer: reason" (or the flag and reason) and returns false.

@@ -198,9 +198,7 @@ int cmdRun(int argc, char** argv) {
         gpu::LiveOptions options;
         options.calibration = calibration;
         if (auto m = args.value("swap-method")) {
-            options.method = *m == "per-block" ? gpu::SwapMethod::PerBlock
-                             : *m == "batched" ? gpu::SwapMethod::Batched
-                                               : gpu::SwapMethod::Gather; // the name was checked above
+            options.method = parseSwapMethod(*m).value_or(SwapMethod::Gather); // the name was checked above
         }
         std::string why;
         backend = gpu::makeLiveBackend(*w, options, &why);

@@ -1,5 +1,6 @@
 #include "measured_cost.h"
 
+#include "calibration_flags.h"
 #include "number_text.h"
 
 #include <variant>
@@ -31,11 +32,11 @@ std::optional<std::string> measuredCostFromArgs(const Args& args, const cost::Co
     Config machine;
     machine.block_size_tokens = in.block_size;
     machine.kv_bytes_per_token = model.kv_bytes_per_token_per_gpu;
-    const auto derived = cost::calibrateMachine(m.calibration, machine, tickUs, in.context,
-                                                args.value("swap-method").value_or("gather"));
+    const auto method = swapMethodFlag(args);
+    if (const auto* e = std::get_if<std::string>(&method)) return *e;
+    const auto derived = cost::calibrateMachine(m.calibration, machine, tickUs, in.context, std::get<SwapMethod>(method));
     if (const auto* e = std::get_if<cost::RatesError>(&derived)) {
-        const std::string flag = e->field == "method"              ? "--swap-method"
-                                 : e->field == "block_size_tokens" ? "--block-size"
+        const std::string flag = e->field == "block_size_tokens" ? "--block-size"
                                  : e->field == "context"           ? "--context"
                                  : e->field == "tick"              ? "--tick-us"
                                                                    : "--calibration";
@@ -52,7 +53,7 @@ std::optional<std::string> measuredCostFromArgs(const Args& args, const cost::Co
 std::string measuredCostText(const MeasuredCost& m, const cost::CostOutputs& model) {
     const double swap = m.swapUsPerToken();
     const double recompute = m.recomputeUsPerToken();
-    std::string s = "\nmeasured on " + m.calibration.device_name + " (" + m.path + "): " + m.request.method +
+    std::string s = "\nmeasured on " + m.calibration.device_name + " (" + m.path + "): " + std::string(toString(m.request.method)) +
                     " swaps at " + std::to_string(m.request.block_size_tokens) + "-token blocks, L = " +
                     formatThousands(m.request.context_tokens) + " tokens, " +
                     formatThousands(m.request.kv_bytes_per_token) + " B of KV per token\n";
@@ -81,7 +82,7 @@ nlohmann::json measuredCostJson(const MeasuredCost& m) {
     nlohmann::json j;
     j["calibration"] = m.path;
     j["device"] = m.calibration.device_name;
-    j["swap_method"] = m.request.method;
+    j["swap_method"] = std::string(toString(m.request.method));
     j["block_size"] = m.request.block_size_tokens;
     j["context"] = m.request.context_tokens;
     j["kv_bytes_per_token"] = m.request.kv_bytes_per_token;

@@ -49,12 +49,12 @@ std::pair<double, double> measuredBytes(const Calibration& c, const SwapFit& f) 
 
 } // namespace
 
-std::optional<std::pair<SwapFit, SwapFit>> swapFitsOf(const Calibration& c, const std::string& method,
+std::optional<std::pair<SwapFit, SwapFit>> swapFitsOf(const Calibration& c, SwapMethod method,
                                                       std::int64_t blockSize) {
     const SwapFit* out = nullptr;
     const SwapFit* in = nullptr;
     for (const SwapFit& f : c.swap_fits) {
-        if (f.method == method && f.block_size == blockSize) {
+        if (f.method == toString(method) && f.block_size == blockSize) {
             (f.direction == "d2h" ? out : in) = &f;
         }
     }
@@ -65,9 +65,6 @@ std::optional<std::pair<SwapFit, SwapFit>> swapFitsOf(const Calibration& c, cons
 }
 
 std::variant<CalibratedRates, RatesError> deriveRates(const Calibration& c, const RatesRequest& q) {
-    if (q.method != "per-block" && q.method != "batched" && q.method != "gather") {
-        return RatesError{"method", "must be per-block, batched or gather, got '" + q.method + "'"};
-    }
     if (!std::isfinite(q.tick_us) || q.tick_us <= 0.0 || q.tick_us > 1e12) {
         return RatesError{"tick", "must be above 0 and at most 1e9 ms"};
     }
@@ -80,7 +77,7 @@ std::variant<CalibratedRates, RatesError> deriveRates(const Calibration& c, cons
     const auto fits = swapFitsOf(c, q.method, q.block_size_tokens);
     if (!fits) {
         return RatesError{"block_size_tokens",
-                          "the calibration has no " + q.method + " swap fit (both directions) at " +
+                          "the calibration has no " + std::string(toString(q.method)) + " swap fit (both directions) at " +
                               std::to_string(q.block_size_tokens) + "-token blocks; it has: " + fitsAvailable(c) +
                               " (measure with `calibrate --block-sizes " + std::to_string(q.block_size_tokens) + "`)"};
     }
@@ -144,7 +141,7 @@ std::variant<CalibratedRates, RatesError> deriveRates(const Calibration& c, cons
 
 std::variant<CalibratedMachine, RatesError> calibrateMachine(const Calibration& c, const Config& machine,
                                                              double tickUs, std::int64_t contextTokens,
-                                                             const std::string& method) {
+                                                             SwapMethod method) {
     CalibratedMachine m;
     m.request.block_size_tokens = machine.block_size_tokens;
     m.request.kv_bytes_per_token = machine.kv_bytes_per_token;
@@ -169,7 +166,7 @@ std::string describeRates(const Calibration& c, const RatesRequest& q, const Cal
     const std::string L = std::to_string(q.context_tokens);
     std::string s;
     s += "calibration: " + c.device_name + ", model " + c.model + "; tick " + fmt("%.3f", q.tick_us / 1e3) +
-         " ms; victim length L = " + L + " tokens; " + q.method + " swaps at " + std::to_string(q.block_size_tokens) +
+         " ms; victim length L = " + L + " tokens; " + std::string(toString(q.method)) + " swaps at " + std::to_string(q.block_size_tokens) +
          "-token blocks\n";
     s += "  swap fits       d2h " + fmt("%.3f", r.out_fit.fixed_us) + " us + bytes / " +
          fmt("%.3f", r.out_fit.bandwidth_gbps) + " GB/s (r2 " + fmt("%.4f", r.out_fit.r2) + "), h2d " +
@@ -203,7 +200,7 @@ std::int64_t meanRequestContext(const pl::Workload& w) {
     return std::max<std::int64_t>(1, sum / static_cast<std::int64_t>(w.requests.size()));
 }
 
-std::optional<double> measuredSwapUsPerToken(const Calibration& c, const std::string& method, std::int64_t blockSize,
+std::optional<double> measuredSwapUsPerToken(const Calibration& c, SwapMethod method, std::int64_t blockSize,
                                              std::int64_t kvBytesPerToken, double context) {
     const auto fits = swapFitsOf(c, method, blockSize);
     if (!fits || context <= 0.0) {
@@ -220,7 +217,7 @@ std::optional<double> measuredRecomputeUsPerToken(const Calibration& c, double c
     return prefillUs(*c.prefill_fit, context) / context;
 }
 
-std::vector<double> measuredBreakevenContexts(const Calibration& c, const std::string& method, std::int64_t blockSize,
+std::vector<double> measuredBreakevenContexts(const Calibration& c, SwapMethod method, std::int64_t blockSize,
                                               std::int64_t kvBytesPerToken) {
     const auto fits = swapFitsOf(c, method, blockSize);
     if (!fits || !c.prefill_fit) {

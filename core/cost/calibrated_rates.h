@@ -14,6 +14,7 @@
 //     prefill_tokens_per_tick = floor(tick_us x L / p(L)).
 
 #include "cost/calibration.h"
+#include "cost/swap_method.h"
 #include "model.h"
 
 #include <cstdint>
@@ -29,7 +30,7 @@ struct RatesRequest {
     std::int64_t kv_bytes_per_token = 0; // the workload's KV size: bytes a swap of one token moves each way
     std::int64_t context_tokens = 0;     // L: the victim length priced
     double tick_us = 0.0;                // one tick
-    std::string method = "gather";       // per-block, batched or gather (live mode swaps with gather)
+    SwapMethod method = SwapMethod::Gather; // live mode swaps with gather
 };
 
 struct CalibratedRates {
@@ -68,7 +69,7 @@ struct CalibratedMachine {
 // valid with the new rates is the caller's check (validateWorkload).
 std::variant<CalibratedMachine, RatesError> calibrateMachine(const Calibration& c, const Config& machine,
                                                              double tickUs, std::int64_t contextTokens,
-                                                             const std::string& method = "gather");
+                                                             SwapMethod method = SwapMethod::Gather);
 
 // Lines telling what was derived and from which fit ("transfer_bytes_per_tick = 123 = floor(...)"), each
 // ending in '\n'; the notes follow, prefixed "note: ".
@@ -81,18 +82,18 @@ std::int64_t meanRequestContext(const pl::Workload& workload);
 // Per-token costs on the measured curves at context L (for the break-even explorer): the swap round trip
 // (t_out + t_in) / L of `method` at `blockSize` with `kvBytesPerToken` per token, and the replay p(L) / L.
 // nullopt when the calibration lacks the fits.
-std::optional<double> measuredSwapUsPerToken(const Calibration& c, const std::string& method, std::int64_t blockSize,
+std::optional<double> measuredSwapUsPerToken(const Calibration& c, SwapMethod method, std::int64_t blockSize,
                                              std::int64_t kvBytesPerToken, double context);
 std::optional<double> measuredRecomputeUsPerToken(const Calibration& c, double context);
 
 // The context lengths L > 0 where the measured swap round trip and the measured replay cost the same:
 // the positive roots of  c2 L^2 + (c1 - k) L + (c0 - F) = 0,  with F = fixed_out + fixed_in and
 // k = kvBytesPerToken x (1 / B_out + 1 / B_in) (us per token). Ascending; empty when they never cross.
-std::vector<double> measuredBreakevenContexts(const Calibration& c, const std::string& method, std::int64_t blockSize,
+std::vector<double> measuredBreakevenContexts(const Calibration& c, SwapMethod method, std::int64_t blockSize,
                                               std::int64_t kvBytesPerToken);
 
 // The fits of one method at one block size, or nullopt.
-std::optional<std::pair<SwapFit, SwapFit>> swapFitsOf(const Calibration& c, const std::string& method,
+std::optional<std::pair<SwapFit, SwapFit>> swapFitsOf(const Calibration& c, SwapMethod method,
                                                       std::int64_t blockSize);
 
 } // namespace pl::cost

@@ -170,7 +170,7 @@ void fitCalibration(Calibration& c) {
     c.prefill_fit = fitQuadratic(tx, ty);
 }
 
-double efficiencyVsReference(const Calibration& c, const std::string& method, const std::string& direction,
+double efficiencyVsReference(const Calibration& c, SwapMethod method, const std::string& direction,
                              std::int64_t blockSize) {
     const SwapSample* best = nullptr;
     const SwapSample* ref = nullptr;
@@ -181,7 +181,7 @@ double efficiencyVsReference(const Calibration& c, const std::string& method, co
         if (s.method == "reference" && (!ref || s.bytes > ref->bytes)) {
             ref = &s;
         }
-        if (s.method == method && s.block_size == blockSize && (!best || s.bytes > best->bytes)) {
+        if (s.method == toString(method) && s.block_size == blockSize && (!best || s.bytes > best->bytes)) {
             best = &s;
         }
     }
@@ -207,13 +207,13 @@ std::vector<std::string> targetReport(const Calibration& c) {
         std::string head = std::string("target swap ") + dir + " at 16-token blocks: ";
         std::string shares;
         bool judged = false, met = false;
-        for (const char* method : {"gather", "batched", "per-block"}) {
+        for (const SwapMethod method : {SwapMethod::Gather, SwapMethod::Batched, SwapMethod::PerBlock}) {
             const double share = efficiencyVsReference(c, method, dir, kBlock);
             if (share <= 0.0) {
                 continue; // not measured (or no reference copy)
             }
-            shares += (shares.empty() ? "" : ", ") + std::string(method) + " " + percent(share);
-            if (std::string(method) != "per-block") {
+            shares += (shares.empty() ? "" : ", ") + std::string(toString(method)) + " " + percent(share);
+            if (method != SwapMethod::PerBlock) {
                 judged = true;
                 met = met || share >= kSwapShare;
             }

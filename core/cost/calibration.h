@@ -8,6 +8,8 @@
 // Fits:  swap, per method x direction x block size:  us = fixed_us + bytes / (bandwidth_gbps x 1e3)
 //        prefill (from position 0):                  us = c0 + c1 x tokens + c2 x tokens^2
 
+#include "cost/swap_method.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -86,7 +88,7 @@ struct Calibration {
 // Fits every (method, direction, block_size) group with at least 2 sizes, and the prefill curve.
 void fitCalibration(Calibration& c);
 // Largest-transfer bandwidth of a group divided by the reference copy's in the same direction (0 if absent).
-double efficiencyVsReference(const Calibration& c, const std::string& method, const std::string& direction,
+double efficiencyVsReference(const Calibration& c, SwapMethod method, const std::string& direction,
                              std::int64_t blockSize);
 
 // The live-mode targets (docs/live-mode.md "Targets") judged from what was measured, one line each, every line

@@ -99,10 +99,10 @@ class TestCalibration : public QObject {
             QVERIFY(std::fabs(f.bandwidth_gbps - (gather ? 50.0 : 25.0)) < 1e-9);
         }
         QVERIFY(c.prefill_fit);
-        const double eff = efficiencyVsReference(c, "gather", "d2h", 16);
+        const double eff = efficiencyVsReference(c, pl::SwapMethod::Gather, "d2h", 16);
         const double bytes = 64.0 * 2 * 1024 * 1024;
         QVERIFY(std::fabs(eff - (bytes / (4.0 + static_cast<double>(bytes) / 50000.0)) / 55000.0) < 1e-12);
-        QCOMPARE(efficiencyVsReference(c, "gather", "h2d", 16), 0.0); // no reference that way
+        QCOMPARE(efficiencyVsReference(c, pl::SwapMethod::Gather, "h2d", 16), 0.0); // no reference that way
         QCOMPARE(datasheetBf16Tflops("NVIDIA H200"), 989.4);
         QCOMPARE(datasheetBf16Tflops("NVIDIA GeForce GTX 1080"), 0.0);
     }
@@ -215,7 +215,7 @@ class TestCalibration : public QObject {
         if (const auto* e = std::get_if<std::string>(&r)) QFAIL(e->c_str());
         const Calibration& c = std::get<Calibration>(r);
         QVERIFY(c.device_name.rfind("SYNTHETIC - not a measurement", 0) == 0);
-        const auto gather = swapFitsOf(c, "gather", 8);
+        const auto gather = swapFitsOf(c, pl::SwapMethod::Gather, 8);
         QVERIFY(gather);
         QVERIFY(std::fabs(gather->first.fixed_us - 5.0) < 1e-6 && std::fabs(gather->first.bandwidth_gbps - 51.2) < 1e-9);
         QVERIFY(std::fabs(gather->second.fixed_us - 6.0) < 1e-6 && std::fabs(gather->second.bandwidth_gbps - 25.6) < 1e-9);
@@ -275,7 +275,7 @@ class TestCalibration : public QObject {
         QCOMPARE(m.request.block_size_tokens, std::int64_t{16});
         QCOMPARE(m.request.kv_bytes_per_token, std::int64_t{1000});
         QCOMPARE(m.request.context_tokens, std::int64_t{1000});
-        QCOMPARE(m.request.method, std::string("gather"));
+        QVERIFY(m.request.method == pl::SwapMethod::Gather);
         QCOMPARE(m.rates.transfer_bytes_per_tick, std::int64_t{198581560}); // as ratesFromAHandCalibration
         QCOMPARE(m.rates.prefill_tokens_per_tick, std::int64_t{9589});
         pl::Config expected = machine;
@@ -286,10 +286,10 @@ class TestCalibration : public QObject {
         // A tick of a fraction of a microsecond is no config.tick_us: it stays as it was.
         QCOMPARE(std::get<CalibratedMachine>(calibrateMachine(c, machine, 7000.5, 1000)).config.tick_us, std::int64_t{0});
         // Errors are deriveRates' own, naming the field.
-        const auto unknownMethod = calibrateMachine(c, machine, 7000.0, 1000, "memcpy");
-        QVERIFY(std::holds_alternative<RatesError>(unknownMethod));
-        QCOMPARE(std::get<RatesError>(unknownMethod).field, std::string("method"));
-        const auto unmeasured = calibrateMachine(c, machine, 7000.0, 1000, "per-block"); // no per-block fit
+        // (An unknown method name is the CLI's --swap-method error now: core takes pl::SwapMethod.)
+        QVERIFY(!pl::parseSwapMethod("memcpy"));
+        QVERIFY(pl::parseSwapMethod("per-block") == pl::SwapMethod::PerBlock);
+        const auto unmeasured = calibrateMachine(c, machine, 7000.0, 1000, pl::SwapMethod::PerBlock); // no per-block fit
         QVERIFY(std::holds_alternative<RatesError>(unmeasured));
         QCOMPARE(std::get<RatesError>(unmeasured).field, std::string("block_size_tokens"));
         QCOMPARE(std::get<RatesError>(calibrateMachine(c, machine, 0.0, 1000)).field, std::string("tick"));
@@ -297,7 +297,7 @@ class TestCalibration : public QObject {
 
     void ratesRefuseWhatTheyCannotPrice() {
         const Calibration c = handCalibration();
-        RatesRequest q{16, 1000, 1000, 7000.0, "gather"};
+        RatesRequest q{16, 1000, 1000, 7000.0, pl::SwapMethod::Gather};
         auto fieldOf = [&](RatesRequest r) {
             const auto out = deriveRates(c, r);
             return std::holds_alternative<RatesError>(out) ? std::get<RatesError>(out) : RatesError{};
@@ -308,10 +308,8 @@ class TestCalibration : public QObject {
         QCOMPARE(e.field, std::string("block_size_tokens"));
         QVERIFY2(e.reason.find("it has: gather at 16") != std::string::npos, e.reason.c_str());
         other = q;
-        other.method = "batched";
+        other.method = pl::SwapMethod::Batched;
         QCOMPARE(fieldOf(other).field, std::string("block_size_tokens"));
-        other.method = "memcpy";
-        QCOMPARE(fieldOf(other).field, std::string("method"));
         other = q;
         other.tick_us = 1e-6; // a picosecond moves no byte
         QCOMPARE(fieldOf(other).field, std::string("tick"));
@@ -330,22 +328,22 @@ class TestCalibration : public QObject {
         // With 20,000 B per token: swap round trip per token 10.5 / L + 20000 x (1/50 + 1/25) / 1e3 = 10.5 / L + 1.2,
         // replay per token 130 / L + 0.5 + 1e-4 L. Equal where 1e-4 L^2 - 0.7 L + 119.5 = 0:
         // L = (0.7 -+ sqrt(0.4422)) / 2e-4 = 175.094 and 6824.906.
-        const auto roots = measuredBreakevenContexts(c, "gather", 16, 20000);
+        const auto roots = measuredBreakevenContexts(c, pl::SwapMethod::Gather, 16, 20000);
         QCOMPARE(roots.size(), std::size_t{2});
         QVERIFY(std::fabs(roots[0] - 175.0939863) < 1e-4);
         QVERIFY(std::fabs(roots[1] - 6824.9060137) < 1e-4);
         for (double L : roots) {
-            const double swap = *measuredSwapUsPerToken(c, "gather", 16, 20000, L);
+            const double swap = *measuredSwapUsPerToken(c, pl::SwapMethod::Gather, 16, 20000, L);
             const double rec = *measuredRecomputeUsPerToken(c, L);
             QVERIFY(std::fabs(swap - rec) < 1e-6 * swap);
         }
         // Between them the replay is cheaper (at 1,000 tokens 0.73 vs 1.2105 us per token), outside swap is.
         QVERIFY(std::fabs(*measuredRecomputeUsPerToken(c, 1000) - 0.73) < 1e-9);
-        QVERIFY(std::fabs(*measuredSwapUsPerToken(c, "gather", 16, 20000, 1000) - 1.2105) < 1e-9);
+        QVERIFY(std::fabs(*measuredSwapUsPerToken(c, pl::SwapMethod::Gather, 16, 20000, 1000) - 1.2105) < 1e-9);
         // With the model's own 1,000 B per token swap is cheaper at every length: no crossover.
-        QVERIFY(measuredBreakevenContexts(c, "gather", 16, 1000).empty());
-        QVERIFY(measuredBreakevenContexts(c, "per-block", 16, 1000).empty()); // no such fit
-        QVERIFY(!measuredSwapUsPerToken(c, "per-block", 16, 1000, 100));
+        QVERIFY(measuredBreakevenContexts(c, pl::SwapMethod::Gather, 16, 1000).empty());
+        QVERIFY(measuredBreakevenContexts(c, pl::SwapMethod::PerBlock, 16, 1000).empty()); // no such fit
+        QVERIFY(!measuredSwapUsPerToken(c, pl::SwapMethod::PerBlock, 16, 1000, 100));
     }
 };
 
