@@ -1,5 +1,7 @@
 #include "cost/sweep_shards.h"
 
+#include "cost/json_fields.h"
+
 #include "hashing.h"
 #include "model.h"
 #include "workload_io.h"
@@ -15,85 +17,14 @@ namespace {
 
 using nlohmann::json;
 
-// A problem in one shard file: the JSON path and the reason (the caller adds the file).
-struct ShardProblem {
-    std::string path;
-    std::string reason;
-};
-
-[[noreturn]] void problem(const std::string& path, const std::string& reason) { throw ShardProblem{path, reason}; }
-
-const json& field(const json& obj, const std::string& path, const char* key) {
-    const auto it = obj.find(key);
-    if (it == obj.end()) {
-        problem(path + "/" + key, "missing");
-    }
-    return *it;
-}
-
-const json& objectAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_object()) {
-        problem(path + "/" + key, "not an object");
-    }
-    return v;
-}
-
-const json& arrayAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_array()) {
-        problem(path + "/" + key, "not an array");
-    }
-    return v;
-}
-
-std::string stringAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_string()) {
-        problem(path + "/" + key, "not a string");
-    }
-    return v.get<std::string>();
-}
-
-std::int64_t intAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_number_integer()) {
-        problem(path + "/" + key, "not a whole number");
-    }
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
-        problem(path + "/" + key, "out of range");
-    }
-    const auto n = v.get<std::int64_t>();
-    if (n < 0) {
-        problem(path + "/" + key, "negative");
-    }
-    return n;
-}
-
-double numberAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_number()) {
-        problem(path + "/" + key, "not a number");
-    }
-    return v.get<double>();
-}
-
-Totals readTotals(const json& obj, const std::string& path) {
-    Totals t;
-    t.ticks = intAt(obj, path, "ticks");
-    t.request_ticks = intAt(obj, path, "request_ticks");
-    t.pressure_events = intAt(obj, path, "pressure_events");
-    t.evictions = intAt(obj, path, "evictions");
-    t.freed_blocks = intAt(obj, path, "freed_blocks");
-    t.replay_tokens = intAt(obj, path, "replay_tokens");
-    t.swap_out_bytes = intAt(obj, path, "swap_out_bytes");
-    t.swap_in_bytes = intAt(obj, path, "swap_in_bytes");
-    t.peak_host_bytes = intAt(obj, path, "peak_host_bytes");
-    t.completed = intAt(obj, path, "completed");
-    t.censored = intAt(obj, path, "censored");
-    t.queue_reentries = intAt(obj, path, "queue_reentries");
-    return t;
-}
+using ShardProblem = jsonfield::Problem;
+using jsonfield::arrayAt;
+using jsonfield::intAt;
+using jsonfield::objectAt;
+using jsonfield::problem;
+using jsonfield::readTotals;
+using jsonfield::stringAt;
+using jsonfield::numberAt;
 
 json pointJson(std::size_t index, const SweepPoint& p) {
     json results = json::array();
