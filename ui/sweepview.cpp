@@ -33,7 +33,11 @@ QSharedPointer<QCPAxisTickerText> valueTicker(const std::vector<std::string>& va
     return ticker;
 }
 
-QString figure(double v) { return qs(pl::formatFixed(v, v == std::floor(v) ? 0 : 2)); }
+// A metric or margin as read in a cell or a tooltip: whole, or with two decimals ("+10.19"); past 10,000 compact.
+QString figure(double v) {
+    if (std::abs(v) >= 10000) return compactNumber(v);
+    return qs(pl::formatFixed(v, v == std::floor(v) ? 0 : 2));
+}
 
 // A legend entry that is a filled swatch (an empty bar chart).
 void addSwatch(QCustomPlot* plot, const QString& name, const QColor& colour) {
@@ -74,6 +78,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
     plot_->setObjectName(QStringLiteral("sweepPlot"));
     plot_->setMinimumHeight(160);
     plot_->setMouseTracking(true);
+    legendBelow(plot_, 9); // under the axes, not over the cells
     layout->addWidget(plot_, 1);
     connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
         if (event->button() != Qt::LeftButton) return;
@@ -136,6 +141,10 @@ void SweepView::clearPlot() {
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     plot_->xAxis->setLabel({});
     plot_->yAxis->setLabel({});
+    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+        axis->grid()->setVisible(true); // the heat map hides them
+        axis->grid()->setZeroLinePen(Qt::NoPen); // 0 is the first value's index, not a zero
+    }
     plot_->replot();
 }
 
@@ -149,7 +158,7 @@ void SweepView::setResult(pl::cost::SweepResult result, const QString& source) {
     std::size_t flips = 0;
     for (const auto& p : r.points) flips += p.flip_axes.empty() ? 0 : 1;
     caption_->setText(tr("<b>%1</b> over %2: %3 points x %4 modes, by <b>%5</b> (lower wins); %6 points where the "
-                         "winner flips. From %7. Click a point to open its run; hover for the margin.")
+                         "winner differs from a neighbour's. From %7. Click a point to open its run; hover for the margin.")
                           .arg(qs(r.workload_name).toHtmlEscaped(), grid.join(QStringLiteral(" x ")))
                           .arg(r.points.size())
                           .arg(r.spec.modes.size())
@@ -176,7 +185,9 @@ void SweepView::drawLines() {
         const pl::Recovery mode = r.spec.modes[m];
         auto* line = plot_->addGraph();
         line->setName(qs(pl::toString(mode)));
-        line->setPen(QPen(modeColor(mode), 2));
+        // The Compare view's dashes too, so modes that run alike (adaptive = recompute) both show.
+        static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+        line->setPen(QPen(modeColor(mode), 2, styles[static_cast<int>(m % 4)]));
         line->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(modeColor(mode), 1.5), Qt::white, 5));
         auto* wins = plot_->addGraph();
         wins->setLineStyle(QCPGraph::lsNone);
@@ -217,11 +228,11 @@ void SweepView::drawLines() {
     plot_->yAxis->setTicker(QSharedPointer<CompactTicker>::create());
     plot_->yAxis->setLabel(tr("%1 (lower wins); dashed: the winner flips").arg(qs(pl::cost::toString(r.spec.metric))));
     plot_->rescaleAxes();
+    fitLegend(plot_);
     plot_->xAxis->setRange(-0.5, static_cast<double>(n) - 0.5);
     const QCPRange y = plot_->yAxis->range();
     const double pad = std::max(1e-9, (y.upper - y.lower) * 0.08);
     plot_->yAxis->setRange(y.lower - pad, y.upper + pad);
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     plot_->replot();
 }
 
@@ -286,7 +297,7 @@ void SweepView::drawHeatMap() {
             auto* label = new QCPItemText(plot_);
             label->position->setCoords(static_cast<double>(i % static_cast<std::size_t>(nx)),
                                        static_cast<double>(i / static_cast<std::size_t>(nx)));
-            label->setText(p.margin == 0.0 ? tr("tie") : QStringLiteral("+") + compactNumber(p.margin));
+            label->setText(p.margin == 0.0 ? tr("tie") : QStringLiteral("+") + figure(p.margin));
             label->setFont(font);
             label->setColor(QColor(0x11, 0x18, 0x27));
             label->setBrush(QColor(255, 255, 255, 190));
@@ -294,6 +305,7 @@ void SweepView::drawHeatMap() {
             label->setClipToAxisRect(true);
         }
     }
+    fitLegend(plot_);
     plot_->xAxis->setTicker(valueTicker(columns.values));
     plot_->yAxis->setTicker(valueTicker(rows.values));
     plot_->xAxis->setLabel(qs(columns.key));
@@ -302,7 +314,6 @@ void SweepView::drawHeatMap() {
     plot_->yAxis->setRange(-0.5, ny - 0.5);
     plot_->xAxis->grid()->setVisible(false);
     plot_->yAxis->grid()->setVisible(false);
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     plot_->replot();
 }
 
