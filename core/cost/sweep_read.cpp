@@ -15,7 +15,6 @@ using jsonfield::arrayAt;
 using jsonfield::intAt;
 using jsonfield::objectAt;
 using jsonfield::problem;
-using jsonfield::readTotals;
 using jsonfield::stringAt;
 
 // A figure sweepJson prints with six decimals ("12.500000"), as a string.
@@ -38,52 +37,6 @@ bool boolAt(const json& obj, const std::string& path, const char* key) {
         problem(path + "/" + key, "not true or false");
     }
     return it->get<bool>();
-}
-
-SweepSpec specOf(const json& doc, std::size_t& total) {
-    SweepSpec spec;
-    const json& vary = arrayAt(doc, "", "vary");
-    total = 1;
-    for (std::size_t a = 0; a < vary.size(); ++a) {
-        const std::string path = "/vary/" + std::to_string(a);
-        if (!vary[a].is_object()) {
-            problem(path, "not an object");
-        }
-        SweepAxis axis;
-        axis.key = stringAt(vary[a], path, "key");
-        const json& values = arrayAt(vary[a], path, "values");
-        if (values.empty()) {
-            problem(path + "/values", "empty");
-        }
-        for (std::size_t v = 0; v < values.size(); ++v) {
-            if (!values[v].is_string()) {
-                problem(path + "/values/" + std::to_string(v), "not a string");
-            }
-            axis.values.push_back(values[v].get<std::string>());
-        }
-        if (total > 100'000'000 / axis.values.size()) {
-            problem(path + "/values", "the grid has more than 100,000,000 points");
-        }
-        total *= axis.values.size();
-        spec.axes.push_back(std::move(axis));
-    }
-    const json& modes = arrayAt(doc, "", "modes");
-    if (modes.empty()) {
-        problem("/modes", "empty");
-    }
-    for (std::size_t m = 0; m < modes.size(); ++m) {
-        const auto mode = modes[m].is_string() ? parseRecovery(modes[m].get<std::string>()) : std::nullopt;
-        if (!mode) {
-            problem("/modes/" + std::to_string(m), "not recompute, swap, adaptive or hybrid");
-        }
-        spec.modes.push_back(*mode);
-    }
-    const auto metric = parseSweepMetric(stringAt(doc, "", "metric"));
-    if (!metric) {
-        problem("/metric", "not one of " + sweepMetricNames());
-    }
-    spec.metric = *metric;
-    return spec;
 }
 
 // A winner is one mode of the sweep, or several joined by '=' in the sweep's mode order.
@@ -147,13 +100,7 @@ SweepPoint readPoint(const json& pj, std::size_t i, const SweepSpec& spec) {
         ModeResult r;
         r.mode = mode;
         r.input_hash = p.input_hash;
-        r.totals = readTotals(objectAt(rj, rp, "totals"), rp + "/totals");
-        r.mean_queue_ticks = fixedAt(rj, rp, "mean_queue_ticks");
-        r.p95_queue_ticks = intAt(rj, rp, "p95_queue_ticks");
-        r.max_queue_ticks = intAt(rj, rp, "max_queue_ticks");
-        r.mean_completion_ticks = fixedAt(rj, rp, "mean_completion_ticks");
-        r.p95_completion_ticks = intAt(rj, rp, "p95_completion_ticks");
-        r.metric = fixedAt(rj, rp, "metric");
+        jsonfield::readModeFigures(rj, rp, r, fixedAt);
         p.results.push_back(r);
     }
     if (results.size() != spec.modes.size()) {
@@ -204,7 +151,7 @@ std::variant<SweepResult, InputError> parseSweepResult(std::string_view text, co
         SweepResult r;
         r.workload_name = stringAt(doc, "", "workload");
         std::size_t total = 0;
-        r.spec = specOf(doc, total);
+        r.spec = jsonfield::readSweepSpec(doc, "", total);
         const json& points = arrayAt(doc, "", "points");
         if (points.size() != total) {
             problem("/points", "holds " + std::to_string(points.size()) + " points, the grid has " +

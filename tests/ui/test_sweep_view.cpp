@@ -10,6 +10,7 @@
 #include "sweepview.h"
 #include "uitestutil.h"
 
+#include "core/cost/sweep_fixtures.h"
 #include "cost/sweep.h"
 #include "cost/sweep_shards.h"
 #include "session.h"
@@ -30,27 +31,8 @@ using pl::cost::SweepResult;
 
 namespace {
 
-// A small pool under pressure: eight requests of 24 + 40 tokens arriving a tick apart (core's test_sweep).
-pl::Workload pressured() {
-    pl::Workload w;
-    w.name = "sweep-view-test";
-    w.config.block_size_tokens = 8;
-    w.config.capacity_blocks = 16;
-    w.config.kv_bytes_per_token = 512;
-    w.config.prefill_tokens_per_tick = 64;
-    w.config.transfer_bytes_per_tick = 16384;
-    for (int i = 0; i < 8; ++i) {
-        pl::RequestSpec r;
-        r.id = std::string("r").append(std::to_string(i));
-        r.arrival_tick = i;
-        r.prompt_tokens = 24;
-        r.output_tokens = 40;
-        r.max_output_tokens = 64;
-        r.priority = i % 2;
-        w.requests.push_back(r);
-    }
-    return w;
-}
+// A small pool under pressure (sweep_fixtures.h).
+pl::Workload pressured() { return pltest::pressuredSweepWorkload("sweep-view-test"); }
 
 const QStringList kVary{QStringLiteral("capacity_blocks=12,20,28"), QStringLiteral("transfer_bytes_per_tick=1024,16384")};
 
