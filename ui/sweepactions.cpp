@@ -145,6 +145,7 @@ void SweepActions::askAndRun() {
         row.values = new QLineEdit(defaultValues(doc, key), box);
         row.values->setObjectName(name + QStringLiteral("Values"));
         row.values->setPlaceholderText(tr("LO:HI:STEP or V1,V2,..."));
+        row.values->setMinimumWidth(row.values->fontMetrics().horizontalAdvance(QStringLiteral("1048576:4194304:524288")) + 16);
         h->addWidget(row.key);
         h->addWidget(row.values, 1);
         connect(row.key, &QComboBox::currentTextChanged, &dialog,
