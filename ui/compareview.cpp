@@ -4,6 +4,7 @@
 #include "compactticker.h"
 #include "comparerun.h"
 #include "labdocument.h"
+#include "modecolors.h"
 
 #include "number_text.h"
 #include "qtext.h"
@@ -50,8 +51,8 @@ namespace {
 // recompute orange and swap purple as in the break-even explorer (and replaying / copying on the timeline);
 // red is kept for victims.
 // A fifth (grey, dash-dot-dot) for the engine comparison's fifth column.
-const QColor kColors[] = {QColor(0xf9, 0x73, 0x16), QColor(0x93, 0x33, 0xea), QColor(0x1d, 0x4e, 0xd8),
-                          QColor(0x05, 0x96, 0x69), QColor(0x47, 0x55, 0x69)};
+const QColor kColors[] = {modeColor(pl::Recovery::Recompute), modeColor(pl::Recovery::Swap),
+                          modeColor(pl::Recovery::Adaptive), modeColor(pl::Recovery::Hybrid), QColor(0x47, 0x55, 0x69)};
 const Qt::PenStyle kStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine, Qt::DashDotDotLine};
 constexpr int kCurveStyles = 5;
 

@@ -7,6 +7,7 @@
 #include "labcommandline.h"
 #include "labdocument.h"
 #include "mainwindow.h"
+#include "sweepactions.h"
 
 #include "atomic_file.h"
 #include "run_control.h"
@@ -116,6 +117,10 @@ int runHeadlessUnguarded(const LabOptions& options, const pl::LiveBackendFactory
                              static_cast<long long>(window.document()->currentTick()));
             }
         }
+    }
+    if (!options.sweep.isEmpty()) {
+        if (window.sweepActions()->openResult(options.sweep)) window.sweepActions()->waitForIdle();
+        if (!window.sweepActions()->lastError().isEmpty()) return fail(QStringLiteral("--sweep: %1").arg(window.sweepActions()->lastError()));
     }
     window.show();
     // The first layout gives the docks their preferred widths and the window grows to hold them (at least

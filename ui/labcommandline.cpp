@@ -21,7 +21,8 @@ QStringList labViewNames() {
     return {QStringLiteral("window"),  QStringLiteral("pool"),     QStringLiteral("timeline"),
             QStringLiteral("ledger"),  QStringLiteral("plots"),    QStringLiteral("compare"),
             QStringLiteral("compare-engines"),
-            QStringLiteral("breakeven"), QStringLiteral("policy"), QStringLiteral("workload")};
+            QStringLiteral("breakeven"), QStringLiteral("policy"), QStringLiteral("workload"),
+            QStringLiteral("sweep")};
 }
 
 bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString* error) {
@@ -47,6 +48,11 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         QStringLiteral("calibration"),
         QStringLiteral("Load a calibration.json (preemptlab-cli calibrate), as File > Load Calibration does."),
         QStringLiteral("FILE"));
+    const QCommandLineOption sweep(
+        QStringLiteral("sweep"),
+        QStringLiteral("Show a sweep result (preemptlab-cli sweep --out F.json or sweep-merge --out F.json) in the "
+                       "Sweep view, as Review > Open Sweep Result does (with --screenshot: --view sweep)."),
+        QStringLiteral("FILE"));
     const QCommandLineOption bundle(
         QStringLiteral("bundle"),
         QStringLiteral("Write the review bundle into DIR and exit, as Export > Review Bundle does: receipt.json, "
@@ -56,7 +62,7 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         QStringLiteral("DIR"));
     const QCommandLineOption replace(QStringLiteral("replace"),
                                      QStringLiteral("Let --bundle replace an earlier bundle in DIR."));
-    parser.addOptions({workload, tick, view, shot, size, calibration, bundle, replace});
+    parser.addOptions({workload, tick, view, shot, size, calibration, sweep, bundle, replace});
     QList<QPair<QString, QCommandLineOption>> keyOptions;
     auto addKeys = [&](const std::vector<std::string_view>& keys, const QString& what) {
         for (auto k : keys) {
@@ -100,6 +106,7 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
     }
     out->workload = parser.isSet(workload) ? parser.value(workload) : positional.value(0);
     out->calibration = parser.value(calibration);
+    out->sweep = parser.value(sweep);
     // Overrides keep their command-line order (a later flag wins).
     for (const QString& arg : arguments) {
         for (const auto& [key, option] : keyOptions) {
@@ -158,7 +165,8 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         *error = QStringLiteral("--size: %1 is larger than %2x%2").arg(parser.value(size)).arg(kMaxShotSide);
         return false;
     }
-    if (!out->screenshot.isEmpty() && out->workload.isEmpty() && out->view != QLatin1String("breakeven")) {
+    if (!out->screenshot.isEmpty() && out->workload.isEmpty() && out->view != QLatin1String("breakeven") &&
+        !(out->view == QLatin1String("sweep") && !out->sweep.isEmpty())) {
         *error = QStringLiteral("--screenshot needs a workload (--workload FILE)");
         return false;
     }
@@ -187,7 +195,7 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
 
 std::vector<std::string> LabOptions::inputFiles() const {
     std::vector<std::string> files;
-    for (const QString& f : {workload, calibration}) {
+    for (const QString& f : {workload, calibration, sweep}) {
         if (!f.isEmpty() && !f.startsWith(QLatin1Char(':'))) files.push_back(f.toStdString()); // ':' a resource
     }
     return files;

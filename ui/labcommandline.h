@@ -2,7 +2,7 @@
 // The lab's command line (QCommandLineParser):
 //   preemptlab [WORKLOAD] [--workload FILE] [--<config or policy key> VALUE ...] [--tick N]
 //              [--view NAME] [--screenshot OUT.png|svg|pdf] [--bundle DIR [--replace]] [--size WxH]
-//              [--calibration FILE]
+//              [--calibration FILE] [--sweep RESULT.json]
 // Every `config` and `policy` key is a flag, underscores written as dashes, as in preemptlab-cli.
 // With --screenshot (one view) or --bundle (the review bundle) the lab writes and exits (headless.h), from the
 // defaults and the command line
@@ -25,6 +25,7 @@ namespace plui {
 struct LabOptions {
     QString workload;
     QString calibration; // --calibration FILE
+    QString sweep;       // --sweep RESULT.json: a sweep result shown in the Sweep view
     QList<QPair<QString, QString>> overrides; // (file key, value), in command-line order
     std::optional<std::int64_t> tick;
     QString view = QStringLiteral("window");
@@ -34,7 +35,7 @@ struct LabOptions {
     QSize size{1600, 1000};
     int exitCode = -1; // >= 0: help or version was printed, exit with it
     bool headless() const { return !screenshot.isEmpty() || !bundle.isEmpty(); }
-    // The files the lab reads (--workload, --calibration), which no output may be (pl::outputIsAnInput).
+    // The files the lab reads (--workload, --calibration, --sweep), which no output may be (pl::outputIsAnInput).
     std::vector<std::string> inputFiles() const;
 };
 

@@ -509,6 +509,20 @@ bool LabDocument::setSetting(const QString& key, const QString& value, QString* 
     return true;
 }
 
+bool LabDocument::replaceWorkload(pl::Workload after, const QString& text, QString* error) {
+    if (!workload_) {
+        if (error) *error = QStringLiteral("no workload is open");
+        return false;
+    }
+    if (auto e = pl::validateWorkload(after)) {
+        if (error) *error = qs(e->message());
+        return false;
+    }
+    if (after == *workload_) return true;
+    undo_->push(new ChangeWorkload(this, *workload_, std::move(after), text));
+    return true;
+}
+
 bool LabDocument::setRequest(int index, const pl::RequestSpec& spec, QString* error) {
     if (!workload_ || index < 0 || index >= static_cast<int>(workload_->requests.size())) {
         if (error) *error = QStringLiteral("no such request");

@@ -151,6 +151,10 @@ class LabDocument : public QObject {
     bool setSetting(const QString& key, const QString& value, QString* error);
     QString settingValue(const QString& key) const;
     bool setRequest(int index, const pl::RequestSpec& spec, QString* error);
+    // Replaces the workload by `after` (validated here) as one undoable step named `text`, and runs it: how a
+    // Sweep view point opens (the base workload with the point's values applied). False with the reason when
+    // `after` does not validate or nothing is open; true, doing nothing, when it is the workload already.
+    bool replaceWorkload(pl::Workload after, const QString& text, QString* error);
     // The open workload's undo stack. The window's Undo and Redo actions and its "(edited)" title follow the
     // group, whose active stack it is (a load swaps stacks, and a cancelled load swaps them back).
     QUndoStack* undoStack() const { return undo_.get(); }

@@ -8,6 +8,8 @@
 #include "compareview.h"
 #include "exportactions.h"
 #include "gateactions.h"
+#include "sweepactions.h"
+#include "sweepview.h"
 #include "fileactions.h"
 #include "helpactions.h"
 #include "labcommandline.h"
@@ -92,6 +94,7 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     plots_ = new PlotsWidget(doc_, this);
     compare_ = new CompareView(doc_, this);
     breakeven_ = new BreakevenView(this);
+    sweep_ = new SweepView(this);
     policy_ = new PolicyPanel(doc_, this);
     workload_ = new WorkloadPanel(doc_, this);
     transport_ = new TransportBar(doc_, this);
@@ -106,11 +109,13 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     auto* plotsDock = addDock(tr("Running plots"), QStringLiteral("plots"), plots_, Qt::BottomDockWidgetArea);
     auto* compareDock = addDock(tr("Compare"), QStringLiteral("compare"), compare_, Qt::BottomDockWidgetArea);
     auto* breakevenDock = addDock(tr("Break-even"), QStringLiteral("breakeven"), breakeven_, Qt::BottomDockWidgetArea);
+    auto* sweepDock = addDock(tr("Sweep"), QStringLiteral("sweep"), sweep_, Qt::BottomDockWidgetArea);
     splitDockWidget(timelineDock, plotsDock, Qt::Horizontal);
     tabifyDockWidget(plotsDock, compareDock);
     tabifyDockWidget(compareDock, breakevenDock);
+    tabifyDockWidget(breakevenDock, sweepDock);
     plotsDock->raise();
-    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, compareDock, breakevenDock}) {
+    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, compareDock, breakevenDock, sweepDock}) {
         connect(dock, &QDockWidget::topLevelChanged, this, [this]() { userArranged_ = true; });
         connect(dock, &QDockWidget::dockLocationChanged, this, [this]() { userArranged_ = proportionsSet_; });
     }
@@ -141,11 +146,11 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     auto* goTo = viewMenu->addAction(tr("&Go to Tick..."), this, &MainWindow::goToTick);
     goTo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     viewMenu->addSeparator();
-    // Ctrl+1..7 show, raise and focus a view (the entries below them only toggle a dock's visibility).
+    // Ctrl+1..8 show, raise and focus a view (the entries below them only toggle a dock's visibility).
     int number = 1;
     for (const QString& name : {QStringLiteral("policy"), QStringLiteral("workload"), QStringLiteral("ledger"),
                                 QStringLiteral("timeline"), QStringLiteral("plots"), QStringLiteral("compare"),
-                                QStringLiteral("breakeven")}) {
+                                QStringLiteral("breakeven"), QStringLiteral("sweep")}) {
         auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
         auto* show = viewMenu->addAction(tr("Show %1").arg(dock->windowTitle()), this, [this, name]() {
             if (QWidget* w = view(name)) w->setFocus(Qt::ShortcutFocusReason);
@@ -176,7 +181,11 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     new LiveModeAction(doc_, runMenu, this); // probes for a device when the menu first opens
     runMenu->setToolTipsVisible(true); // the live switch explains itself when disabled
     gate_ = new GateActions(this);
-    gate_->buildMenu(menuBar()->addMenu(tr("Revie&w")));
+    auto* reviewMenu = menuBar()->addMenu(tr("Revie&w"));
+    gate_->buildMenu(reviewMenu);
+    reviewMenu->addSeparator();
+    sweeps_ = new SweepActions(this, sweep_);
+    sweeps_->buildMenu(reviewMenu);
     exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
     (new HelpActions(this))->buildMenu(menuBar()->addMenu(tr("&Help")));
 
@@ -385,6 +394,7 @@ void MainWindow::applyStartupOptions(const LabOptions& options) {
         QString error;
         if (!calibration_->loadCalibration(options.calibration, &error)) reportError(tr("Cannot load calibration"), error);
     }
+    if (!options.sweep.isEmpty()) sweeps_->openResult(options.sweep);
     if (options.workload.isEmpty()) {
         reopenLastSession();
         return;

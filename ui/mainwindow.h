@@ -1,6 +1,6 @@
 #pragma once
 // MainWindow: the lab's frame. The pool is the central view; the timeline, plots, ledger, compare,
-// break-even explorer, policy panel and workload editor are docks (layout saved between runs). Menus are
+// break-even explorer, sweep (crossover map), policy panel and workload editor are docks (layout saved between runs). Menus are
 // built by FileActions and ExportActions; this class only assembles the pieces.
 
 #include "live_backend.h"
@@ -20,6 +20,8 @@ class CalibrationActions;
 class CompareView;
 class ExportActions;
 class GateActions;
+class SweepActions;
+class SweepView;
 class FileActions;
 class LabDocument;
 class LedgerView;
@@ -55,6 +57,8 @@ class MainWindow : public QMainWindow {
     FileActions* fileActions() const { return files_; }
     ExportActions* exportActions() const { return exports_; }
     GateActions* gateActions() const { return gate_; }
+    SweepView* sweep() const { return sweep_; }
+    SweepActions* sweepActions() const { return sweeps_; }
     CalibrationActions* calibrationActions() const { return calibration_; }
 
     // A view by its --view name ("window" is the whole window); its dock is shown and raised. nullptr if unknown.
@@ -126,6 +130,8 @@ class MainWindow : public QMainWindow {
     FileActions* files_;
     ExportActions* exports_;
     GateActions* gate_ = nullptr;
+    SweepView* sweep_ = nullptr;
+    SweepActions* sweeps_ = nullptr;
     CalibrationActions* calibration_ = nullptr;
     QString lastError_;
 };

@@ -2,6 +2,8 @@
 
 #include "number_text.h"
 #include "receipt.h"
+#include "run_control.h"
+#include "stop_check.h"
 #include "workload_io.h"
 #include "workload_rules.h"
 
@@ -65,10 +67,12 @@ double metricOf(SweepMetric m, const ModeResult& r) {
     return 0.0;
 }
 
-ModeResult runOne(const Workload& w, Recovery mode, SweepMetric metric, std::int64_t maxEvents) {
+ModeResult runOne(const Workload& w, Recovery mode, SweepMetric metric, std::int64_t maxEvents,
+                  const std::atomic<bool>* stop) {
     Workload run = w;
     run.policy.recovery = mode;
     RunControl control;
+    control.cancel = stop; // RunCancelled (a pl::Cancelled) at the run's next check
     control.max_events = maxEvents; // a point that outgrows memory fails with its figures (RunTooLarge)
     const RunResult rr = runWorkload(run, nullptr, control);
     ModeResult m;
@@ -265,8 +269,29 @@ std::variant<SweepPlan, InputError> planSweep(const Workload& workload, SweepSpe
     return plan;
 }
 
+std::variant<Workload, InputError> sweepPointWorkload(const Workload& base, const std::vector<SweepAxis>& axes,
+                                                      const std::vector<std::string>& values) {
+    if (values.size() != axes.size()) {
+        return InputError{"", "values", "the point has " + std::to_string(values.size()) + " values for " +
+                                            std::to_string(axes.size()) + " axes"};
+    }
+    // The point's index in a grid of these axes, so pointWorkload applies exactly what the sweep applied.
+    std::size_t index = 0;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+        const auto& vs = axes[a].values;
+        const auto at = std::find(vs.begin(), vs.end(), values[a]);
+        if (at == vs.end()) {
+            return axisError(axes[a].key, "value " + values[a] + " is not on the axis");
+        }
+        index = index * vs.size() + static_cast<std::size_t>(at - vs.begin());
+    }
+    std::vector<std::string> applied;
+    return pointWorkload(base, axes, index, applied);
+}
+
 std::optional<InputError> runSweepPoints(const Workload& workload, SweepPlan& plan,
-                                         const std::vector<std::size_t>& indices, const SweepProgress& progress) {
+                                         const std::vector<std::size_t>& indices, const SweepProgress& progress,
+                                         const std::atomic<bool>* stop) {
     const SweepSpec& spec = plan.spec;
     auto& points = plan.points;
     const std::size_t total = indices.size();
@@ -276,18 +301,28 @@ std::optional<InputError> runSweepPoints(const Workload& workload, SweepPlan& pl
     std::size_t done = 0; // under progressMutex
     std::mutex progressMutex;
     std::vector<std::string> failures(total);
+    // A Cancel (the caller's flag) or a worker's cancelled run ends every worker at its next point or check.
+    std::atomic<bool> cancelled{false};
+    const StopCheck stopCheck(stop, 1);
     // The machine's memory is shared by the workers (a point that fits with --threads 1 can fail with more:
     // docs/cost-model.md).
     const std::int64_t maxEvents = memoryBounded(nullptr, threads).max_events;
     auto worker = [&]() {
         for (std::size_t k = next++; k < total; k = next++) {
+            if (cancelled.load() || stopCheck.stopRequested()) {
+                cancelled = true;
+                return;
+            }
             const std::size_t i = indices[k];
             try {
                 std::vector<std::string> values;
                 const auto w = std::get<Workload>(pointWorkload(workload, spec.axes, i, values));
                 for (auto mode : spec.modes) {
-                    points[i].results.push_back(runOne(w, mode, spec.metric, maxEvents));
+                    points[i].results.push_back(runOne(w, mode, spec.metric, maxEvents, stop));
                 }
+            } catch (const Cancelled&) {
+                cancelled = true;
+                return;
             } catch (const std::exception& e) {
                 failures[k] = e.what();
             }
@@ -306,6 +341,9 @@ std::optional<InputError> runSweepPoints(const Workload& workload, SweepPlan& pl
     worker();
     for (auto& t : pool) {
         t.join();
+    }
+    if (cancelled.load()) {
+        throw Cancelled("sweep cancelled");
     }
     for (std::size_t k = 0; k < total; ++k) {
         if (!failures[k].empty()) {
@@ -371,7 +409,8 @@ void finishSweepPoints(const SweepSpec& spec, std::vector<SweepPoint>& points) {
 }
 
 std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSpec spec,
-                                               const SweepProgress& progress) {
+                                               const SweepProgress& progress, const std::atomic<bool>* stop) {
+    StopCheck(stop, 1).now();
     auto planned = planSweep(workload, std::move(spec));
     if (auto* err = std::get_if<InputError>(&planned)) {
         return *err;
@@ -381,7 +420,7 @@ std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSp
     for (std::size_t i = 0; i < all.size(); ++i) {
         all[i] = i;
     }
-    if (auto err = runSweepPoints(workload, plan, all, progress)) {
+    if (auto err = runSweepPoints(workload, plan, all, progress, stop)) {
         return *err;
     }
     finishSweepPoints(plan.spec, plan.points);

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -86,9 +87,12 @@ struct SweepResult {
 using SweepProgress = std::function<void(std::size_t, std::size_t)>;
 
 // Validates the whole grid first (every point's workload must validate); then runs it. `workload` must be
-// validated. Errors name the axis key and value.
+// validated. Errors name the axis key and value. `stop` (the lab's Cancel, set from another thread) is read
+// between points and inside every run (core/stop_check.h): a stopped sweep throws pl::Cancelled and gives no
+// partial result; a sweep that is not stopped is the same sweep as without a flag.
 std::variant<SweepResult, InputError> runSweep(const Workload& workload, SweepSpec spec,
-                                               const SweepProgress& progress = {});
+                                               const SweepProgress& progress = {},
+                                               const std::atomic<bool>* stop = nullptr);
 
 // The steps of runSweep, for sweeps split into shards (sweep_shards.h). A plan is the grid before anything
 // runs: the spec with its modes filled in, every point's values, every point validated, and each point's
@@ -103,8 +107,15 @@ struct SweepPlan {
 std::int64_t estimatedRequestTicks(const Workload& w);
 std::variant<SweepPlan, InputError> planSweep(const Workload& workload, SweepSpec spec);
 // Runs the points `indices` of the plan (each once, any order) with spec.threads workers; progress counts them.
+// Throws pl::Cancelled when `stop` is set (every worker stops at its next check; the plan's results are then
+// incomplete and must be dropped).
 std::optional<InputError> runSweepPoints(const Workload& workload, SweepPlan& plan,
-                                         const std::vector<std::size_t>& indices, const SweepProgress& progress);
+                                         const std::vector<std::size_t>& indices, const SweepProgress& progress,
+                                         const std::atomic<bool>* stop = nullptr);
+// The workload of one grid point: `base` with each axis's value in `values` applied (one value per axis, as a
+// SweepPoint holds them), validated. What the sweep ran at that point, for the lab's "open this point".
+std::variant<Workload, InputError> sweepPointWorkload(const Workload& base, const std::vector<SweepAxis>& axes,
+                                                      const std::vector<std::string>& values);
 // Winners and flips, in point order, once every point has its results.
 void finishSweepPoints(const SweepSpec& spec, std::vector<SweepPoint>& points);
 

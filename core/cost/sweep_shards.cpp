@@ -1,5 +1,7 @@
 #include "cost/sweep_shards.h"
 
+#include "cost/json_fields.h"
+
 #include "hashing.h"
 #include "model.h"
 #include "workload_io.h"
@@ -15,85 +17,13 @@ namespace {
 
 using nlohmann::json;
 
-// A problem in one shard file: the JSON path and the reason (the caller adds the file).
-struct ShardProblem {
-    std::string path;
-    std::string reason;
-};
-
-[[noreturn]] void problem(const std::string& path, const std::string& reason) { throw ShardProblem{path, reason}; }
-
-const json& field(const json& obj, const std::string& path, const char* key) {
-    const auto it = obj.find(key);
-    if (it == obj.end()) {
-        problem(path + "/" + key, "missing");
-    }
-    return *it;
-}
-
-const json& objectAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_object()) {
-        problem(path + "/" + key, "not an object");
-    }
-    return v;
-}
-
-const json& arrayAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_array()) {
-        problem(path + "/" + key, "not an array");
-    }
-    return v;
-}
-
-std::string stringAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_string()) {
-        problem(path + "/" + key, "not a string");
-    }
-    return v.get<std::string>();
-}
-
-std::int64_t intAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_number_integer()) {
-        problem(path + "/" + key, "not a whole number");
-    }
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
-        problem(path + "/" + key, "out of range");
-    }
-    const auto n = v.get<std::int64_t>();
-    if (n < 0) {
-        problem(path + "/" + key, "negative");
-    }
-    return n;
-}
-
-double numberAt(const json& obj, const std::string& path, const char* key) {
-    const json& v = field(obj, path, key);
-    if (!v.is_number()) {
-        problem(path + "/" + key, "not a number");
-    }
-    return v.get<double>();
-}
-
-Totals readTotals(const json& obj, const std::string& path) {
-    Totals t;
-    t.ticks = intAt(obj, path, "ticks");
-    t.request_ticks = intAt(obj, path, "request_ticks");
-    t.pressure_events = intAt(obj, path, "pressure_events");
-    t.evictions = intAt(obj, path, "evictions");
-    t.freed_blocks = intAt(obj, path, "freed_blocks");
-    t.replay_tokens = intAt(obj, path, "replay_tokens");
-    t.swap_out_bytes = intAt(obj, path, "swap_out_bytes");
-    t.swap_in_bytes = intAt(obj, path, "swap_in_bytes");
-    t.peak_host_bytes = intAt(obj, path, "peak_host_bytes");
-    t.completed = intAt(obj, path, "completed");
-    t.censored = intAt(obj, path, "censored");
-    t.queue_reentries = intAt(obj, path, "queue_reentries");
-    return t;
-}
+using ShardProblem = jsonfield::Problem;
+using jsonfield::arrayAt;
+using jsonfield::intAt;
+using jsonfield::objectAt;
+using jsonfield::problem;
+using jsonfield::stringAt;
+using jsonfield::numberAt;
 
 json pointJson(std::size_t index, const SweepPoint& p) {
     json results = json::array();
@@ -123,53 +53,6 @@ std::vector<std::string> gridValues(const std::vector<SweepAxis>& axes, std::siz
         index /= axes[a].values.size();
     }
     return values;
-}
-
-// The spec a description names (axes, modes, metric); checked.
-SweepSpec specOf(const json& sweep, std::size_t& total) {
-    SweepSpec spec;
-    const json& vary = arrayAt(sweep, "/sweep", "vary");
-    total = 1;
-    for (std::size_t a = 0; a < vary.size(); ++a) {
-        const std::string path = std::string("/sweep/vary/") + std::to_string(a);
-        if (!vary[a].is_object()) {
-            problem(path, "not an object");
-        }
-        SweepAxis axis;
-        axis.key = stringAt(vary[a], path, "key");
-        const json& values = arrayAt(vary[a], path, "values");
-        if (values.empty()) {
-            problem(path + "/values", "empty");
-        }
-        for (std::size_t v = 0; v < values.size(); ++v) {
-            if (!values[v].is_string()) {
-                problem(path + std::string("/values/") + std::to_string(v), "not a string");
-            }
-            axis.values.push_back(values[v].get<std::string>());
-        }
-        if (total > 100'000'000 / axis.values.size()) {
-            problem(path + "/values", "the grid has more than 100,000,000 points");
-        }
-        total *= axis.values.size();
-        spec.axes.push_back(std::move(axis));
-    }
-    const json& modes = arrayAt(sweep, "/sweep", "modes");
-    if (modes.empty()) {
-        problem("/sweep/modes", "empty");
-    }
-    for (std::size_t m = 0; m < modes.size(); ++m) {
-        const auto mode = modes[m].is_string() ? parseRecovery(modes[m].get<std::string>()) : std::nullopt;
-        if (!mode) {
-            problem(std::string("/sweep/modes/") + std::to_string(m), "not recompute, swap, adaptive or hybrid");
-        }
-        spec.modes.push_back(*mode);
-    }
-    const auto metric = parseSweepMetric(stringAt(sweep, "/sweep", "metric"));
-    if (!metric) {
-        problem("/sweep/metric", "not one of " + sweepMetricNames());
-    }
-    spec.metric = *metric;
-    return spec;
 }
 
 std::string joinNumbers(const std::vector<std::size_t>& v) {
@@ -390,7 +273,7 @@ std::variant<SweepShard, InputError> parseSweepShard(std::string_view text, cons
         stringAt(s.sweep, "/sweep", "workload_hash");
         stringAt(s.sweep, "/sweep", "version");
         std::size_t total = 0;
-        const SweepSpec spec = specOf(s.sweep, total);
+        const SweepSpec spec = jsonfield::readSweepSpec(s.sweep, "/sweep", total);
         if (static_cast<std::uint64_t>(intAt(s.sweep, "/sweep", "points")) != total) {
             problem("/sweep/points", std::string("is not the grid's ") + std::to_string(total) + " points");
         }
@@ -464,13 +347,7 @@ std::variant<SweepShard, InputError> parseSweepShard(std::string_view text, cons
                                               std::to_string(m + 1));
                 }
                 r.input_hash = p.input_hash;
-                r.totals = readTotals(objectAt(rj, rp, "totals"), rp + "/totals");
-                r.mean_queue_ticks = numberAt(rj, rp, "mean_queue_ticks");
-                r.p95_queue_ticks = intAt(rj, rp, "p95_queue_ticks");
-                r.max_queue_ticks = intAt(rj, rp, "max_queue_ticks");
-                r.mean_completion_ticks = numberAt(rj, rp, "mean_completion_ticks");
-                r.p95_completion_ticks = intAt(rj, rp, "p95_completion_ticks");
-                r.metric = numberAt(rj, rp, "metric");
+                jsonfield::readModeFigures(rj, rp, r, numberAt);
                 p.results.push_back(r);
             }
             s.indices.push_back(static_cast<std::size_t>(i));
@@ -535,7 +412,7 @@ std::variant<SweepResult, InputError> mergeSweepShards(const std::vector<SweepSh
     std::size_t total = 0;
     SweepSpec spec;
     try {
-        spec = specOf(first.sweep, total);
+        spec = jsonfield::readSweepSpec(first.sweep, "/sweep", total);
     } catch (const ShardProblem& e) {
         return InputError{fileOf(0), e.path, e.reason};
     }

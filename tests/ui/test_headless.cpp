@@ -92,6 +92,47 @@ class TestHeadless : public QObject {
         QVERIFY2(uitest::distinctColours(img) > 8, qPrintable(view)); // drawn, not a blank frame
     }
 
+    // --sweep shows the CLI's sweep result in the Sweep view (no workload needed for its screenshot); a damaged
+    // result is exit 2 naming the file and the field, and no image.
+    void aSweepResultIsDrawnFromTheClisFile() {
+        const QString cli = QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab-cli");
+        if (!QFileInfo::exists(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab")) || !QFileInfo::exists(cli)) {
+            QSKIP("preemptlab or preemptlab-cli not built");
+        }
+        QTemporaryDir dir;
+        const QString result = dir.filePath(QStringLiteral("sweep.json"));
+        const auto made = pltest::runCli({QStringLiteral("sweep"), kSwapWins, QStringLiteral("--vary"),
+                                          QStringLiteral("capacity_blocks=56:80:8"), QStringLiteral("--vary"),
+                                          QStringLiteral("transfer_bytes_per_tick=65536,262144"), QStringLiteral("--out"), result});
+        QVERIFY2(made.code == 0, made.err.constData());
+        const QString shot = dir.filePath(QStringLiteral("sweep.png"));
+        QString err;
+        QCOMPARE(runLab(dir, {QStringLiteral("--sweep"), result, QStringLiteral("--view"), QStringLiteral("sweep"),
+                              QStringLiteral("--size"), QStringLiteral("1000x700"), QStringLiteral("--screenshot"), shot},
+                        &err),
+                 0);
+        const QImage img(shot);
+        QCOMPARE(img.size(), QSize(1000, 700));
+        QVERIFY2(uitest::distinctColours(img) > 8, qPrintable(err));
+        QFile file(result);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QByteArray text = file.readAll();
+        file.close();
+        text.replace("\"metric\": \"mean-completion\"", "\"metric\": \"fastest\"");
+        const QString bad = dir.filePath(QStringLiteral("bad.json"));
+        QFile out(bad);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(text);
+        out.close();
+        const QString badShot = dir.filePath(QStringLiteral("bad.png"));
+        QCOMPARE(runLab(dir, {QStringLiteral("--sweep"), bad, QStringLiteral("--view"), QStringLiteral("sweep"),
+                              QStringLiteral("--screenshot"), badShot},
+                        &err),
+                 2);
+        QVERIFY2(err.contains(bad + QStringLiteral(": /metric: not one of")), qPrintable(err));
+        QVERIFY(!QFileInfo::exists(badShot));
+    }
+
     // A tick past the run's end is drawn at the last tick, and stderr says so (it was clamped silently).
     void aTickPastTheEndIsDrawnAtTheLastAndSaidSo() {
         if (!QFileInfo::exists(QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin/preemptlab"))) QSKIP("preemptlab not built");

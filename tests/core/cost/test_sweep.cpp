@@ -1,38 +1,24 @@
 // Sweep (core/cost/sweep.h): grid parsing, same input per point, winners and flips, and determinism
 // whatever the number of threads.
 #include "cost/sweep.h"
+#include "cost/sweep_read.h"
 
+#include "core/cost/sweep_fixtures.h"
 #include "receipt.h"
 #include "workload_io.h"
 
 #include <QtTest>
+
+#include <atomic>
+#include <thread>
 
 using namespace pl;
 using namespace pl::cost;
 
 namespace {
 
-// A small pool under pressure: eight requests of 24 + 40 tokens arriving a tick apart.
-Workload pressured() {
-    Workload w;
-    w.name = "sweep-test";
-    w.config.block_size_tokens = 8;
-    w.config.capacity_blocks = 16;
-    w.config.kv_bytes_per_token = 512;
-    w.config.prefill_tokens_per_tick = 64;
-    w.config.transfer_bytes_per_tick = 16384;
-    for (int i = 0; i < 8; ++i) {
-        RequestSpec r;
-        r.id = std::string("r").append(std::to_string(i)); // appended: GCC 12 -Wrestrict false positive
-        r.arrival_tick = i;
-        r.prompt_tokens = 24;
-        r.output_tokens = 40;
-        r.max_output_tokens = 64;
-        r.priority = i % 2;
-        w.requests.push_back(r);
-    }
-    return w;
-}
+// A small pool under pressure (sweep_fixtures.h).
+Workload pressured() { return pltest::pressuredSweepWorkload("sweep-test"); }
 
 SweepSpec grid(unsigned threads) {
     SweepSpec s;
@@ -190,6 +176,112 @@ class TestSweep : public QObject {
         QVERIFY(r.points.front().results.front().mode == Recovery::Swap);
         QCOMPARE(r.points.front().results.front().metric,
                  static_cast<double>(r.points.front().results.front().totals.ticks));
+    }
+
+    // The stop flag: set before the sweep, nothing runs; set while it runs (from the progress callback, after
+    // the first point), it ends with Cancelled and no result; never set, the same bytes as without a flag.
+    void stopFlagCancelsAndUnsetChangesNothing() {
+        std::atomic<bool> stop{true};
+        std::size_t progressed = 0;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, runSweep(pressured(), grid(2), [&](std::size_t, std::size_t) { ++progressed; }, &stop));
+        QCOMPARE(progressed, std::size_t{0});
+        stop = false;
+        progressed = 0;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, runSweep(pressured(), grid(1), [&](std::size_t, std::size_t) {
+            ++progressed;
+            stop = true;
+        }, &stop));
+        QVERIFY(progressed >= 1 && progressed < 20);
+        // Set from another thread while a longer sweep runs (with two workers).
+        stop = false;
+        SweepSpec big = grid(2);
+        big.axes[0] = std::get<SweepAxis>(parseSweepAxis("capacity-blocks=12:2000:4"));
+        std::atomic<std::size_t> done{0};
+        std::thread canceller([&]() {
+            while (done.load() < 3) std::this_thread::yield();
+            stop = true;
+        });
+        bool cancelled = false;
+        try {
+            runSweep(pressured(), big, [&](std::size_t d, std::size_t) { done = d; }, &stop);
+        } catch (const Cancelled&) {
+            cancelled = true;
+        }
+        canceller.join();
+        QVERIFY(cancelled);
+        QVERIFY(done.load() < 498 * 4);
+        // Unset: byte-identical to no flag at all.
+        std::atomic<bool> unset{false};
+        const auto with = std::get<SweepResult>(runSweep(pressured(), grid(2), {}, &unset));
+        const auto without = std::get<SweepResult>(runSweep(pressured(), grid(2)));
+        QCOMPARE(sweepCsv(with), sweepCsv(without));
+        QCOMPARE(sweepJson(with).dump(), sweepJson(without).dump());
+    }
+
+    // The lab opens a point of the map: the base workload with the point's values, as the sweep ran it.
+    void pointWorkloadIsWhatTheSweepRan() {
+        const auto r = std::get<SweepResult>(runSweep(pressured(), grid(1)));
+        const auto& p = r.points[7];
+        const auto w = std::get<Workload>(sweepPointWorkload(pressured(), r.spec.axes, p.values));
+        QCOMPARE(std::to_string(w.config.capacity_blocks), p.values[0]);
+        QCOMPARE(std::to_string(w.config.transfer_bytes_per_tick), p.values[1]);
+        Workload run = w;
+        run.policy.recovery = r.spec.modes.front();
+        QCOMPARE(receiptHashes(run, runWorkload(run)).input_hash, p.input_hash);
+        const auto bad = sweepPointWorkload(pressured(), r.spec.axes, {"13", "1024"});
+        QVERIFY(std::holds_alternative<InputError>(bad));
+        QVERIFY(std::get<InputError>(bad).reason.find("13 is not on the axis") != std::string::npos);
+    }
+
+    // The JSON result reads back: the same grid, winners, margins and flips, and the same JSON written again.
+    void sweepJsonReadsBack() {
+        const auto r = std::get<SweepResult>(runSweep(pressured(), grid(2)));
+        const std::string text = sweepJson(r).dump(2) + "\n";
+        auto read = parseSweepResult(text, "s.json");
+        QVERIFY2(std::holds_alternative<SweepResult>(read), std::get_if<InputError>(&read) ? std::get<InputError>(read).message().c_str() : "");
+        const auto& back = std::get<SweepResult>(read);
+        QCOMPARE(back.workload_name, r.workload_name);
+        QCOMPARE(back.points.size(), r.points.size());
+        for (std::size_t i = 0; i < r.points.size(); ++i) {
+            QCOMPARE(back.points[i].winner, r.points[i].winner);
+            QCOMPARE(back.points[i].flip_axes, r.points[i].flip_axes);
+            QCOMPARE(back.points[i].values, r.points[i].values);
+        }
+        QCOMPARE(sweepJson(back).dump(2) + "\n", text);
+        QCOMPARE(sweepCsv(back), sweepCsv(r));
+    }
+
+    // Damaged result files: the error names the file, the JSON path and the reason.
+    void badSweepJsonNamesFileAndField() {
+        const auto r = std::get<SweepResult>(runSweep(pressured(), grid(2)));
+        const nlohmann::json good = sweepJson(r);
+        const auto errorOf = [](const nlohmann::json& j) {
+            auto read = parseSweepResult(j.dump(), "bad.json");
+            return std::holds_alternative<InputError>(read) ? std::get<InputError>(read).message() : std::string("read");
+        };
+        auto j = good;
+        j["points"][3]["results"]["swap"]["metric"] = 5;
+        QCOMPARE(errorOf(j), std::string("bad.json: /points/3/results/swap/metric: not a string"));
+        j = good;
+        j["points"][3]["results"]["swap"]["metric"] = "five";
+        QVERIFY(errorOf(j).rfind("bad.json: /points/3/results/swap/metric: not a number", 0) == 0);
+        j = good;
+        j["points"][2]["winner"] = "fastest";
+        QVERIFY(errorOf(j).rfind("bad.json: /points/2/winner: ", 0) == 0);
+        j = good;
+        j["points"][1]["values"]["capacity_blocks"] = "99";
+        QVERIFY(errorOf(j).rfind("bad.json: /points/1/values/capacity_blocks: is 99", 0) == 0);
+        j = good;
+        j["points"].erase(4);
+        QVERIFY(errorOf(j).rfind("bad.json: /points: holds 19 points, the grid has 20", 0) == 0);
+        j = good;
+        j.erase("metric");
+        QCOMPARE(errorOf(j), std::string("bad.json: /metric: missing"));
+        j = good;
+        j["format"] = "preemptlab.sweep-shard.v1";
+        QVERIFY(errorOf(j).find("sweep-merge") != std::string::npos);
+        auto cut = parseSweepResult(good.dump().substr(0, 200), "cut.json");
+        QVERIFY(std::get<InputError>(cut).message().rfind("cut.json: byte ", 0) == 0);
     }
 
     void badPointsRunNothing() {

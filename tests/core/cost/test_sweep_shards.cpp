@@ -4,6 +4,7 @@
 // and balanced by estimated cost.
 #include "cost/sweep_shards.h"
 
+#include "core/cost/sweep_fixtures.h"
 #include "hashing.h"
 #include "workload_io.h"
 
@@ -17,27 +18,8 @@ using namespace pl::cost;
 
 namespace {
 
-// A small pool under pressure: eight requests of 24 + 40 tokens arriving a tick apart (as test_sweep).
-Workload pressured() {
-    Workload w;
-    w.name = "shard-test";
-    w.config.block_size_tokens = 8;
-    w.config.capacity_blocks = 16;
-    w.config.kv_bytes_per_token = 512;
-    w.config.prefill_tokens_per_tick = 64;
-    w.config.transfer_bytes_per_tick = 16384;
-    for (int i = 0; i < 8; ++i) {
-        RequestSpec r;
-        r.id = std::string("r").append(std::to_string(i)); // appended: GCC 12 -Wrestrict false positive
-        r.arrival_tick = i;
-        r.prompt_tokens = 16 + 8 * (i % 3);
-        r.output_tokens = 40;
-        r.max_output_tokens = 64;
-        r.priority = i % 2;
-        w.requests.push_back(r);
-    }
-    return w;
-}
+// A small pool under pressure (sweep_fixtures.h).
+Workload pressured() { return pltest::pressuredSweepWorkload("shard-test", true); }
 
 // 5 x 4 = 20 points.
 SweepSpec grid(SweepMetric metric = SweepMetric::MeanCompletion) {
