@@ -6,12 +6,14 @@
 #include "calibrationactions.h"
 #include "comparerun.h"
 #include "compareview.h"
+#include "distributionsview.h"
 #include "exportactions.h"
 #include "gateactions.h"
 #include "fileactions.h"
 #include "helpactions.h"
 #include "labcommandline.h"
 #include "labdocument.h"
+#include "labslos.h"
 #include "ledgerview.h"
 #include "livemodeaction.h"
 #include "plotswidget.h"
@@ -91,6 +93,8 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     ledger_ = new LedgerView(doc_, this);
     plots_ = new PlotsWidget(doc_, this);
     compare_ = new CompareView(doc_, this);
+    slos_ = new LabSlos(this);
+    distributions_ = new DistributionsView(doc_, slos_, this);
     breakeven_ = new BreakevenView(this);
     policy_ = new PolicyPanel(doc_, this);
     workload_ = new WorkloadPanel(doc_, this);
@@ -104,13 +108,17 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     auto* ledgerDock = addDock(tr("Victim ledger"), QStringLiteral("ledger"), ledger_, Qt::RightDockWidgetArea);
     auto* timelineDock = addDock(tr("Request timeline"), QStringLiteral("timeline"), timeline_, Qt::BottomDockWidgetArea);
     auto* plotsDock = addDock(tr("Running plots"), QStringLiteral("plots"), plots_, Qt::BottomDockWidgetArea);
+    auto* distributionsDock =
+        addDock(tr("Distributions"), QStringLiteral("distributions"), distributions_, Qt::BottomDockWidgetArea);
     auto* compareDock = addDock(tr("Compare"), QStringLiteral("compare"), compare_, Qt::BottomDockWidgetArea);
     auto* breakevenDock = addDock(tr("Break-even"), QStringLiteral("breakeven"), breakeven_, Qt::BottomDockWidgetArea);
     splitDockWidget(timelineDock, plotsDock, Qt::Horizontal);
-    tabifyDockWidget(plotsDock, compareDock);
+    tabifyDockWidget(plotsDock, distributionsDock);
+    tabifyDockWidget(distributionsDock, compareDock);
     tabifyDockWidget(compareDock, breakevenDock);
     plotsDock->raise();
-    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, compareDock, breakevenDock}) {
+    for (auto* dock :
+         {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, distributionsDock, compareDock, breakevenDock}) {
         connect(dock, &QDockWidget::topLevelChanged, this, [this]() { userArranged_ = true; });
         connect(dock, &QDockWidget::dockLocationChanged, this, [this]() { userArranged_ = proportionsSet_; });
     }
@@ -141,11 +149,11 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     auto* goTo = viewMenu->addAction(tr("&Go to Tick..."), this, &MainWindow::goToTick);
     goTo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
     viewMenu->addSeparator();
-    // Ctrl+1..7 show, raise and focus a view (the entries below them only toggle a dock's visibility).
+    // Ctrl+1..8 show, raise and focus a view (the entries below them only toggle a dock's visibility).
     int number = 1;
     for (const QString& name : {QStringLiteral("policy"), QStringLiteral("workload"), QStringLiteral("ledger"),
                                 QStringLiteral("timeline"), QStringLiteral("plots"), QStringLiteral("compare"),
-                                QStringLiteral("breakeven")}) {
+                                QStringLiteral("breakeven"), QStringLiteral("distributions")}) {
         auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
         auto* show = viewMenu->addAction(tr("Show %1").arg(dock->windowTitle()), this, [this, name]() {
             if (QWidget* w = view(name)) w->setFocus(Qt::ShortcutFocusReason);
