@@ -95,6 +95,7 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     compare_ = new CompareView(doc_, this);
     slos_ = new LabSlos(this);
     distributions_ = new DistributionsView(doc_, slos_, this);
+    compare_->setSlos(slos_);
     breakeven_ = new BreakevenView(this);
     policy_ = new PolicyPanel(doc_, this);
     workload_ = new WorkloadPanel(doc_, this);
