@@ -71,6 +71,7 @@ struct DistributionsView::Impl {
     DistributionTable table;
     bool stale = true; // the document's run changed while hidden: rebuilt when shown
     bool ownReport = false; // showOutcomes's, until the next run
+    double top = 0;         // the tallest figure drawn (the value axis leaves room over it)
 };
 
 DistributionsView::DistributionsView(LabDocument* doc, LabSlos* slos, QWidget* parent)
@@ -146,6 +147,7 @@ void DistributionsView::buildControls() {
     d->boxes->setWhiskerWidth(0.3);
     outer->addWidget(d->plot, 1);
     connect(d->plot, &QCustomPlot::mouseMove, this, &DistributionsView::showToolTip);
+    d->plot->installEventFilter(this); // the room over the boxes follows the plot's height
 
     // The last choice, or queue delay by prompt bucket.
     QSettings settings;
@@ -276,6 +278,7 @@ void DistributionsView::redraw() {
     showNoRun(p, !d->report.has_value(), d->doc->noRunReason());
     if (!d->report) {
         d->table = DistributionTable{};
+        d->top = 0;
         d->caption->setText(d->doc->noRunReason());
         p->replot(QCustomPlot::rpQueuedReplot);
         return;
@@ -313,10 +316,8 @@ void DistributionsView::redraw() {
     p->xAxis->setRange(0.4, static_cast<double>(t.rows.size()) + 0.6);
     p->xAxis->setLabel(groupingTitle(t.grouping));
     p->yAxis->setLabel(QStringLiteral("%1 (%2)").arg(metricTitle(t.metric), t.unit));
-    // Room over the tallest box for its two lines of figures.
-    const double figuresPx = 2.0 * QFontMetrics(QFont(p->font().family(), 8)).lineSpacing() + 8;
-    const double plotPx = std::max(120.0, static_cast<double>(p->height()) - 70.0); // less the axes' margins
-    p->yAxis->setRange(0, top > 0 ? top / std::max(0.5, 1.0 - figuresPx / plotPx) : 1);
+    d->top = top;
+    fitValueRange();
     // What the picture is of: the whole run (not the cursor), its counts, the unit and how to read a box.
     const std::int64_t last = d->doc->session() && !d->ownReport ? d->doc->lastTick() : -1;
     QString of = last >= 0 ? tr("Whole run, ticks 0 to %1 (not the cursor): ").arg(groupedNumber(last))
@@ -330,6 +331,22 @@ void DistributionsView::redraw() {
                         tr(" Box: p50 to p90; whisker: p99; red dot: the maximum."));
     d->caption->setToolTip(QString());
     p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void DistributionsView::fitValueRange() {
+    // Room over the tallest box for its two lines of figures, at the plot's height now.
+    QCustomPlot* p = d->plot;
+    const double figuresPx = 2.0 * QFontMetrics(QFont(p->font().family(), 8)).lineSpacing() + 8;
+    const double plotPx = std::max(120.0, static_cast<double>(p->height()) - 70.0); // less the axes' margins
+    p->yAxis->setRange(0, d->top > 0 ? d->top / std::max(0.5, 1.0 - figuresPx / plotPx) : 1);
+}
+
+bool DistributionsView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == d->plot && event->type() == QEvent::Resize) {
+        fitValueRange();
+        d->plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void DistributionsView::showToolTip(QMouseEvent* event) {

@@ -53,6 +53,7 @@ class DistributionsView : public QWidget {
 
   protected:
     void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
     struct Impl;
@@ -62,6 +63,7 @@ class DistributionsView : public QWidget {
     void rebuildFromRun(); // the document's run, through core's report
     void rebuildReport();  // core's report of the outcomes under the SLOs now set
     void redraw();         // the current report, metric and grouping
+    void fitValueRange(); // the value axis: the tallest figure and room for its label over it
     void showToolTip(QMouseEvent* event);
 };
 

@@ -121,6 +121,15 @@ class TestDistributionsView : public QObject {
                 view.caption()->text().startsWith(QStringLiteral("Whole run")));
         QVERIFY(view.caption()->text().contains(QStringLiteral("In ticks")));
         QCOMPARE(view.plot()->yAxis->label(), QStringLiteral("Queue delay (ticks)"));
+        // Room over the tallest box (50) for its figures, at any height.
+        for (int height : {200, 700}) {
+            view.plot()->resize(500, height);
+            QVERIFY(view.plot()->yAxis->range().upper > 50.0);
+            QCOMPARE(view.plot()->yAxis->range().lower, 0.0);
+        }
+        QCOMPARE(view.plot()->itemCount(), 2); // the figures over each box: "p50 2 · p90 50", "p99 50 · max 50"
+        QCOMPARE(qobject_cast<QCPItemText*>(view.plot()->item(1))->text(),
+                 QStringLiteral("p50 2 \u00b7 p90 50\np99 50 \u00b7 max 50"));
     }
 
     void completedOnlyMetricsStillCountCensored() {

@@ -8,6 +8,7 @@
 #include "labslos.h"
 #include "mainwindow.h"
 #include "plotswidget.h"
+#include "timelinewidget.h"
 #include "uitestutil.h"
 
 #include "compare_report.h"
@@ -61,6 +62,7 @@ class TestLabLatency : public QObject {
         QCOMPARE(title(plots->plot(2)), QStringLiteral("TTFT-like (ticks)"));
         QCOMPARE(title(plots->plot(3)), QStringLiteral("TPOT-like (ticks per token)"));
         QCOMPARE(plots->plot(0)->xAxis->label(), QStringLiteral("tick"));
+        QCOMPARE(w->timeline()->plot()->xAxis->label(), QStringLiteral("tick"));
         QVERIFY(plots->plot(2)->xAxis->label().startsWith(QStringLiteral("ticks (n=")));
         QString error;
         QVERIFY(w->document()->setSetting(QStringLiteral("tick_us"), QStringLiteral("20000"), &error));
@@ -68,6 +70,7 @@ class TestLabLatency : public QObject {
         QCOMPARE(title(plots->plot(2)), QStringLiteral("TTFT-like (ms)"));
         QCOMPARE(title(plots->plot(3)), QStringLiteral("TPOT-like (ms per token)"));
         QCOMPARE(plots->plot(0)->xAxis->label(), QStringLiteral("tick (1 tick = 20 ms)"));
+        QCOMPARE(w->timeline()->plot()->xAxis->label(), QStringLiteral("tick (1 tick = 20 ms)"));
         // The caption's p50 is core's TTFT p50 in ticks x 20 ms; the tooltip keeps the ticks.
         const pl::Session* s = w->document()->session();
         const pl::RunSummary sum = pl::summarize(s->workload(), s->result());
