@@ -194,7 +194,9 @@ void DistributionsView::buildSloFields() {
             d->sloError->setVisible(!ok);
         });
     }
-    row->addStretch(1);
+    // The run's goodput beside the fields (a row of its own cost the plot its height in a short dock).
+    static_cast<QVBoxLayout*>(layout())->removeWidget(d->goodput);
+    row->addWidget(d->goodput, 1);
     d->sloError = new QLabel(this);
     d->sloError->setObjectName(QStringLiteral("sloError"));
     d->sloError->setStyleSheet(QStringLiteral("color: #b91c1c;"));
@@ -265,8 +267,7 @@ void DistributionsView::rebuildReport() {
             const pl::review::Goodput g = pl::review::goodput(*d->outcomes, options.slos);
             d->goodput->setText(tr("Goodput (%1): %2").arg(slosText(options.slos), goodputText(g)));
         } else {
-            d->goodput->setText(tr("Goodput: set a TTFT or TPOT SLO to see the share of requests that completed "
-                                   "within it (censored requests count as misses)."));
+            d->goodput->setText(tr("Goodput: set a TTFT or TPOT SLO to see it."));
         }
     }
     redraw();
@@ -320,16 +321,18 @@ void DistributionsView::redraw() {
     fitValueRange();
     // What the picture is of: the whole run (not the cursor), its counts, the unit and how to read a box.
     const std::int64_t last = d->doc->session() && !d->ownReport ? d->doc->lastTick() : -1;
+    // One short line (a short dock keeps its height for the plot); how to read it in the tooltip.
     QString of = last >= 0 ? tr("Whole run, ticks 0 to %1 (not the cursor): ").arg(groupedNumber(last))
                            : tr("Whole run: ");
-    of += tr("%1 requests, %2 censored (counted in every group; TPOT and completion are over completed requests).")
-              .arg(groupedNumber(t.requests), groupedNumber(t.censored));
-    const QString unit = t.tickUs > 0 ? tr("In ms (1 tick = %1 ms; ticks in the tooltips).")
+    of += tr("%1 requests, %2 censored.").arg(groupedNumber(t.requests), groupedNumber(t.censored));
+    const QString unit = t.tickUs > 0 ? tr("In ms, 1 tick = %1 ms.")
                                             .arg(QString::number(static_cast<double>(t.tickUs) / 1000.0, 'g', 6))
-                                      : tr("In ticks (the workload gives no tick_us).");
-    d->caption->setText(of + QLatin1Char(' ') + unit +
-                        tr(" Box: p50 to p90; whisker: p99; red dot: the maximum."));
-    d->caption->setToolTip(QString());
+                                      : tr("In ticks (no tick_us).");
+    d->caption->setText(of + QLatin1Char(' ') + unit + tr(" Box p50-p90, whisker p99, dot max."));
+    d->caption->setToolTip(tr("Core's review report (preemptlab-cli report) of the whole run, not the cursor. Censored "
+                              "requests are counted in every group and in the queue delay and TTFT they have; TPOT "
+                              "and completion are over completed requests. Hover a box for its figures%1.")
+                               .arg(t.tickUs > 0 ? tr(" in ms and in ticks") : QString()));
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -117,9 +117,9 @@ class TestDistributionsView : public QObject {
         QCOMPARE(labelAt(view, 1), QStringLiteral("<128\nn=2"));
         QCOMPARE(labelAt(view, 2), QStringLiteral("128-511\nn=2 \u00b7 1 censored"));
         QVERIFY(view.caption()->text().contains(QStringLiteral("4 requests, 1 censored")));
-        QVERIFY(view.caption()->text().contains(QStringLiteral("not the cursor")) ||
-                view.caption()->text().startsWith(QStringLiteral("Whole run")));
-        QVERIFY(view.caption()->text().contains(QStringLiteral("In ticks")));
+        QVERIFY(view.caption()->text().startsWith(QStringLiteral("Whole run: ")));
+        QVERIFY(view.caption()->toolTip().contains(QStringLiteral("not the cursor")));
+        QVERIFY(view.caption()->text().contains(QStringLiteral("In ticks (no tick_us).")));
         QCOMPARE(view.plot()->yAxis->label(), QStringLiteral("Queue delay (ticks)"));
         // Room over the tallest box (50) for its figures, at any height.
         for (int height : {200, 700}) {
@@ -180,7 +180,7 @@ class TestDistributionsView : public QObject {
         QCOMPARE(t.rows[1].ticks.p90, std::int64_t{50}); // ticks kept for the tooltip
         QCOMPARE(boxesOf(view)->data()->at(1)->upperQuartile, 100.0);
         QCOMPARE(view.plot()->yAxis->label(), QStringLiteral("Queue delay (ms)"));
-        QVERIFY(view.caption()->text().contains(QStringLiteral("1 tick = 2 ms")));
+        QVERIFY(view.caption()->text().contains(QStringLiteral("In ms, 1 tick = 2 ms.")));
         // TPOT in ms: 366 x100 ticks at 2 ms = 7.32 ms.
         view.setMetric(DistMetric::Tpot);
         QCOMPARE(view.table().rows[0].p90, 7.32);
@@ -288,6 +288,10 @@ class TestDistributionsView : public QObject {
         };
         QVERIFY(check());
         QCOMPARE(view->table().unit, QStringLiteral("ticks"));
+        // Of the whole run, and it says so: its ticks, not the cursor's.
+        QVERIFY2(view->caption()->text().startsWith(
+                     QStringLiteral("Whole run, ticks 0 to %1 (not the cursor): ").arg(w->document()->lastTick())),
+                 qPrintable(view->caption()->text()));
         const std::int64_t before = view->table().requests;
         QString error;
         QVERIFY2(w->document()->setSetting(QStringLiteral("capacity_blocks"),
