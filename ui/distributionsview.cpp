@@ -207,6 +207,10 @@ void DistributionsView::buildSloFields() {
 
 void DistributionsView::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
+    ensureCurrent();
+}
+
+void DistributionsView::ensureCurrent() {
     if (d->stale && !d->ownReport) rebuildFromRun();
 }
 

@@ -38,6 +38,9 @@ class DistributionsView : public QWidget {
 
     // Draw `run` instead of the document's run (tests with hand-made outcomes); the next run replaces it.
     void showOutcomes(const pl::review::RunOutcomes& run);
+    // Made current now if a run came while the view was hidden (it is rebuilt when shown): before it is drawn
+    // off screen (the review bundle's distributions.png).
+    void ensureCurrent();
     void setMetric(DistMetric m);
     void setGrouping(DistGrouping g);
     DistMetric metric() const;
