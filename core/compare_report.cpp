@@ -1,6 +1,7 @@
 #include "compare_report.h"
 
 #include "fallbacks.h"
+#include "review/goodput.h"
 
 #include <nlohmann/json.hpp>
 
@@ -95,7 +96,27 @@ std::string padded(const std::string& text, std::size_t width, bool left) {
     return left ? text + fill : fill + text;
 }
 
-nlohmann::ordered_json compareDocument(const Workload& base, const std::vector<CompareColumn>& columns) {
+// A percentile group as numbers; `tickUs` > 0: in ms (no count: the ticks' object has it).
+nlohmann::ordered_json figuresJson(const Percentiles& p, std::int64_t tickUs) {
+    if (tickUs > 0) {
+        return nlohmann::ordered_json{{"p50", review::ticksToMs(p.p50, tickUs)},
+                                      {"p90", review::ticksToMs(p.p90, tickUs)},
+                                      {"p99", review::ticksToMs(p.p99, tickUs)},
+                                      {"max", review::ticksToMs(p.max, tickUs)}};
+    }
+    return nlohmann::ordered_json{{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}, {"count", p.count}};
+}
+
+// An SLO as numbers: {"ticks": N} or {"ms": X} (given in ms: whole microseconds).
+nlohmann::ordered_json sloJson(const review::Slo& slo) {
+    if (slo.unit == review::SloUnit::Ticks) {
+        return nlohmann::ordered_json{{"ticks", slo.value}};
+    }
+    return nlohmann::ordered_json{{"ms", static_cast<double>(slo.value) / 1000.0}};
+}
+
+nlohmann::ordered_json compareDocument(const Workload& base, const std::vector<CompareColumn>& columns,
+                                       const review::Slos& slos) {
     nlohmann::ordered_json doc;
     doc["format"] = "preemptlab.compare.v1";
     doc["workload"] = base.name;
@@ -104,6 +125,20 @@ nlohmann::ordered_json compareDocument(const Workload& base, const std::vector<C
     for (const auto& [name, group] : kGroups) {
         if (populationsDiffer(columns, group)) {
             doc["populations_differ"].push_back(name);
+        }
+    }
+    // Added 2026-12-04 (issue 26; additive keys, the format stays v1): the tick's length when the workload gives
+    // it, and the SLOs the goodput below was taken under.
+    if (base.config.tick_us > 0) {
+        doc["tick_us"] = base.config.tick_us;
+    }
+    if (slos.any()) {
+        doc["slos"] = nlohmann::ordered_json::object();
+        if (slos.ttft) {
+            doc["slos"]["ttft"] = sloJson(*slos.ttft);
+        }
+        if (slos.tpot) {
+            doc["slos"]["tpot"] = sloJson(*slos.tpot);
         }
     }
     for (const auto& c : columns) {
@@ -131,6 +166,26 @@ nlohmann::ordered_json compareDocument(const Workload& base, const std::vector<C
                                                   {"nothing_to_swap", f.nothing_to_swap},
                                                   {"total", f.total()}};
         col["fallback_note"] = hostFullNote(base, c.mode, f); // the modes differ from base only in recovery
+        // Inter-token latency (every gap of every request, pooled; docs/receipt.md, "Latency figures"), in ticks
+        // and, with tick_us, in ms; with SLOs, the goodput (censored requests count as misses). Additive keys.
+        const review::LatencyFigures latency = review::latencyFigures(c.outcomes);
+        col["itl_ticks"] = figuresJson(latency.itl_ticks, 0);
+        if (base.config.tick_us > 0) {
+            col["itl_ms"] = figuresJson(latency.itl_ticks, base.config.tick_us);
+        }
+        if (slos.any()) {
+            const review::Goodput g = review::goodput(c.outcomes, slos);
+            bool perSecond = false;
+            const double rate = g.rate(&perSecond);
+            col["goodput"] = nlohmann::ordered_json{{"requests", g.requests},
+                                                    {"good", g.good},
+                                                    {"censored", g.censored},
+                                                    {"missed_ttft", g.missed_ttft},
+                                                    {"missed_tpot", g.missed_tpot},
+                                                    {"percent", g.percent()},
+                                                    {"rate", rate},
+                                                    {"rate_unit", perSecond ? "req/s" : "req/1000 ticks"}};
+        }
         // compare --engines: the columns are engine profiles (each column's policy_hash names its policy).
         doc[c.engine ? "engines" : "modes"][c.label] = col;
     }
@@ -162,6 +217,17 @@ std::string csvOf(const nlohmann::ordered_json& doc) {
         }
         for (const auto& [key, value] : col.at("fallbacks").items()) {
             add("fallbacks_" + key, value);
+        }
+        // The additions after the original columns, so a script reading by position still finds those.
+        for (const char* group : {"itl_ticks", "itl_ms", "goodput"}) {
+            if (!col.contains(group)) {
+                continue;
+            }
+            for (const auto& [key, value] : col.at(group).items()) {
+                if (key != "rate_unit") {
+                    add(std::string(group) + "_" + key, value);
+                }
+            }
         }
         body += line + "\n";
         first = false;
@@ -303,8 +369,9 @@ std::string compareTableText(const Workload& base, const std::vector<CompareColu
     return out;
 }
 
-std::string compareFileText(const Workload& base, const std::vector<CompareColumn>& columns, bool csv) {
-    const nlohmann::ordered_json doc = compareDocument(base, columns);
+std::string compareFileText(const Workload& base, const std::vector<CompareColumn>& columns, bool csv,
+                            const review::Slos& slos) {
+    const nlohmann::ordered_json doc = compareDocument(base, columns, slos);
     return csv ? csvOf(doc) : doc.dump(2) + "\n";
 }
 

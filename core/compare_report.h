@@ -6,6 +6,7 @@
 #include "engine.h"
 #include "model.h"
 #include "receipt.h"
+#include "review/goodput.h"
 #include "review/outcomes.h"
 #include "run_control.h"
 #include "summary.h"
@@ -58,7 +59,10 @@ std::vector<CompareColumn> compareEngineRuns(const Workload& base, const RunCont
 std::string compareTableText(const Workload& base, const std::vector<CompareColumn>& columns);
 
 // The --out file: preemptlab.compare.v1 (two-space indented, a trailing newline), or with `csv` one row per mode
-// (hashes, totals, each percentile group's p50, p90, p99, max and count, the fallbacks by reason).
-std::string compareFileText(const Workload& base, const std::vector<CompareColumn>& columns, bool csv);
+// (hashes, totals, each percentile group's p50, p90, p99, max and count, the fallbacks by reason, then ITL's
+// figures in ticks (and ms with config.tick_us) and, with `slos`, each mode's goodput: additive keys, the
+// format stays v1; docs/contracts.md).
+std::string compareFileText(const Workload& base, const std::vector<CompareColumn>& columns, bool csv,
+                            const review::Slos& slos = {});
 
 } // namespace pl

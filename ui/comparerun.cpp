@@ -3,6 +3,7 @@
 #include "compare_report.h"
 #include "fallbacks.h"
 #include "receipt.h"
+#include "review/goodput.h"
 
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>
@@ -26,6 +27,8 @@ CompareEntry runOne(const pl::Workload& w, const QString& label, const pl::RunCo
     e.fallbackNote = QString::fromStdString(pl::hostFullNote(w, w.policy.recovery, e.summary.fallbacks));
     e.event_hash = pl::receiptHashes(w, run).event_hash;
     e.dist = Distributions::from(w, run.records);
+    e.outcomes = pl::review::outcomesFromRun(w, run);
+    e.itl_ticks = pl::review::latencyFigures(e.outcomes).itl_ticks;
     std::int64_t slowest = -1, longest = -1;
     for (const pl::RequestRecord& r : run.records) {
         const auto& spec = w.requests[static_cast<std::size_t>(r.request)];
@@ -73,6 +76,7 @@ std::optional<CompareResult> runAll(const pl::Workload& w, CompareKind kind, con
                                     const std::function<bool(int done)>& next) {
     CompareResult result;
     result.kind = kind;
+    result.tickUs = w.config.tick_us;
     try {
         for (const auto& [variant, label] : variants(w, kind)) {
             if (!next(static_cast<int>(result.entries.size()))) return std::nullopt;

@@ -7,6 +7,7 @@
 
 #include "engine.h"
 #include "model.h"
+#include "review/outcomes.h"
 #include "summary.h"
 
 #include <QFuture>
@@ -26,6 +27,10 @@ struct CompareEntry {
     pl::RunSummary summary; // core's figures (nearest-rank percentiles): the same numbers as `preemptlab-cli compare`
     std::string event_hash; // equal hashes: the two modes ran event for event alike (their curves coincide)
     Distributions dist;
+    // Per request as core's reviews see them (ITL, goodput under the lab's SLOs: review/goodput.h), and the
+    // pooled inter-token gaps' figures.
+    pl::review::RunOutcomes outcomes;
+    pl::Percentiles itl_ticks;
     std::vector<QString> flagged; // "r07: excessive wait, repeated preemption"
     // pl::hostFullNote: every swap this mode tried found host memory full (empty otherwise), as the CLI prints it.
     QString fallbackNote;
@@ -36,6 +41,7 @@ struct CompareEntry {
 
 struct CompareResult {
     CompareKind kind = CompareKind::Modes;
+    std::int64_t tickUs = 0; // the workload's config.tick_us (0: none): latencies shown in ms when given
     std::vector<CompareEntry> entries; // in pl::comparedModes() (pl::comparedProfiles()) order
     QString error;                     // a run outgrew the machine's memory (pl::RunTooLarge): no entries
 };

@@ -5,8 +5,10 @@
 #include "comparerun.h"
 #include "labdocument.h"
 #include "modecolors.h"
+#include "labslos.h"
 
 #include "number_text.h"
+#include "review/goodput.h"
 #include "qtext.h"
 
 #include <qcustomplot.h>
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include <QFutureWatcher>
 #include <QComboBox>
@@ -44,6 +47,8 @@ struct CompareView::Impl {
     bool pending = false;            // started, its end not yet handled (the future may be done already)
     bool editedWhileRunning = false; // the workload changed after the pending comparison took its copy
     bool engines = false;            // the result shown compares the engines, not the recovery modes
+    std::optional<CompareResult> last; // the result shown (redrawn when the SLOs change)
+    LabSlos* slos = nullptr;
 };
 
 namespace {
@@ -124,6 +129,10 @@ bool placeTailLabels(QCustomPlot* p) {
 
 void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
     p->clearGraphs();
+    const double msPerTick = r.tickUs > 0 ? static_cast<double>(r.tickUs) / 1000.0 : 1.0;
+    const QString unit = r.tickUs > 0 ? QObject::tr("ms") : QObject::tr("ticks");
+    p->xAxis->setLabel(completion ? QObject::tr("completion (%1 after arrival), CDF").arg(unit)
+                                  : QObject::tr("queue delay (%1), CDF").arg(unit));
     struct Tail {
         double x = 0;                              // its largest value over the modes
         std::map<double, QStringList, std::greater<>> modesAt; // the modes whose tail it is, by their value
@@ -131,6 +140,7 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
     std::map<QString, Tail> tails; // the request at each mode's tail
     for (std::size_t i = 0; i < r.entries.size(); ++i) {
         std::vector<double> v = completion ? r.entries[i].dist.completion : r.entries[i].dist.queueDelay;
+        for (double& x : v) x *= msPerTick; // ms where the workload gives tick_us, else ticks (x 1)
         std::sort(v.begin(), v.end());
         QVector<double> x, y;
         for (std::size_t k = 0; k < v.size(); ++k) {
@@ -183,9 +193,9 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
             const QStringList& names = t.modesAt.begin()->second;
             const QString who = modes == static_cast<qsizetype>(r.entries.size()) && modes > 1 ? QObject::tr("every mode")
                                                                                              : names.join(QStringLiteral(", "));
-            label->setText(QObject::tr("%1 (%2), %3 ticks \u2198").arg(id, who, groupedNumber(std::llround(t.x))));
+            label->setText(QObject::tr("%1 (%2), %3 %4 \u2198").arg(id, who, groupedNumber(std::llround(t.x)), unit));
         } else {
-            label->setText(QObject::tr("%1: %2 ticks \u2198").arg(id, parts.join(QStringLiteral(" \u00b7 "))));
+            label->setText(QObject::tr("%1: %2 %3 \u2198").arg(id, parts.join(QStringLiteral(" \u00b7 ")), unit));
         }
         label->setProperty("wholeText", label->text()); // placeTailLabels wraps it to the plot as it is
         label->setTextAlignment(Qt::AlignRight | Qt::AlignTop);
@@ -343,6 +353,19 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     status_->setText(tr("One click runs the open workload under %1, off the UI thread.").arg(whatRuns(kind())));
 }
 
+void CompareView::setSlos(LabSlos* slos) {
+    d->slos = slos;
+    connect(slos, &LabSlos::changed, this, [this]() {
+        // The same result with its goodput row redrawn; whether it is current, and what the status says, stay.
+        if (!d->last || !d->last->error.isEmpty()) return;
+        const bool current = d->current;
+        const QString status = status_->text();
+        show(*d->last);
+        d->current = current;
+        status_->setText(status);
+    });
+}
+
 CompareKind CompareView::kind() const {
     return kind_->currentIndex() == 1 ? CompareKind::Engines : CompareKind::Modes;
 }
@@ -445,6 +468,7 @@ void CompareView::show(const CompareResult& r) {
     d->hasResult = true;
     d->current = true;
     d->engines = r.kind == CompareKind::Engines;
+    d->last = r;
     const int cols = static_cast<int>(r.entries.size());
     // The rows of `preemptlab-cli compare`, with the same numbers (core's RunSummary); bytes in binary units.
     struct Row {
@@ -487,9 +511,13 @@ void CompareView::show(const CompareResult& r) {
         {tr("completion p99 (ticks)"), [](S s) { return s.completion_ticks.p99; }, false, true, completed, done},
         {tr("flagged requests"), [](S s) { return s.flagged_any; }, false, true}};
     const int nRows = static_cast<int>(std::size(rows));
+    // Latencies in ms where the workload gives the tick's length (the tick count in each cell's tooltip).
+    const bool ms = r.tickUs > 0;
+    const pl::review::Slos slos = d->slos ? d->slos->forTick(r.tickUs) : pl::review::Slos{};
+    const int extraRows = 2 + (slos.any() ? 1 : 0); // ITL p50 and p99, goodput
     table_->clear();
     table_->setColumnCount(cols);
-    table_->setRowCount(nRows);
+    table_->setRowCount(nRows + extraRows);
     QStringList headers;
     for (const auto& e : r.entries) headers << e.label;
     table_->setHorizontalHeaderLabels(headers);
@@ -512,13 +540,19 @@ void CompareView::show(const CompareResult& r) {
             if (!anyValue || (rows[i].lowerIsBetter ? v < best : v > best)) best = v;
             anyValue = true;
         }
-        vheaders << (samePopulation ? rows[i].label : rows[i].label + QStringLiteral(" *"));
+        const QString label = ms && rows[i].population ? QString(rows[i].label).replace(tr("(ticks)"), tr("(ms)"))
+                                                        : rows[i].label;
+        vheaders << (samePopulation ? label : label + QStringLiteral(" *"));
         anyPopulationDiffers = anyPopulationDiffers || !samePopulation;
         for (int c = 0; c < cols; ++c) {
             const auto& summary = r.entries[static_cast<std::size_t>(c)].summary;
             const std::int64_t v = rows[i].value(summary);
             const QString grouped = groupedNumber(v);
-            auto* item = new QTableWidgetItem(!hasValue(c) ? QStringLiteral("\u2013") : rows[i].bytes ? bytesText(v) : grouped);
+            const QString shown = rows[i].bytes ? bytesText(v)
+                                  : ms && rows[i].population
+                                      ? QString::fromStdString(pl::review::ticksAsMs(v, r.tickUs))
+                                      : grouped;
+            auto* item = new QTableWidgetItem(!hasValue(c) ? QStringLiteral("\u2013") : shown);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (rows[i].bytes) item->setToolTip(tr("%1 B").arg(grouped));
             if (rows[i].population) {
@@ -527,6 +561,7 @@ void CompareView::show(const CompareResult& r) {
                                      : tr("over %1 requests: %2").arg(groupedNumber(n), rows[i].who);
                 // Percentiles over different requests: a mode that censors more drops its slowest requests.
                 if (!samePopulation) tip += tr("\nthe modes' figures are over different numbers of requests");
+                if (ms && hasValue(c)) tip = tr("%1 ticks; ").arg(grouped) + tip;
                 item->setToolTip(tip);
             }
             // A row where every mode agrees has no best: nothing in it is bold.
@@ -536,6 +571,64 @@ void CompareView::show(const CompareResult& r) {
                 item->setFont(f);
             }
             table_->setItem(i, c, item);
+        }
+    }
+    // ITL (every gap between output tokens, pooled: core's figures, as `preemptlab-cli compare` prints them) and,
+    // with the lab's SLOs, goodput (the share of all requests that completed within every SLO; censored
+    // requests count as misses). Lower ITL is better, higher goodput.
+    auto extraItem = [&](int row, int c, const QString& text, const QString& tip, bool best) {
+        auto* item = new QTableWidgetItem(text);
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        item->setToolTip(tip);
+        if (best) {
+            QFont f = item->font();
+            f.setBold(true);
+            item->setFont(f);
+        }
+        table_->setItem(row, c, item);
+    };
+    const QString itlUnit = ms ? tr("ms") : tr("ticks");
+    for (int k = 0; k < 2; ++k) {
+        const bool p99 = k == 1;
+        auto value = [&](int c) {
+            const pl::Percentiles& p = r.entries[static_cast<std::size_t>(c)].itl_ticks;
+            return p99 ? p.p99 : p.p50;
+        };
+        std::optional<std::int64_t> best;
+        bool allEqual = true;
+        for (int c = 0; c < cols; ++c) {
+            if (r.entries[static_cast<std::size_t>(c)].itl_ticks.count == 0) continue;
+            if (best && value(c) != *best) allEqual = false;
+            if (!best || value(c) < *best) best = value(c);
+        }
+        vheaders << (p99 ? tr("ITL p99 (%1)") : tr("ITL p50 (%1)")).arg(itlUnit);
+        for (int c = 0; c < cols; ++c) {
+            const pl::Percentiles& p = r.entries[static_cast<std::size_t>(c)].itl_ticks;
+            const std::int64_t v = value(c);
+            const QString text = p.count == 0 ? QStringLiteral("\u2013")
+                                 : ms         ? QString::fromStdString(pl::review::ticksAsMs(v, r.tickUs))
+                                              : groupedNumber(v);
+            extraItem(nRows + k, c, text,
+                      tr("%1 ticks; over %2 gaps between output tokens").arg(groupedNumber(v), groupedNumber(p.count)),
+                      p.count > 0 && !allEqual && v == best);
+        }
+    }
+    if (slos.any()) {
+        std::vector<pl::review::Goodput> goodputs;
+        for (const auto& e : r.entries) goodputs.push_back(pl::review::goodput(e.outcomes, slos));
+        std::int64_t best = 0;
+        bool allEqual = true;
+        for (const auto& g : goodputs) {
+            if (g.good != goodputs.front().good) allEqual = false;
+            best = std::max(best, g.good); // every mode has the same requests: compare the good counts
+        }
+        vheaders << tr("goodput (%1)").arg(slosText(slos));
+        for (int c = 0; c < cols; ++c) {
+            const pl::review::Goodput& g = goodputs[static_cast<std::size_t>(c)];
+            extraItem(nRows + 2, c,
+                      tr("%1% (%2/%3)").arg(QString::number(g.percent(), 'f', 2), groupedNumber(g.good),
+                                            groupedNumber(g.requests)),
+                      goodputText(g), !allEqual && g.good == best);
         }
     }
     table_->setVerticalHeaderLabels(vheaders);

@@ -1,7 +1,8 @@
 #pragma once
 // CompareView: recompute, swap, adaptive and hybrid on the current workload side by side, from one click (or
 // the tick model and the engine profiles, as `compare --engines`):
-// totals in a table (the best figure of each row bold), completion and queue-delay distributions as
+// totals in a table (the best figure of each row bold; latencies in ms where the workload gives config.tick_us,
+// ticks in their tooltips; ITL, and goodput under the lab's SLOs), completion and queue-delay distributions as
 // cumulative curves, and who was flagged under each. Runs off the UI thread with progress and cancel.
 
 #include <QWidget>
@@ -19,6 +20,7 @@ class QTableWidget;
 namespace plui {
 
 class LabDocument;
+class LabSlos;
 struct CompareResult;
 enum class CompareKind;
 
@@ -50,6 +52,9 @@ class CompareView : public QWidget {
     QString fallbackNoteText() const; // under the table: modes whose every swap found host memory full
     QString statusText() const;
     QCustomPlot* plot(int i) const; // 0: completion, 1: queue delay
+    // The lab's SLOs: with any set, the table gains a goodput row (core's pl::review::goodput per mode,
+    // censored requests as misses), redrawn when they change.
+    void setSlos(LabSlos* slos);
 
   signals:
     void finished();

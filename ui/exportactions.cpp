@@ -2,6 +2,7 @@
 
 #include "backgroundjob.h"
 #include "compareview.h"
+#include "distributionsview.h"
 #include "exporter.h"
 #include "labdocument.h"
 #include "labcommandline.h"
@@ -229,6 +230,9 @@ QList<QPair<QString, QWidget*>> ExportActions::bundleViews() const {
                                             {QStringLiteral("timeline"), window_->view(QStringLiteral("timeline"))},
                                             {QStringLiteral("ledger"), window_->view(QStringLiteral("ledger"))},
                                             {QStringLiteral("plots"), window_->view(QStringLiteral("plots"))}};
+    // The distributions by bucket as drawn (its dock may be tabbed behind the plots and not yet drawn).
+    window_->distributions()->ensureCurrent();
+    views.append({QStringLiteral("distributions"), window_->distributions()});
     // The comparison only where it and the run on screen are of the workload as it is now (a stale one, or one
     // made while an edit's run was pending or after it failed, would sit beside another run's receipt).
     if (comparisonInBundle()) views.append({QStringLiteral("compare"), window_->compare()});

@@ -1,12 +1,14 @@
 #include "exporter.h"
 
 #include "labdocument.h"
+#include "labslos.h"
 #include "ledgermodel.h"
 #include "plotswidget.h"
 
 #include "atomic_file.h"
 #include "compare_report.h"
 #include "receipt.h"
+#include "review/goodput.h"
 #include "review/outcomes.h"
 #include "review/report.h"
 #include "session.h"
@@ -127,6 +129,53 @@ ExportError exportWidgetImage(QWidget* widget, const QString& path) {
     return writeBytes(path, std::string_view(bytes->constData(), static_cast<std::size_t>(bytes->size())));
 }
 
+namespace {
+
+// The run's latency figures (core's review::latencyFigures: nearest rank, censored requests counted) in ms where
+// the workload gives config.tick_us, else in ticks, and its goodput under the lab's SLOs (LabSlos, read from
+// the settings it keeps them in; core's review::goodput, censored requests as misses).
+QString latencyMarkdown(const pl::Session& s) {
+    const pl::review::RunOutcomes run = pl::review::outcomesFromRun(s.workload(), s.result());
+    const pl::review::LatencyFigures f = pl::review::latencyFigures(run);
+    const std::int64_t tickUs = run.tick_us;
+    QString md = QStringLiteral("\n## Latency\n\n");
+    md += tickUs > 0 ? QStringLiteral("In ms (1 tick = %1 us); nearest-rank percentiles.\n\n").arg(tickUs)
+                     : QStringLiteral("In ticks (the workload gives no `tick_us`); nearest-rank percentiles.\n\n");
+    md += QStringLiteral("| figure | over | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|\n");
+    struct Line {
+        QString name;
+        const pl::Percentiles* p;
+        bool x100;
+        QString over;
+    };
+    const Line lines[] = {{QStringLiteral("queue delay"), &f.queue_ticks, false, QStringLiteral("requests")},
+                          {QStringLiteral("TTFT"), &f.ttft_ticks, false, QStringLiteral("requests")},
+                          {QStringLiteral("TPOT"), &f.tpot_ticks_x100, true, QStringLiteral("requests")},
+                          {QStringLiteral("ITL"), &f.itl_ticks, false, QStringLiteral("gaps")},
+                          {QStringLiteral("completion"), &f.completion_ticks, false, QStringLiteral("requests")}};
+    for (const Line& l : lines) {
+        auto fig = [&](std::int64_t v) {
+            if (l.p->count == 0) return QStringLiteral("-");
+            if (tickUs > 0) return QString::fromStdString(l.x100 ? pl::review::ticksX100AsMs(v, tickUs)
+                                                                 : pl::review::ticksAsMs(v, tickUs));
+            return l.x100 ? QString::number(static_cast<double>(v) / 100.0, 'f', 2) : groupedNumber(v);
+        };
+        md += QStringLiteral("| %1 | %2 %3 | %4 | %5 | %6 | %7 |\n")
+                  .arg(l.name, groupedNumber(l.p->count), l.over, fig(l.p->p50), fig(l.p->p90), fig(l.p->p99),
+                       fig(l.p->max));
+    }
+    const pl::review::Slos slos = LabSlos().forTick(tickUs);
+    md += QStringLiteral("\n%1 requests, %2 censored (counted in queue delay and TTFT where they have them; TPOT and "
+                         "completion are over completed requests).\n")
+              .arg(groupedNumber(f.requests), groupedNumber(f.censored));
+    md += slos.any() ? QStringLiteral("\nGoodput (%1): %2.\n")
+                           .arg(slosText(slos), goodputText(pl::review::goodput(run, slos)))
+                     : QStringLiteral("\nGoodput: no SLO set (the Distributions view's TTFT and TPOT fields).\n");
+    return md;
+}
+
+} // namespace
+
 QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFiles, const QString& compareMarkdown) {
     const pl::Session* s = doc.session();
     if (!s) return {};
@@ -164,6 +213,7 @@ QString reviewSummaryMarkdown(const LabDocument& doc, const QStringList& imageFi
                   .arg(r.first, groupedNumber(r.second),
                        bytes ? QStringLiteral(" (%1)").arg(bytesText(r.second)) : QString());
     }
+    md += latencyMarkdown(*s);
     if (!compareMarkdown.isEmpty()) {
         md += QStringLiteral("\n## Recovery modes compared\n\nThe same workload and policy under each recovery "
                              "mode (`preemptlab-cli compare` prints the same figures; `compare.json` holds them "

@@ -19,7 +19,7 @@ namespace plui {
 
 QStringList labViewNames() {
     return {QStringLiteral("window"),  QStringLiteral("pool"),     QStringLiteral("timeline"),
-            QStringLiteral("ledger"),  QStringLiteral("plots"),    QStringLiteral("compare"),
+            QStringLiteral("ledger"),  QStringLiteral("plots"),    QStringLiteral("distributions"), QStringLiteral("compare"),
             QStringLiteral("compare-engines"),
             QStringLiteral("breakeven"), QStringLiteral("policy"), QStringLiteral("workload"),
             QStringLiteral("sweep")};

@@ -6,6 +6,7 @@
 #include "calibrationactions.h"
 #include "comparerun.h"
 #include "compareview.h"
+#include "distributionsview.h"
 #include "exportactions.h"
 #include "gateactions.h"
 #include "sweepactions.h"
@@ -14,6 +15,7 @@
 #include "helpactions.h"
 #include "labcommandline.h"
 #include "labdocument.h"
+#include "labslos.h"
 #include "ledgerview.h"
 #include "livemodeaction.h"
 #include "plotswidget.h"
@@ -93,6 +95,9 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     ledger_ = new LedgerView(doc_, this);
     plots_ = new PlotsWidget(doc_, this);
     compare_ = new CompareView(doc_, this);
+    slos_ = new LabSlos(this);
+    distributions_ = new DistributionsView(doc_, slos_, this);
+    compare_->setSlos(slos_);
     breakeven_ = new BreakevenView(this);
     sweep_ = new SweepView(this);
     policy_ = new PolicyPanel(doc_, this);
@@ -107,15 +112,19 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     auto* ledgerDock = addDock(tr("Victim ledger"), QStringLiteral("ledger"), ledger_, Qt::RightDockWidgetArea);
     auto* timelineDock = addDock(tr("Request timeline"), QStringLiteral("timeline"), timeline_, Qt::BottomDockWidgetArea);
     auto* plotsDock = addDock(tr("Running plots"), QStringLiteral("plots"), plots_, Qt::BottomDockWidgetArea);
+    auto* distributionsDock =
+        addDock(tr("Distributions"), QStringLiteral("distributions"), distributions_, Qt::BottomDockWidgetArea);
     auto* compareDock = addDock(tr("Compare"), QStringLiteral("compare"), compare_, Qt::BottomDockWidgetArea);
     auto* breakevenDock = addDock(tr("Break-even"), QStringLiteral("breakeven"), breakeven_, Qt::BottomDockWidgetArea);
     auto* sweepDock = addDock(tr("Sweep"), QStringLiteral("sweep"), sweep_, Qt::BottomDockWidgetArea);
     splitDockWidget(timelineDock, plotsDock, Qt::Horizontal);
-    tabifyDockWidget(plotsDock, compareDock);
+    tabifyDockWidget(plotsDock, distributionsDock);
+    tabifyDockWidget(distributionsDock, compareDock);
     tabifyDockWidget(compareDock, breakevenDock);
     tabifyDockWidget(breakevenDock, sweepDock);
     plotsDock->raise();
-    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, compareDock, breakevenDock, sweepDock}) {
+    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, distributionsDock, compareDock,
+                       breakevenDock, sweepDock}) {
         connect(dock, &QDockWidget::topLevelChanged, this, [this]() { userArranged_ = true; });
         connect(dock, &QDockWidget::dockLocationChanged, this, [this]() { userArranged_ = proportionsSet_; });
     }
@@ -150,7 +159,8 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     int number = 1;
     for (const QString& name : {QStringLiteral("policy"), QStringLiteral("workload"), QStringLiteral("ledger"),
                                 QStringLiteral("timeline"), QStringLiteral("plots"), QStringLiteral("compare"),
-                                QStringLiteral("breakeven"), QStringLiteral("sweep")}) {
+                                QStringLiteral("breakeven"), QStringLiteral("sweep"),
+                                QStringLiteral("distributions")}) {
         auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
         auto* show = viewMenu->addAction(tr("Show %1").arg(dock->windowTitle()), this, [this, name]() {
             if (QWidget* w = view(name)) w->setFocus(Qt::ShortcutFocusReason);

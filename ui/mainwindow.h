@@ -1,5 +1,5 @@
 #pragma once
-// MainWindow: the lab's frame. The pool is the central view; the timeline, plots, ledger, compare,
+// MainWindow: the lab's frame. The pool is the central view; the timeline, plots, distributions, ledger, compare,
 // break-even explorer, sweep (crossover map), policy panel and workload editor are docks (layout saved between runs). Menus are
 // built by FileActions and ExportActions; this class only assembles the pieces.
 
@@ -18,12 +18,14 @@ class BackgroundJob;
 class BreakevenView;
 class CalibrationActions;
 class CompareView;
+class DistributionsView;
 class ExportActions;
 class GateActions;
 class SweepActions;
 class SweepView;
 class FileActions;
 class LabDocument;
+class LabSlos;
 class LedgerView;
 class PlotsWidget;
 class PolicyPanel;
@@ -50,6 +52,9 @@ class MainWindow : public QMainWindow {
     LedgerView* ledger() const { return ledger_; }
     PlotsWidget* plots() const { return plots_; }
     CompareView* compare() const { return compare_; }
+    DistributionsView* distributions() const { return distributions_; }
+    // The lab's SLOs for goodput (the Distributions view's fields, Compare's goodput row, summary.md).
+    LabSlos* slos() const { return slos_; }
     BreakevenView* breakeven() const { return breakeven_; }
     PolicyPanel* policy() const { return policy_; }
     WorkloadPanel* workloadPanel() const { return workload_; }
@@ -123,6 +128,8 @@ class MainWindow : public QMainWindow {
     LedgerView* ledger_;
     PlotsWidget* plots_;
     CompareView* compare_;
+    DistributionsView* distributions_;
+    LabSlos* slos_ = nullptr;
     BreakevenView* breakeven_;
     PolicyPanel* policy_;
     WorkloadPanel* workload_;

@@ -49,6 +49,11 @@ QCustomPlot* makePlot(QWidget* parent, const QString& title, const QString& name
     return p;
 }
 
+// The title made by makePlot (the text element over the axes).
+void setPlotTitle(QCustomPlot* p, const QString& title) {
+    if (auto* t = qobject_cast<QCPTextElement*>(p->plotLayout()->element(0, 0))) t->setText(title);
+}
+
 QCPGraph* addLine(QCustomPlot* p, QCPAxis* valueAxis, const QString& name, QColor color, Qt::PenStyle style,
                   double width = 1.6) {
     auto* g = p->addGraph(p->xAxis, valueAxis);
@@ -62,17 +67,31 @@ QCPGraph* addLine(QCustomPlot* p, QCPAxis* valueAxis, const QString& name, QColo
 // A distribution's bars with the run's percentiles under it: `pct` is core's summary of the same values
 // (nearest rank, as `preemptlab-cli compare` prints them), `scale` what its integers are in (100 for ticks per
 // token x 100).
-Caption fillHistogram(QCustomPlot* p, const std::vector<double>& values, double minWidth, const pl::Percentiles& pct,
-                      int scale, const QString& unit, QColor color) {
+// `msPerTick` > 0 (the workload's config.tick_us / 1000): the values, the bins and the percentiles in ms, and
+// the plot's tooltip gives the percentiles in ticks.
+Caption fillHistogram(QCustomPlot* p, std::vector<double> values, double minWidth, const pl::Percentiles& pct,
+                      int scale, const QString& unit, QColor color, double msPerTick = 0) {
     p->clearPlottables();
     auto* bars = new QCPBars(p->xAxis, p->yAxis);
+    if (msPerTick > 0) {
+        for (double& v : values) v *= msPerTick;
+        minWidth *= msPerTick;
+    }
     const Histogram h = histogram(values, minWidth);
     bars->setWidth(h.width * 0.9);
     bars->setPen(QPen(color.darker(140)));
     bars->setBrush(color);
     bars->setData(QVector<double>(h.centers.begin(), h.centers.end()), QVector<double>(h.counts.begin(), h.counts.end()), true);
     const int decimals = scale == 1 ? 0 : 2;
-    auto q = [&](std::int64_t v) { return QString::number(static_cast<double>(v) / scale, 'f', decimals); };
+    auto inTicks = [&](std::int64_t v) { return QString::number(static_cast<double>(v) / scale, 'f', decimals); };
+    // In ms: core's integer figure times the tick's length, as `preemptlab-cli report` prints it ("22.6").
+    auto q = [&](std::int64_t v) {
+        return msPerTick > 0 ? QString::number(static_cast<double>(v) / scale * msPerTick, 'g', 7) : inTicks(v);
+    };
+    p->setToolTip(values.empty() || msPerTick <= 0
+                      ? QString()
+                      : QObject::tr("In ticks: p50 %1, p90 %2, p99 %3 (1 tick = %4 ms)")
+                            .arg(inTicks(pct.p50), inTicks(pct.p90), inTicks(pct.p99), QString::number(msPerTick, 'g', 7)));
     // The unit and count, then the percentiles on as many lines as the plot's width needs (fitCaption).
     Caption caption;
     if (values.empty()) {
@@ -271,9 +290,18 @@ void PlotsWidget::rebuild() {
     fitLegend(p1);
     const Distributions dist = Distributions::from(s->workload(), s->result().records);
     const pl::RunSummary sum = pl::summarize(s->workload(), s->result());
-    d->captions[0] = fillHistogram(d->plots[2], dist.ttft, 1, sum.ttft_ticks, 1, tr("ticks"), QColor(0x60, 0xa5, 0xfa));
-    d->captions[1] = fillHistogram(d->plots[3], dist.tpot, 0.01, sum.tpot_ticks_x100, 100, tr("ticks/token"),
-                                   QColor(0x34, 0xd3, 0x99));
+    // With config.tick_us the distributions are in ms (ticks in their tooltips); without, in ticks, and the
+    // titles say which.
+    const std::int64_t tickUs = s->workload().config.tick_us;
+    const double msPerTick = static_cast<double>(tickUs) / 1000.0;
+    setPlotTitle(d->plots[2], tickUs > 0 ? tr("TTFT-like (ms)") : tr("TTFT-like (ticks)"));
+    setPlotTitle(d->plots[3], tickUs > 0 ? tr("TPOT-like (ms per token)") : tr("TPOT-like (ticks per token)"));
+    const QString tickAxis = tickUs > 0 ? tr("tick (1 tick = %1 ms)").arg(QString::number(msPerTick, 'g', 7)) : tr("tick");
+    for (int i = 0; i < 2; ++i) d->plots[i]->xAxis->setLabel(tickAxis);
+    d->captions[0] = fillHistogram(d->plots[2], dist.ttft, 1, sum.ttft_ticks, 1, tickUs > 0 ? tr("ms") : tr("ticks"),
+                                   QColor(0x60, 0xa5, 0xfa), msPerTick);
+    d->captions[1] = fillHistogram(d->plots[3], dist.tpot, 0.01, sum.tpot_ticks_x100, 100,
+                                   tickUs > 0 ? tr("ms/token") : tr("ticks/token"), QColor(0x34, 0xd3, 0x99), msPerTick);
     fitCaption(2);
     fitCaption(3);
     updateCursor();

@@ -1,6 +1,7 @@
 #pragma once
 // PlotsWidget: the running plots of one run: occupancy and queue length over ticks, cumulative replay tokens
-// and swap bytes, and the TTFT-like and TPOT-like distributions in ticks. A dashed line marks the cursor tick.
+// and swap bytes, and the TTFT-like and TPOT-like distributions: in ms when the workload gives config.tick_us
+// (ticks in their tooltips), else in ticks. A dashed line marks the cursor tick.
 
 #include <QWidget>
 

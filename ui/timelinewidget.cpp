@@ -334,6 +334,10 @@ void TimelineWidget::rebuild() {
     } else {
         d->model = TimelineModel::build(s->workload(), s->result());
     }
+    // The lanes are stepped in ticks; with config.tick_us the axis says how long one is.
+    const std::int64_t tickUs = s ? s->workload().config.tick_us : 0;
+    d->plot->xAxis->setLabel(tickUs > 0 ? tr("tick (1 tick = %1 ms)").arg(static_cast<double>(tickUs) / 1000.0)
+                                        : tr("tick"));
     QVector<double> wx, wy, px, py;
     for (const LaneMarker& m : d->model.markers) {
         auto& xs = m.kind == MarkerKind::ExcessiveWait ? wx : px;

@@ -359,7 +359,7 @@ int cmdCompare(int argc, char** argv) {
         files.emplace_back(outputs[i], std::move(cols[i].receipt));
     }
     if (out) {
-        files.emplace_back(*out, compareFileText(*base, cols, csv));
+        files.emplace_back(*out, compareFileText(*base, cols, csv, slos));
     }
     if (auto err = writeFilesAtomically(files)) {
         return badInput("cannot write: " + *err);

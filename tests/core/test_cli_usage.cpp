@@ -208,12 +208,15 @@ class TestCliUsage : public QObject {
         QFile g(csv);
         QVERIFY(g.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = g.readAll().split('\n');
-        QVERIFY2(lines[0].endsWith(",fallbacks_host_full,fallbacks_hybrid_shrunk,fallbacks_nothing_to_swap,"
-                                   "fallbacks_total"),
+        // The fallbacks after the percentiles, then (added 2026-12-04) ITL's columns.
+        QVERIFY2(lines[0].contains(",fallbacks_host_full,fallbacks_hybrid_shrunk,fallbacks_nothing_to_swap,"
+                                   "fallbacks_total,itl_ticks_p50,"),
                  lines[0].constData());
-        QVERIFY2(lines[1].startsWith("recompute,") && lines[1].endsWith(",0,0,0,0"), lines[1].constData());
+        const auto at = lines[0].split(',').indexOf("fallbacks_host_full");
+        const auto fallbacksOf = [&](const QByteArray& line) { return line.split(',').mid(at, 4).join(','); };
+        QVERIFY2(lines[1].startsWith("recompute,") && fallbacksOf(lines[1]) == "0,0,0,0", lines[1].constData());
         const QByteArray n = swapEvictions.toUtf8();
-        QVERIFY2(lines[2].startsWith("swap,") && lines[2].endsWith("," + n + ",0,0," + n), lines[2].constData());
+        QVERIFY2(lines[2].startsWith("swap,") && fallbacksOf(lines[2]) == n + ",0,0," + n, lines[2].constData());
 
         // The sample's own 1 MiB: swap swaps, nothing falls back, no note.
         const auto fine = cli({"compare", kSample});

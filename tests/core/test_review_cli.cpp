@@ -43,6 +43,7 @@ class TestReviewCli : public QObject {
     void sloInMsNeedsTickUs();
     void runAndReportInMs();
     void compareShowsItlAndGoodputPerMode();
+    void compareOutCarriesItlAndGoodput();
 
   private:
     QTemporaryDir dir_;
@@ -234,6 +235,63 @@ void TestReviewCli::compareShowsItlAndGoodputPerMode() {
     QCOMPARE(out.count(QStringLiteral("longest gap")), 4);
     // Without SLOs, no goodput line.
     QVERIFY(!QString::fromUtf8(runCli({"compare", kSeed}).out).contains(QStringLiteral("goodput")));
+}
+
+void TestReviewCli::compareOutCarriesItlAndGoodput() {
+    // compare --out with a 10 ms tick and SLOs: each mode's ITL (ticks and ms) and goodput are the figures
+    // `report` gives for that mode's own receipt (core reads the receipt there, the run in memory here).
+    const QString json = path("cmp.json");
+    const QString receipts = path("cmp-receipts");
+    const QStringList slo = {"--slo-ttft-ms", "100", "--slo-tpot-ms", "30"};
+    auto r = runCli(QStringList{"compare", kSeed, "--tick-us", "10000", "--out", json, "--receipts", receipts} + slo);
+    QCOMPARE(r.code, 0);
+    const QJsonObject doc = readJson(json);
+    QCOMPARE(doc["format"].toString(), QStringLiteral("preemptlab.compare.v1")); // additive keys: still v1
+    QCOMPARE(doc["tick_us"].toInt(), 10000);
+    QCOMPARE(doc["slos"].toObject()["ttft"].toObject()["ms"].toDouble(), 100.0);
+    QCOMPARE(doc["slos"].toObject()["tpot"].toObject()["ms"].toDouble(), 30.0);
+    const QJsonObject modes = doc["modes"].toObject();
+    QCOMPARE(modes.size(), 4);
+    for (const QString& mode : modes.keys()) {
+        const QJsonObject col = modes[mode].toObject();
+        const QString receipt = receipts + QStringLiteral("/") + mode + QStringLiteral(".receipt.json");
+        const auto rep = runCli(QStringList{"report", receipt, "--json"} + slo);
+        QCOMPARE(rep.code, 0);
+        const QJsonObject all = QJsonDocument::fromJson(rep.out).object()["groups"].toArray()[0].toObject();
+        const QJsonObject itl = all["itl"].toObject();
+        const QJsonObject itlTicks = col["itl_ticks"].toObject();
+        const QJsonObject itlMs = col["itl_ms"].toObject();
+        QCOMPARE(itlTicks["count"].toInt(), itl["count"].toInt());
+        for (const char* p : {"p50", "p90", "p99"}) {
+            const QString k = QLatin1String(p);
+            QCOMPARE(itlTicks[k].toDouble(), itl[k + QStringLiteral("_ticks")].toDouble());
+            QCOMPARE(itlMs[k].toDouble(), itl[k + QStringLiteral("_ms")].toDouble());
+            QCOMPARE(itlMs[k].toDouble(), itlTicks[k].toDouble() * 10.0); // 10 ms a tick
+        }
+        const QJsonObject good = col["goodput"].toObject();
+        QCOMPARE(good["requests"].toInt(), 3); // every request of the seed example, censored ones included
+        QCOMPARE(good["good"].toInt(), all["goodput"].toObject()["good"].toInt());
+        QCOMPARE(good["percent"].toDouble(), all["goodput"].toObject()["percent"].toDouble());
+        QCOMPARE(good["rate_unit"].toString(), QStringLiteral("req/s"));
+        QCOMPARE(good["good"].toInt() + good["censored"].toInt() <= 3, true);
+    }
+    // The CSV: the new columns after the original ones (a script reading by position still finds those).
+    const QString csv = path("cmp.csv");
+    QCOMPARE(runCli(QStringList{"compare", kSeed, "--tick-us", "10000", "--out", csv} + slo).code, 0);
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray header = f.readLine().trimmed();
+    QVERIFY2(header.contains("fallbacks_total,itl_ticks_p50,itl_ticks_p90,itl_ticks_p99,itl_ticks_max,itl_ticks_count,"
+                             "itl_ms_p50"),
+             header.constData());
+    QVERIFY2(header.endsWith("goodput_percent,goodput_rate"), header.constData());
+    // Without tick_us and SLOs: ITL in ticks only, no goodput, no slos.
+    const QString plain = path("cmp-plain.json");
+    QCOMPARE(runCli({"compare", kSeed, "--out", plain}).code, 0);
+    const QJsonObject plainDoc = readJson(plain);
+    QVERIFY(!plainDoc.contains("slos") && !plainDoc.contains("tick_us"));
+    const QJsonObject recompute = plainDoc["modes"].toObject()["recompute"].toObject();
+    QVERIFY(recompute.contains("itl_ticks") && !recompute.contains("itl_ms") && !recompute.contains("goodput"));
 }
 
 QTEST_GUILESS_MAIN(TestReviewCli)

@@ -231,7 +231,7 @@ class TestHeadless : public QObject {
         QCOMPARE(runLab(dir, args, &err), 0);
         const QDir out(bundle);
         for (const char* f : {"receipt.json", "ledger.csv", "trace.json", "distributions.csv", "window.png", "pool.png", "timeline.png", "ledger.png",
-                              "plots.png", "compare.png", "summary.md"}) {
+                              "plots.png", "distributions.png", "compare.png", "summary.md"}) {
             QVERIFY2(QFileInfo(out.filePath(QString::fromLatin1(f))).size() > 100, f);
         }
         // The comparison was drawn at the window's size, not at the size of the tab it hides behind; the plots

@@ -277,9 +277,11 @@ class TestLabGui : public QObject {
         const QString bundle = dir.filePath(QStringLiteral("bundle"));
         QVERIFY(!exportReviewBundle(*w->document(), *w->ledger()->model(), w->exportActions()->bundleViews(), bundle));
         for (const char* f : {"receipt.json", "ledger.csv", "trace.json", "distributions.csv", "summary.md", "window.png",
-                              "pool.png", "timeline.png", "ledger.png", "plots.png"}) {
+                              "pool.png", "timeline.png", "ledger.png", "plots.png", "distributions.png"}) {
             QVERIFY2(QFileInfo(QDir(bundle).filePath(QString::fromLatin1(f))).size() > 100, f);
         }
+        QVERIFY(uitest::distinctColours(QImage(QDir(bundle).filePath(QStringLiteral("distributions.png")))) > 8);
+        QVERIFY(readAll(QDir(bundle).filePath(QStringLiteral("summary.md"))).contains("![distributions.png](distributions.png)"));
         // distributions.csv is what `preemptlab-cli report receipt.json --csv` makes of the bundle's receipt.
         {
             const auto fromReceipt = pl::review::outcomesFromReceipt(
