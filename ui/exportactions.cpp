@@ -8,6 +8,7 @@
 #include "labcommandline.h"
 #include "ledgerview.h"
 #include "mainwindow.h"
+#include "sweepview.h"
 
 #include "atomic_file.h"
 #include "receipt.h"
@@ -236,6 +237,8 @@ QList<QPair<QString, QWidget*>> ExportActions::bundleViews() const {
     // The comparison only where it and the run on screen are of the workload as it is now (a stale one, or one
     // made while an edit's run was pending or after it failed, would sit beside another run's receipt).
     if (comparisonInBundle()) views.append({QStringLiteral("compare"), window_->compare()});
+    // The crossover map, when the Sweep view shows one (sweep.png and sweep.json; summary.md says what it swept).
+    if (window_->sweep()->result()) views.append({QStringLiteral("sweep"), window_->sweep()});
     return views;
 }
 

@@ -4,9 +4,11 @@
 #include "labslos.h"
 #include "ledgermodel.h"
 #include "plotswidget.h"
+#include "sweepview.h"
 
 #include "atomic_file.h"
 #include "compare_report.h"
+#include "cost/sweep.h"
 #include "receipt.h"
 #include "review/goodput.h"
 #include "review/outcomes.h"
@@ -49,6 +51,32 @@ const QString kCompareJson = QStringLiteral("compare.json");
 
 bool hasCompareView(const QList<QPair<QString, QWidget*>>& views) {
     return std::any_of(views.begin(), views.end(), [](const auto& v) { return v.first == QLatin1String("compare"); });
+}
+
+const QString kSweepJson = QStringLiteral("sweep.json");
+
+// The Sweep view among the bundle's views, when it shows a result (the crossover map), else null.
+const SweepView* sweepViewOf(const QList<QPair<QString, QWidget*>>& views) {
+    for (const auto& [stem, widget] : views) {
+        if (stem != QLatin1String("sweep")) continue;
+        const auto* view = qobject_cast<const SweepView*>(widget);
+        return view && view->result() ? view : nullptr;
+    }
+    return nullptr;
+}
+
+// summary.md's section on the crossover map: what was swept, and where the recommendation flips.
+QString sweepMarkdown(const SweepView& view) {
+    const pl::cost::SweepResult& r = *view.result();
+    QStringList axes;
+    for (const auto& a : r.spec.axes) axes << QStringLiteral("`%1`").arg(QString::fromStdString(a.key));
+    std::size_t flips = 0;
+    for (const auto& p : r.points) flips += p.flip_axes.empty() ? 0 : 1;
+    return QStringLiteral("\n## Crossover map\n\n%1 `sweep.png` draws it and `sweep.json` holds it (the bytes "
+                          "`preemptlab-cli sweep ... --out sweep.json` writes for the same grid): %2 points over %3, "
+                          "metric `%4`; the winner changes from the point before it along some axis at %5 of them.\n")
+        .arg(view.caption(), groupedNumber(static_cast<std::int64_t>(r.points.size())), axes.join(QStringLiteral(" x ")),
+             QString::fromUtf8(pl::cost::toString(r.spec.metric).data()), groupedNumber(static_cast<std::int64_t>(flips)));
 }
 
 } // namespace
@@ -280,11 +308,14 @@ QStringList reviewBundleFileNames(const QList<QPair<QString, QWidget*>>& views) 
                          QStringLiteral("distributions.csv")};
     for (const auto& view : views) names << view.first + QStringLiteral(".png");
     if (hasCompareView(views)) names << kCompareJson;
+    if (sweepViewOf(views)) names << kSweepJson;
     names << QStringLiteral("summary.md");
     return names;
 }
 
-QStringList reviewBundleOptionalFiles() { return {QStringLiteral("compare.png"), kCompareJson}; }
+QStringList reviewBundleOptionalFiles() {
+    return {QStringLiteral("compare.png"), kCompareJson, QStringLiteral("sweep.png"), kSweepJson};
+}
 
 std::string comparisonText(const pl::Workload& workload, bool csv, const std::atomic<bool>* stop,
                            std::atomic<int>* modesDone) {
@@ -315,12 +346,15 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
     const std::string csv = ledger.csv();
     const std::string madeTrace = trace ? std::string() : timelineTextOf(doc);
     const std::string distributions = distributionsCsvOf(doc);
+    const SweepView* sweep = sweepViewOf(views);
+    const std::string sweepText = sweep ? pl::cost::sweepJson(*sweep->result()).dump(2) + "\n" : std::string();
     // A view in a dock tabbed behind another (compare behind the running plots) is parked off the window at
     // the size it last had (or none): it is drawn at the window's size instead (render() lays a widget out for
     // its new size first) and given its old size back, so nothing on screen moves.
     QStringList images;
     std::vector<QByteArray> pngs;
     for (const auto& [stem, widget] : views) {
+        if (stem == QLatin1String("sweep") && !sweep) continue; // no crossover map to draw
         const QSize old = widget->size();
         const bool parked = widget->parentWidget() && widget->visibleRegion().isEmpty();
         if (parked) widget->resize(widget->window()->size());
@@ -332,7 +366,7 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
         images << name;
         pngs.push_back(std::move(*bytes));
     }
-    const QByteArray md = reviewSummaryMarkdown(doc, images, compareMarkdown).toUtf8();
+    const QByteArray md = (reviewSummaryMarkdown(doc, images, compareMarkdown) + (sweep ? sweepMarkdown(*sweep) : QString())).toUtf8();
     auto view = [](const QByteArray& b) { return std::string_view(b.constData(), static_cast<std::size_t>(b.size())); };
     auto path = [&](const QString& name) { return dir.filePath(name).toStdString(); };
     std::vector<std::pair<std::string, std::string_view>> files = {
@@ -342,10 +376,12 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
         {path(QStringLiteral("distributions.csv")), distributions}};
     for (std::size_t i = 0; i < pngs.size(); ++i) files.emplace_back(path(images[static_cast<qsizetype>(i)]), view(pngs[i]));
     if (comparison) files.emplace_back(path(kCompareJson), compareJson ? std::string_view(*compareJson) : madeCompare);
+    if (sweep) files.emplace_back(path(kSweepJson), sweepText);
     files.emplace_back(path(QStringLiteral("summary.md")), view(md));
     if (auto e = pl::writeFilesAtomically(files)) return QString::fromStdString(*e);
     for (const QString& name : reviewBundleOptionalFiles()) {
-        const bool written = images.contains(name) || (comparison && name == kCompareJson);
+        const bool written =
+            images.contains(name) || (comparison && name == kCompareJson) || (sweep && name == kSweepJson);
         if (!written && QFileInfo::exists(dir.filePath(name)) && !QFile::remove(dir.filePath(name))) {
             return dir.filePath(name) + QStringLiteral(": an earlier bundle's file could not be removed");
         }

@@ -4,6 +4,7 @@
 // its winner's mode, undoably); a Cancel leaves the view as it was; a JSON result written by the CLI shows the
 // same map as running it; a damaged file is refused naming file and field; the shard plan is core's.
 #include "labdocument.h"
+#include "exportactions.h"
 #include "mainwindow.h"
 #include "modecolors.h"
 #include "sweepactions.h"
@@ -228,6 +229,36 @@ class TestSweepView : public QObject {
         // Determinism: the same sweep again draws the same map.
         QVERIFY(runAndWait(win.get(), {kVary, {}, pl::cost::SweepMetric::MeanCompletion, 1}));
         QCOMPARE(cells(win->sweep()), expected);
+    }
+
+    // The review bundle carries the crossover map when the Sweep view shows one: sweep.png, sweep.json (the bytes
+    // `sweep --out F.json` writes: core's sweepJson of the same result) and a summary.md section; a bundle written
+    // into the same folder once the view is empty again removes both files.
+    void theBundleCarriesTheCrossoverMap() {
+        auto win = windowWith(pressured());
+        QTemporaryDir dir;
+        QVERIFY(runAndWait(win.get(), {kVary, {}, pl::cost::SweepMetric::MeanCompletion, 2}));
+        const auto error = win->exportActions()->writeBundleNow(dir.path());
+        QVERIFY2(!error, error ? qPrintable(*error) : "");
+        const auto core = std::get<SweepResult>(pl::cost::runSweep(pressured(), specOf(kVary)));
+        QCOMPARE(readAll(dir.filePath(QStringLiteral("sweep.json"))),
+                 QString::fromStdString(pl::cost::sweepJson(core).dump(2) + "\n"));
+        QVERIFY(QFileInfo(dir.filePath(QStringLiteral("sweep.png"))).size() > 0);
+        const QString md = readAll(dir.filePath(QStringLiteral("summary.md")));
+        QVERIFY2(md.contains(QStringLiteral("## Crossover map")), qPrintable(md));
+        QVERIFY2(md.contains(QStringLiteral("6 points over `capacity_blocks` x `transfer_bytes_per_tick`")), qPrintable(md));
+        // Flips: 20 (along capacity), 28's two points (along capacity, and the second along transfer too).
+        std::size_t flips = 0;
+        for (const auto& p : core.points) flips += p.flip_axes.empty() ? 0 : 1;
+        QVERIFY2(md.contains(QStringLiteral("at %1 of them").arg(flips)), qPrintable(md));
+        // Without a result on screen (a fresh window, same workload) the bundle leaves both out and removes the old ones.
+        auto fresh = windowWith(pressured());
+        QVERIFY(!fresh->sweep()->result());
+        const auto again = fresh->exportActions()->writeBundleNow(dir.path());
+        QVERIFY2(!again, again ? qPrintable(*again) : "");
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("sweep.json"))));
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("sweep.png"))));
+        QVERIFY(!readAll(dir.filePath(QStringLiteral("summary.md"))).contains(QStringLiteral("Crossover map")));
     }
 
     // Clicking a cell opens that point's run: capacity 28 and transfer 1024 (point 4), the winner's mode; Undo
