@@ -4,6 +4,7 @@
 // function per event kind) and oracle_records.cpp (records and totals).
 
 #include "oracle.h"
+#include "oracle_value.h"
 
 #include "model.h"
 #include "stop_check.h"
@@ -24,26 +25,29 @@ struct BadField {
     std::string reason;
 };
 
-inline std::int64_t intOf(const json& object, std::string_view key) {
+// Object: nlohmann::json (the receipt's top level, its totals) or Value (each event and record).
+template <typename Object>
+std::int64_t intOf(const Object& object, std::string_view key) {
     const auto it = object.find(key);
     if (it == object.end()) {
         throw BadField{"has no '" + std::string(key) + "'"};
     }
-    if (it->is_number_unsigned() && it->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxSafeInteger)) {
-        return static_cast<std::int64_t>(it->get<std::uint64_t>());
+    if (it->is_number_unsigned() && it->template get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxSafeInteger)) {
+        return static_cast<std::int64_t>(it->template get<std::uint64_t>());
     }
     if (it->is_number_integer() && !it->is_number_unsigned()) {
-        return it->get<std::int64_t>();
+        return it->template get<std::int64_t>();
     }
     throw BadField{"has '" + std::string(key) + "' = " + it->dump() + ", not an integer within 2^53"};
 }
 
-inline std::string strOf(const json& object, std::string_view key) {
+template <typename Object>
+std::string strOf(const Object& object, std::string_view key) {
     const auto it = object.find(key);
     if (it == object.end() || !it->is_string()) {
         throw BadField{"has no string '" + std::string(key) + "'"};
     }
-    return it->get<std::string>();
+    return it->template get<std::string>();
 }
 
 inline std::int64_t mul(std::int64_t a, std::int64_t b) {
@@ -161,12 +165,32 @@ class Oracle {
 
     void event(const json& e) {
         stop_.step();
-        checkEvent(e, eventCount_++);
+        checkEvent(reader_.view(e), eventCount_++);
     }
 
     void record(const json& r) {
         stop_.step();
-        checkRecord(r, recordCount_++, seenRecords_);
+        checkRecord(reader_.view(r), recordCount_++, seenRecords_);
+    }
+
+    // One line of receipt text: read without a document where it is plain JSON (oracle_value.h), else parsed
+    // by nlohmann_json as event() is given it (a line that is not JSON throws its parse_error).
+    void eventLine(std::string_view line) {
+        if (const Value* v = reader_.readLine(line)) {
+            stop_.step();
+            checkEvent(*v, eventCount_++);
+        } else {
+            event(json::parse(line));
+        }
+    }
+
+    void recordLine(std::string_view line) {
+        if (const Value* v = reader_.readLine(line)) {
+            stop_.step();
+            checkRecord(*v, recordCount_++, seenRecords_);
+        } else {
+            record(json::parse(line));
+        }
     }
 
     OracleReport end(const json& receipt) {
@@ -197,7 +221,7 @@ class Oracle {
         }
     }
 
-    void checkEvent(const json& e, std::int64_t index) {
+    void checkEvent(const Value& e, std::int64_t index) {
         std::string where = "event " + n(index);
         try {
             if (!e.is_object()) {
@@ -245,7 +269,7 @@ class Oracle {
         }
     }
 
-    void dispatch(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
+    void dispatch(const std::string& kind, const Value& e, const std::string& where, Track& t, std::int64_t seq,
                   std::int64_t tick) {
         if (kind == "arrive") {
             onArrive(where, t, tick);
@@ -271,7 +295,7 @@ class Oracle {
     }
 
     // Occupancy, capacity and host memory, wherever an event reports them.
-    void checkCommon(const json& e, const std::string& where) {
+    void checkCommon(const Value& e, const std::string& where) {
         const Config& c = workload_.config;
         if (e.contains("capacity_blocks") && intOf(e, "capacity_blocks") != c.capacity_blocks) {
             add(where + ": capacity_blocks is " + n(intOf(e, "capacity_blocks")) + " but the workload's is " +
@@ -292,7 +316,7 @@ class Oracle {
         }
     }
 
-    void checkGenerated(const json& e, const std::string& where, Track& t) {
+    void checkGenerated(const Value& e, const std::string& where, Track& t) {
         if (!e.contains("generated_tokens")) {
             return;
         }
@@ -306,7 +330,7 @@ class Oracle {
         t.generated = std::max(t.generated, g);
     }
 
-    void checkPressure(const json& e, const std::string& where) {
+    void checkPressure(const Value& e, const std::string& where) {
         ++sums_.pressure;
         const std::string trigger = strOf(e, "trigger");
         const bool requestCap =
@@ -336,7 +360,7 @@ class Oracle {
         t.arrived = true;
     }
 
-    void onAdmit(const json& e, const std::string& where, Track& t) {
+    void onAdmit(const Value& e, const std::string& where, Track& t) {
         checkNoAdmissionAfterEviction(e, where);
         if (prefix_) {
             const std::int64_t cached = intOf(e, "cached_tokens");
@@ -358,7 +382,7 @@ class Oracle {
         t.running = on;
     }
 
-    void onFirstToken(const json& e, const std::string& where, Track& t, std::int64_t tick) {
+    void onFirstToken(const Value& e, const std::string& where, Track& t, std::int64_t tick) {
         if (intOf(e, "generated_tokens") != 1) {
             add(where + ": first_token has generated_tokens " + n(intOf(e, "generated_tokens")) + ", not 1");
         }
@@ -376,7 +400,7 @@ class Oracle {
         }
     }
 
-    static Recovery modeOf(const json& e) {
+    static Recovery modeOf(const Value& e) {
         const std::string mode = strOf(e, "mode");
         const auto parsed = parseRecovery(mode);
         if (!parsed || *parsed == Recovery::Adaptive) {
@@ -385,19 +409,19 @@ class Oracle {
         return *parsed;
     }
 
-    void onEvict(const json& e, const std::string& where, Track& t, std::int64_t seq);
-    void onSwapOutDone(const json& e, const std::string& where, Track& t);
-    void onResume(const json& e, const std::string& where, Track& t);
-    void onSwapInDone(const json& e, const std::string& where, Track& t);
-    void onReplayDone(const json& e, const std::string& where, Track& t);
+    void onEvict(const Value& e, const std::string& where, Track& t, std::int64_t seq);
+    void onSwapOutDone(const Value& e, const std::string& where, Track& t);
+    void onResume(const Value& e, const std::string& where, Track& t);
+    void onSwapInDone(const Value& e, const std::string& where, Track& t);
+    void onReplayDone(const Value& e, const std::string& where, Track& t);
     void recoveryEnded(const std::string& where, Track& t);
-    void checkNoAdmissionAfterEviction(const json& e, const std::string& where);
-    void checkCandidates(const json& e, const json& cands, const std::string& where);
-    void checkVictim(const json& e, const json& cands, const std::string& where);
-    void onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
+    void checkNoAdmissionAfterEviction(const Value& e, const std::string& where);
+    void checkCandidates(const Value& e, const Value& cands, const std::string& where);
+    void checkVictim(const Value& e, const Value& cands, const std::string& where);
+    void onEnding(const std::string& kind, const Value& e, const std::string& where, Track& t, std::int64_t seq,
                   std::int64_t tick);
     void endRecords(const json& receipt);
-    void checkRecord(const json& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen);
+    void checkRecord(const Value& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen);
     void checkTotals(const json& receipt);
 
     // Prefix sharing (the workload has prefix_blocks): cached_tokens on an admit or resume is whole blocks
@@ -416,7 +440,7 @@ class Oracle {
         }
     }
     // shared_blocks of an event, which exists only in receipts of workloads with prefix_blocks.
-    std::int64_t sharedOf(const json& e, const std::string& where) {
+    std::int64_t sharedOf(const Value& e, const std::string& where) {
         if (!prefix_) {
             return 0;
         }
@@ -439,6 +463,7 @@ class Oracle {
         return t.spec->prompt_tokens + generated - (generated > 0 ? pending_ : 0);
     }
     StopCheck stop_; // read per event and per record
+    ValueReader reader_; // the event or record being checked
     std::int64_t eventCount_ = 0;
     std::size_t recordCount_ = 0;
     std::unordered_map<std::string, std::size_t> seenRecords_; // record index per request id

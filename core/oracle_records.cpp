@@ -20,7 +20,7 @@ void Oracle::endRecords(const json& receipt) {
     }
 }
 
-void Oracle::checkRecord(const json& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen) {
+void Oracle::checkRecord(const Value& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen) {
     std::string where = "record " + n(static_cast<std::int64_t>(index));
     try {
         const std::string id = strOf(record, "id");
