@@ -8,7 +8,7 @@
 
 namespace pl::oracle_detail {
 
-void Oracle::onEvict(const Value& e, const std::string& where, Track& t, std::int64_t seq) {
+void Oracle::onEvict(const Value& e, const EventWhere& where, Track& t, std::int64_t seq) {
     const Config& c = workload_.config;
     const Recovery mode = modeOf(e);
     const std::int64_t prompt = intOf(e, "prompt_tokens");
@@ -155,7 +155,7 @@ void Oracle::onEvict(const Value& e, const std::string& where, Track& t, std::in
     t.replayPending = false;
 }
 
-void Oracle::onSwapOutDone(const Value& e, const std::string& where, Track& t) {
+void Oracle::onSwapOutDone(const Value& e, const EventWhere& where, Track& t) {
     const std::int64_t bytes = intOf(e, "swap_out_bytes");
     const std::int64_t freed = intOf(e, "freed_blocks") + sharedOf(e, where);
     if (!t.swapOutPending) {
@@ -173,7 +173,7 @@ void Oracle::onSwapOutDone(const Value& e, const std::string& where, Track& t) {
     t.swapOutPending = false;
 }
 
-void Oracle::onResume(const Value& e, const std::string& where, Track& t) {
+void Oracle::onResume(const Value& e, const EventWhere& where, Track& t) {
     checkNoAdmissionAfterEviction(e, where);
     if (!t.evicted) {
         add(where + ": resume without a preceding eviction");
@@ -241,7 +241,7 @@ void Oracle::onResume(const Value& e, const std::string& where, Track& t) {
 // The recovery finished (its copy back landed and its replay is done): the context is whole again, that is
 // prompt + generated for a request that had sampled a token, and no more than its prompt otherwise (a request
 // evicted during its first prefill owes what it had prefilled, and goes on to prefill the rest).
-void Oracle::recoveryEnded(const std::string& where, Track& t) {
+void Oracle::recoveryEnded(const EventWhere& where, Track& t) {
     const std::int64_t whole = wholeContext(t, t.evictGenerated);
     if (t.evictGenerated > 0 ? t.recoveryEnd != whole : t.recoveryEnd > whole) {
         add(where + ": the recovery from the eviction at seq " + n(t.evictSeq) + " ends with a context of " +
@@ -252,7 +252,7 @@ void Oracle::recoveryEnded(const std::string& where, Track& t) {
 
 // Engine profiles: vllm-v1 admits nobody in a step that preempted ("if not preempted_reqs"); sglang retracts
 // only in a decode step, which admits nobody.
-void Oracle::checkNoAdmissionAfterEviction(const Value& e, const std::string& where) {
+void Oracle::checkNoAdmissionAfterEviction(const Value& e, const EventWhere& where) {
     const EngineProfile profile = workload_.policy.engine_profile;
     if ((profile == EngineProfile::VllmV1 || profile == EngineProfile::Sglang) && intOf(e, "tick") == lastEvictTick_) {
         add(where + ": admitted in a step that preempted (" + std::string(toString(workload_.policy.engine_profile)) +
@@ -265,7 +265,7 @@ void Oracle::checkNoAdmissionAfterEviction(const Value& e, const std::string& wh
 // (v2, docs/receipt.md "evict") lists kListedCandidates and says how many it left out, and the listed and the
 // left out together are no more than were running; which ones are listed (the greatest keys) follows from the
 // victim check below, since the victim is the greatest of all.
-void Oracle::checkCandidates(const Value& e, const Value& cands, const std::string& where) {
+void Oracle::checkCandidates(const Value& e, const Value& cands, const EventWhere& where) {
     std::int64_t omitted = 0;
     const auto listed = static_cast<std::int64_t>(cands.size());
     if (e.contains("candidates_omitted")) {
@@ -371,7 +371,7 @@ const Value* greatestCandidate(const Value& cands, Key key) {
 // arrival_tick, id); sglang (fewest-decoded): retract_decode's fewest output tokens, then the longest prompt,
 // then the latest in the batch. Otherwise (tick-model-1, or a what-if rule under vllm-v1 or sglang) the
 // policy's victim rule.
-void Oracle::checkVictim(const Value& e, const Value& cands, const std::string& where) {
+void Oracle::checkVictim(const Value& e, const Value& cands, const EventWhere& where) {
     const EngineProfile profile = workload_.policy.engine_profile;
     const VictimRule rule = workload_.policy.victim_rule;
     if (profile == EngineProfile::TrtllmGuaranteedNoEvict) {
@@ -430,7 +430,7 @@ void Oracle::checkVictim(const Value& e, const Value& cands, const std::string& 
     }
 }
 
-void Oracle::onSwapInDone(const Value& e, const std::string& where, Track& t) {
+void Oracle::onSwapInDone(const Value& e, const EventWhere& where, Track& t) {
     const std::int64_t bytes = intOf(e, "swap_in_bytes");
     if (!t.swapInPending) {
         add(where + ": swap_in_done without a swap-in in flight");
@@ -446,7 +446,7 @@ void Oracle::onSwapInDone(const Value& e, const std::string& where, Track& t) {
     }
 }
 
-void Oracle::onReplayDone(const Value& e, const std::string& where, Track& t) {
+void Oracle::onReplayDone(const Value& e, const EventWhere& where, Track& t) {
     const std::int64_t replay = intOf(e, "replay_tokens");
     if (!t.replayPending) {
         add(where + ": replay_done without a replay in progress");
@@ -463,7 +463,7 @@ void Oracle::onReplayDone(const Value& e, const std::string& where, Track& t) {
     recoveryEnded(where, t);
 }
 
-void Oracle::onEnding(const std::string& kind, const Value& e, const std::string& where, Track& t, std::int64_t seq,
+void Oracle::onEnding(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
                       std::int64_t tick) {
     const std::int64_t generated = intOf(e, "generated_tokens");
     const std::int64_t released = intOf(e, "freed_blocks") + sharedOf(e, where);

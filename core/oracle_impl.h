@@ -62,6 +62,48 @@ inline std::int64_t ceilOf(std::int64_t a, std::int64_t b) { return a <= 0 ? 0 :
 
 inline std::string n(std::int64_t v) { return std::to_string(v); }
 
+// The event a violation is in, as its sentence names it: "event 3" before its seq, tick and kind are read,
+// "event seq 7 (pressure, tick 1)", "event seq 7 (evict of r2, tick 1)". The text is made only when a violation
+// is reported (`where + ": ..."`); making it for every event cost more than most checks. The kind and id
+// viewed must outlive it.
+class EventWhere {
+  public:
+    explicit EventWhere(std::int64_t index) : index_(index) {}
+    void at(std::int64_t seq, std::int64_t tick, std::string_view kind) {
+        seq_ = seq;
+        tick_ = tick;
+        kind_ = kind;
+        read_ = true;
+    }
+    void of(std::string_view id) {
+        id_ = id;
+        named_ = true;
+    }
+    std::string text() const {
+        if (!read_) {
+            return "event " + n(index_);
+        }
+        std::string out = "event seq " + n(seq_) + " (";
+        out += kind_;
+        if (named_) {
+            out += " of ";
+            out += id_;
+        }
+        out += ", tick " + n(tick_) + ")";
+        return out;
+    }
+    friend std::string operator+(const EventWhere& where, std::string_view rest) {
+        std::string out = where.text();
+        out += rest;
+        return out;
+    }
+
+  private:
+    std::int64_t index_, seq_ = 0, tick_ = 0;
+    std::string_view kind_, id_;
+    bool read_ = false, named_ = false;
+};
+
 // Per-request state while the events are replayed.
 struct Track {
     const RequestSpec* spec = nullptr;
@@ -222,15 +264,16 @@ class Oracle {
     }
 
     void checkEvent(const Value& e, std::int64_t index) {
-        std::string where = "event " + n(index);
+        std::string kind, id; // named by `where` (in the catch too)
+        EventWhere where{index};
         try {
             if (!e.is_object()) {
                 throw BadField{"is not an object"};
             }
             const std::int64_t seq = intOf(e, "seq");
             const std::int64_t tick = intOf(e, "tick");
-            const std::string kind = strOf(e, "kind");
-            where = "event seq " + n(seq) + " (" + kind + ", tick " + n(tick) + ")";
+            kind = strOf(e, "kind");
+            where.at(seq, tick, kind);
             if (seq != index) {
                 add(where + ": seq is " + n(seq) + " but it is event number " + n(index) + " (seq must count 0,1,2,...)");
             }
@@ -249,13 +292,13 @@ class Oracle {
                 checkPressure(e, where);
                 return;
             }
-            const std::string id = strOf(e, "request");
+            id = strOf(e, "request");
             const auto it = tracks_.find(id);
             if (it == tracks_.end()) {
                 add(where + ": names request " + id + ", which is not in the workload");
                 return;
             }
-            where = "event seq " + n(seq) + " (" + kind + " of " + id + ", tick " + n(tick) + ")";
+            where.of(id);
             checkCommon(e, where);
             Track& t = it->second;
             if (!t.ending.empty()) {
@@ -269,7 +312,7 @@ class Oracle {
         }
     }
 
-    void dispatch(const std::string& kind, const Value& e, const std::string& where, Track& t, std::int64_t seq,
+    void dispatch(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
                   std::int64_t tick) {
         if (kind == "arrive") {
             onArrive(where, t, tick);
@@ -295,7 +338,7 @@ class Oracle {
     }
 
     // Occupancy, capacity and host memory, wherever an event reports them.
-    void checkCommon(const Value& e, const std::string& where) {
+    void checkCommon(const Value& e, const EventWhere& where) {
         const Config& c = workload_.config;
         if (e.contains("capacity_blocks") && intOf(e, "capacity_blocks") != c.capacity_blocks) {
             add(where + ": capacity_blocks is " + n(intOf(e, "capacity_blocks")) + " but the workload's is " +
@@ -316,7 +359,7 @@ class Oracle {
         }
     }
 
-    void checkGenerated(const Value& e, const std::string& where, Track& t) {
+    void checkGenerated(const Value& e, const EventWhere& where, Track& t) {
         if (!e.contains("generated_tokens")) {
             return;
         }
@@ -330,7 +373,7 @@ class Oracle {
         t.generated = std::max(t.generated, g);
     }
 
-    void checkPressure(const Value& e, const std::string& where) {
+    void checkPressure(const Value& e, const EventWhere& where) {
         ++sums_.pressure;
         const std::string trigger = strOf(e, "trigger");
         const bool requestCap =
@@ -350,7 +393,7 @@ class Oracle {
         }
     }
 
-    void onArrive(const std::string& where, Track& t, std::int64_t tick) {
+    void onArrive(const EventWhere& where, Track& t, std::int64_t tick) {
         if (t.events > 0 || t.arrived) {
             add(where + ": arrive is not the request's first event");
         }
@@ -360,7 +403,7 @@ class Oracle {
         t.arrived = true;
     }
 
-    void onAdmit(const Value& e, const std::string& where, Track& t) {
+    void onAdmit(const Value& e, const EventWhere& where, Track& t) {
         checkNoAdmissionAfterEviction(e, where);
         if (prefix_) {
             const std::int64_t cached = intOf(e, "cached_tokens");
@@ -382,7 +425,7 @@ class Oracle {
         t.running = on;
     }
 
-    void onFirstToken(const Value& e, const std::string& where, Track& t, std::int64_t tick) {
+    void onFirstToken(const Value& e, const EventWhere& where, Track& t, std::int64_t tick) {
         if (intOf(e, "generated_tokens") != 1) {
             add(where + ": first_token has generated_tokens " + n(intOf(e, "generated_tokens")) + ", not 1");
         }
@@ -409,16 +452,16 @@ class Oracle {
         return *parsed;
     }
 
-    void onEvict(const Value& e, const std::string& where, Track& t, std::int64_t seq);
-    void onSwapOutDone(const Value& e, const std::string& where, Track& t);
-    void onResume(const Value& e, const std::string& where, Track& t);
-    void onSwapInDone(const Value& e, const std::string& where, Track& t);
-    void onReplayDone(const Value& e, const std::string& where, Track& t);
-    void recoveryEnded(const std::string& where, Track& t);
-    void checkNoAdmissionAfterEviction(const Value& e, const std::string& where);
-    void checkCandidates(const Value& e, const Value& cands, const std::string& where);
-    void checkVictim(const Value& e, const Value& cands, const std::string& where);
-    void onEnding(const std::string& kind, const Value& e, const std::string& where, Track& t, std::int64_t seq,
+    void onEvict(const Value& e, const EventWhere& where, Track& t, std::int64_t seq);
+    void onSwapOutDone(const Value& e, const EventWhere& where, Track& t);
+    void onResume(const Value& e, const EventWhere& where, Track& t);
+    void onSwapInDone(const Value& e, const EventWhere& where, Track& t);
+    void onReplayDone(const Value& e, const EventWhere& where, Track& t);
+    void recoveryEnded(const EventWhere& where, Track& t);
+    void checkNoAdmissionAfterEviction(const Value& e, const EventWhere& where);
+    void checkCandidates(const Value& e, const Value& cands, const EventWhere& where);
+    void checkVictim(const Value& e, const Value& cands, const EventWhere& where);
+    void onEnding(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
                   std::int64_t tick);
     void endRecords(const json& receipt);
     void checkRecord(const Value& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen);
@@ -428,7 +471,7 @@ class Oracle {
     // of the request's declared prefix, and leaves at least one token of `context` to compute. With vLLM's
     // enable_prefix_caching a resume may also hit its own blocks: at most the full blocks of what it owed
     // (`owned` tokens; it never computed more of its own before).
-    void checkCached(std::int64_t cached, std::int64_t context, const std::string& where, const Track& t,
+    void checkCached(std::int64_t cached, std::int64_t context, const EventWhere& where, const Track& t,
                      std::int64_t owned = 0) {
         const std::int64_t bs = workload_.config.block_size_tokens;
         const auto declared = static_cast<std::int64_t>(t.spec->prefix_blocks.size());
@@ -440,7 +483,7 @@ class Oracle {
         }
     }
     // shared_blocks of an event, which exists only in receipts of workloads with prefix_blocks.
-    std::int64_t sharedOf(const Value& e, const std::string& where) {
+    std::int64_t sharedOf(const Value& e, const EventWhere& where) {
         if (!prefix_) {
             return 0;
         }

@@ -27,7 +27,10 @@ namespace {
 // receipt's own names (printable ASCII, written as they are); the values share one buffer.
 class ObjectWriter {
   public:
-    ObjectWriter() { fields_.reserve(24); }
+    ObjectWriter() {
+        fields_.reserve(24);
+        values_.reserve(256);
+    }
     void integer(std::string_view key, std::int64_t v) {
         char digits[24];
         const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
@@ -53,7 +56,15 @@ class ObjectWriter {
         }
     }
     std::string str() {
-        std::sort(fields_.begin(), fields_.end(), [](const Field& a, const Field& b) { return a.key < b.key; });
+        // Insertion sort: at most a couple of dozen keys, which nearly always differ in their first byte.
+        for (std::size_t i = 1; i < fields_.size(); ++i) {
+            const Field f = fields_[i];
+            std::size_t j = i;
+            for (; j > 0 && before(f.key, fields_[j - 1].key); --j) {
+                fields_[j] = fields_[j - 1];
+            }
+            fields_[j] = f;
+        }
         std::size_t size = 2 + fields_.size() * 4;
         for (const Field& f : fields_) {
             size += f.key.size() + f.size;
@@ -94,6 +105,13 @@ class ObjectWriter {
     }
 
   private:
+    // Byte order, as std::string_view's operator<, deciding on the first byte where it can.
+    static bool before(std::string_view a, std::string_view b) {
+        if (!a.empty() && !b.empty() && a.front() != b.front()) {
+            return static_cast<unsigned char>(a.front()) < static_cast<unsigned char>(b.front());
+        }
+        return a < b;
+    }
     struct Field {
         std::string_view key;
         std::size_t begin = 0, size = 0; // the value in values_
@@ -144,22 +162,47 @@ std::string fallbackText(const Workload& w, const Event& e) {
     return {};
 }
 
-std::string candidateJson(const Workload& w, const RunResult& run, const Candidate& c, bool tenantBlocks = false) {
-    ObjectWriter o;
+// One candidate's object appended to `out`, its keys written in byte order (what ObjectWriter would sort them
+// into; an evict lists up to 8 candidates, and a writer each was most of the evict's cost).
+void appendCandidate(std::string& out, const Workload& w, const RunResult& run, const Candidate& c,
+                     bool tenantBlocks) {
+    bool first = true;
+    const auto key = [&](std::string_view k) {
+        out += first ? "{\"" : ",\"";
+        first = false;
+        out += k;
+        out += "\":";
+    };
+    const auto integer = [&](std::string_view k, std::int64_t v) {
+        key(k);
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+        out.append(digits, static_cast<std::size_t>(end - digits));
+    };
+    const auto string = [&](std::string_view k, std::string_view v) {
+        key(k);
+        if (ObjectWriter::plain(v)) {
+            out += '"';
+            out += v;
+            out += '"';
+        } else {
+            out += ObjectWriter::quote(v);
+        }
+    };
+    integer("admit_seq", c.admit_seq);
+    integer("arrival_tick", c.arrival_tick);
+    integer("blocks", c.blocks);
+    integer("context_tokens", c.context_tokens);
+    integer("generated_tokens", c.generated_tokens);
+    string("id", w.requests[static_cast<std::size_t>(c.request)].id);
+    integer("max_output_tokens", c.max_output_tokens);
+    integer("priority", c.priority);
+    integer("prompt_tokens", c.prompt_tokens);
+    string("tenant", run.tenants[static_cast<std::size_t>(c.tenant)]);
     if (tenantBlocks) {
-        o.integer("tenant_blocks", c.tenant_blocks);
+        integer("tenant_blocks", c.tenant_blocks);
     }
-    o.string("id", w.requests[static_cast<std::size_t>(c.request)].id);
-    o.integer("priority", c.priority);
-    o.integer("arrival_tick", c.arrival_tick);
-    o.integer("admit_seq", c.admit_seq);
-    o.string("tenant", run.tenants[static_cast<std::size_t>(c.tenant)]);
-    o.integer("prompt_tokens", c.prompt_tokens);
-    o.integer("generated_tokens", c.generated_tokens);
-    o.integer("context_tokens", c.context_tokens);
-    o.integer("max_output_tokens", c.max_output_tokens);
-    o.integer("blocks", c.blocks);
-    return o.str();
+    out += '}';
 }
 
 // A request's workload fields (all but prefix_blocks), as the record and the embedded workload write them.
@@ -590,12 +633,14 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
         const std::int64_t count = v1 ? e.all_candidates_count : e.candidates_count;
         const std::int64_t omitted = e.candidates_total - count;
         const bool tenantBlocks = omitted > 0 && w.policy.victim_rule == VictimRule::TenantFair;
-        std::string cands = "[";
+        std::string cands;
+        cands.reserve(static_cast<std::size_t>(count) * 220 + 2);
+        cands += '[';
         for (std::int64_t i = 0; i < count; ++i) {
             if (i > 0) {
                 cands += ',';
             }
-            cands += candidateJson(w, run, list[static_cast<std::size_t>(begin + i)], tenantBlocks);
+            appendCandidate(cands, w, run, list[static_cast<std::size_t>(begin + i)], tenantBlocks);
         }
         cands += ']';
         o.raw("candidates", cands);
