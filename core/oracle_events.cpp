@@ -290,13 +290,13 @@ void Oracle::checkCandidates(const Value& e, const Value& cands, const EventWher
             continue;
         }
         const std::string id = strOf(c, "id");
-        const auto it = tracks_.find(id);
-        if (it == tracks_.end()) {
+        const Track* track = tracks_.find(id);
+        if (track == nullptr) {
             add(where + ": candidate " + id + " is not a workload request");
             continue;
         }
-        ids.push_back(it->first);
-        const Track& ct = it->second;
+        const Track& ct = *track;
+        ids.push_back(ct.spec->id);
         if (!ct.running) {
             add(where + ": candidate " + id + " was not running");
         } else if (ct.swapInPending) {
@@ -380,8 +380,8 @@ void Oracle::checkVictim(const Value& e, const Value& cands, const EventWhere& w
         return;
     }
     const auto byArrival = [&](const Value& c) {
-        const auto it = tracks_.find(strOf(c, "id"));
-        return std::make_tuple(intOf(c, "priority"), it == tracks_.end() ? 0 : it->second.spec->arrival_tick,
+        const Track* track = tracks_.find(strOf(c, "id"));
+        return std::make_tuple(intOf(c, "priority"), track == nullptr ? 0 : track->spec->arrival_tick,
                                strOf(c, "id"));
     };
     const Value* expected = nullptr;

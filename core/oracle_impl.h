@@ -13,7 +13,8 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
+#include <functional>
+#include <vector>
 #include <utility>
 
 namespace pl::oracle_detail {
@@ -138,6 +139,63 @@ struct Track {
     bool replayPending = false;
 };
 
+// The per-request states by request id: the tracks in workload order and an open-addressing table of their
+// indices, at most half full (a std::unordered_map of a million ids was a tenth of a million-request receipt's
+// time), and the record seen for each request.
+class Tracks {
+  public:
+    void assign(const std::vector<RequestSpec>& requests) {
+        tracks_.assign(requests.size(), Track{});
+        records_.assign(requests.size(), kNone);
+        std::size_t size = 16;
+        while (size < requests.size() * 2) {
+            size *= 2;
+        }
+        slots_.assign(size, kNone);
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            tracks_[i].spec = &requests[i];
+            std::size_t s = slotOf(requests[i].id);
+            if (slots_[s] != kNone) { // the same id again (a valid workload has none): it names the later one
+                tracks_[slots_[s]].spec = &requests[i];
+            } else {
+                slots_[s] = i;
+            }
+        }
+    }
+    // The request's state, or nullptr when the workload has no request with this id.
+    Track* find(std::string_view id) {
+        const std::size_t s = slotOf(id);
+        return slots_.empty() || slots_[s] == kNone ? nullptr : &tracks_[slots_[s]];
+    }
+    // The index of the record that named this request first, or kNone; `record` when it is the first.
+    std::size_t firstRecord(const Track& t, std::size_t record) {
+        std::size_t& first = records_[static_cast<std::size_t>(&t - tracks_.data())];
+        if (first == kNone) {
+            first = record;
+        }
+        return first;
+    }
+    bool hasRecord(const Track& t) const { return records_[static_cast<std::size_t>(&t - tracks_.data())] != kNone; }
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+  private:
+    // The slot holding `id`, or the empty one where it would go.
+    std::size_t slotOf(std::string_view id) const {
+        if (slots_.empty()) {
+            return 0;
+        }
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t s = std::hash<std::string_view>{}(id) & mask;
+        while (slots_[s] != kNone && tracks_[slots_[s]].spec->id != id) {
+            s = (s + 1) & mask;
+        }
+        return s;
+    }
+    std::vector<Track> tracks_;
+    std::vector<std::size_t> records_;
+    std::vector<std::size_t> slots_;
+};
+
 struct Sums {
     std::int64_t evictions = 0, freedBlocks = 0, replayTokens = 0, swapOutBytes = 0, swapInBytes = 0;
     std::int64_t completed = 0, censored = 0, pressure = 0, peakHostSeen = 0, lastNonCensorTick = -1;
@@ -198,8 +256,8 @@ class Oracle {
         // vllm-v1 with enable_prefix_caching caches every full block a request computes, under ids of its own.
         ownCache_ = workload_.config.enable_prefix_caching && workload_.policy.engine_profile == EngineProfile::VllmV1;
         prefix_ = ownCache_;
+        tracks_.assign(workload_.requests);
         for (const auto& r : workload_.requests) {
-            tracks_[r.id].spec = &r;
             prefix_ = prefix_ || !r.prefix_blocks.empty();
         }
         return true;
@@ -212,7 +270,7 @@ class Oracle {
 
     void record(const json& r) {
         stop_.step();
-        checkRecord(reader_.view(r), recordCount_++, seenRecords_);
+        checkRecord(reader_.view(r), recordCount_++);
     }
 
     // One line of receipt text: read without a document where it is plain JSON (oracle_value.h), else parsed
@@ -229,7 +287,7 @@ class Oracle {
     void recordLine(std::string_view line) {
         if (const Value* v = reader_.readLine(line)) {
             stop_.step();
-            checkRecord(*v, recordCount_++, seenRecords_);
+            checkRecord(*v, recordCount_++);
         } else {
             record(json::parse(line));
         }
@@ -293,14 +351,14 @@ class Oracle {
                 return;
             }
             id = strOf(e, "request");
-            const auto it = tracks_.find(id);
-            if (it == tracks_.end()) {
+            Track* track = tracks_.find(id);
+            if (track == nullptr) {
                 add(where + ": names request " + id + ", which is not in the workload");
                 return;
             }
             where.of(id);
             checkCommon(e, where);
-            Track& t = it->second;
+            Track& t = *track;
             if (!t.ending.empty()) {
                 add(where + ": " + id + " already ended with '" + t.ending + "' at seq " + n(t.endingSeq));
             }
@@ -464,7 +522,7 @@ class Oracle {
     void onEnding(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
                   std::int64_t tick);
     void endRecords(const json& receipt);
-    void checkRecord(const Value& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen);
+    void checkRecord(const Value& record, std::size_t index);
     void checkTotals(const json& receipt);
 
     // Prefix sharing (the workload has prefix_blocks): cached_tokens on an admit or resume is whole blocks
@@ -509,9 +567,8 @@ class Oracle {
     ValueReader reader_; // the event or record being checked
     std::int64_t eventCount_ = 0;
     std::size_t recordCount_ = 0;
-    std::unordered_map<std::string, std::size_t> seenRecords_; // record index per request id
     Workload workload_;
-    std::unordered_map<std::string, Track> tracks_;
+    Tracks tracks_; // with the records seen
     Sums sums_;
     std::int64_t lastTick_ = 0;
     OracleReport report_;

@@ -125,6 +125,52 @@ class ObjectWriter {
     }
 };
 
+// An object written in the order its fields are given, which is byte order of their keys (the callers list
+// them so; test_sample_hashes pins the bytes): what ObjectWriter makes, without a field list or a sort, for the
+// lines a receipt has most of (candidates, records, workload requests).
+class SortedObject {
+  public:
+    explicit SortedObject(std::string& out) : out_(out) { out_ += '{'; }
+    void integer(std::string_view key, std::int64_t v) {
+        name(key);
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+        out_.append(digits, static_cast<std::size_t>(end - digits));
+    }
+    void string(std::string_view key, std::string_view v) {
+        name(key);
+        if (ObjectWriter::plain(v)) {
+            out_ += '"';
+            out_ += v;
+            out_ += '"';
+        } else {
+            out_ += ObjectWriter::quote(v);
+        }
+    }
+    void raw(std::string_view key, std::string_view v) {
+        name(key);
+        out_ += v;
+    }
+    void nullableInteger(std::string_view key, std::int64_t v) {
+        if (v < 0) {
+            raw(key, "null");
+        } else {
+            integer(key, v);
+        }
+    }
+    void close() { out_ += '}'; }
+
+  private:
+    void name(std::string_view key) {
+        out_ += first_ ? "\"" : ",\"";
+        first_ = false;
+        out_ += key;
+        out_ += "\":";
+    }
+    std::string& out_;
+    bool first_ = true;
+};
+
 std::string fallbackText(const Workload& w, const Event& e) {
     const auto& c = w.config;
     switch (e.fallback) {
@@ -162,80 +208,57 @@ std::string fallbackText(const Workload& w, const Event& e) {
     return {};
 }
 
-// One candidate's object appended to `out`, its keys written in byte order (what ObjectWriter would sort them
-// into; an evict lists up to 8 candidates, and a writer each was most of the evict's cost).
+// One candidate's object appended to `out` (an evict lists up to 8).
 void appendCandidate(std::string& out, const Workload& w, const RunResult& run, const Candidate& c,
                      bool tenantBlocks) {
-    bool first = true;
-    const auto key = [&](std::string_view k) {
-        out += first ? "{\"" : ",\"";
-        first = false;
-        out += k;
-        out += "\":";
-    };
-    const auto integer = [&](std::string_view k, std::int64_t v) {
-        key(k);
-        char digits[24];
-        const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
-        out.append(digits, static_cast<std::size_t>(end - digits));
-    };
-    const auto string = [&](std::string_view k, std::string_view v) {
-        key(k);
-        if (ObjectWriter::plain(v)) {
-            out += '"';
-            out += v;
-            out += '"';
-        } else {
-            out += ObjectWriter::quote(v);
-        }
-    };
-    integer("admit_seq", c.admit_seq);
-    integer("arrival_tick", c.arrival_tick);
-    integer("blocks", c.blocks);
-    integer("context_tokens", c.context_tokens);
-    integer("generated_tokens", c.generated_tokens);
-    string("id", w.requests[static_cast<std::size_t>(c.request)].id);
-    integer("max_output_tokens", c.max_output_tokens);
-    integer("priority", c.priority);
-    integer("prompt_tokens", c.prompt_tokens);
-    string("tenant", run.tenants[static_cast<std::size_t>(c.tenant)]);
+    SortedObject o(out);
+    o.integer("admit_seq", c.admit_seq);
+    o.integer("arrival_tick", c.arrival_tick);
+    o.integer("blocks", c.blocks);
+    o.integer("context_tokens", c.context_tokens);
+    o.integer("generated_tokens", c.generated_tokens);
+    o.string("id", w.requests[static_cast<std::size_t>(c.request)].id);
+    o.integer("max_output_tokens", c.max_output_tokens);
+    o.integer("priority", c.priority);
+    o.integer("prompt_tokens", c.prompt_tokens);
+    o.string("tenant", run.tenants[static_cast<std::size_t>(c.tenant)]);
     if (tenantBlocks) {
-        integer("tenant_blocks", c.tenant_blocks);
+        o.integer("tenant_blocks", c.tenant_blocks);
     }
-    out += '}';
+    o.close();
 }
 
-// A request's workload fields (all but prefix_blocks), as the record and the embedded workload write them.
-void specFields(ObjectWriter& o, const RequestSpec& spec) {
-    o.string("id", spec.id);
-    o.integer("arrival_tick", spec.arrival_tick);
-    o.integer("prompt_tokens", spec.prompt_tokens);
-    o.integer("output_tokens", spec.output_tokens);
-    o.integer("max_output_tokens", spec.max_output_tokens);
-    o.integer("priority", spec.priority);
-    o.string("tenant", spec.tenant);
-}
-
+// A request's record: its workload fields (all but prefix_blocks), then what happened to it.
 std::string requestJson(const Workload& w, const RunResult& run, const RequestRecord& rec) {
-    ObjectWriter o;
-    specFields(o, w.requests[static_cast<std::size_t>(rec.request)]);
-    o.string("status", rec.completed ? "completed" : "censored");
-    o.integer("generated_tokens", rec.generated_tokens);
-    o.nullableInteger("first_token_tick", rec.first_token_tick);
+    const RequestSpec& spec = w.requests[static_cast<std::size_t>(rec.request)];
+    std::string out;
+    out.reserve(320);
+    SortedObject o(out);
+    o.integer("arrival_tick", spec.arrival_tick);
     o.nullableInteger("completion_tick", rec.completion_tick);
-    o.integer("preemptions", rec.preemptions);
-    o.integer("queue_ticks", rec.queue_ticks);
-    std::string flags = "[";
-    if (rec.excessive_wait) {
-        flags += "\"excessive_wait\"";
+    o.nullableInteger("first_token_tick", rec.first_token_tick);
+    std::string_view flags = "[]";
+    if (rec.excessive_wait && rec.repeated_preemption) {
+        flags = "[\"excessive_wait\",\"repeated_preemption\"]";
+    } else if (rec.excessive_wait) {
+        flags = "[\"excessive_wait\"]";
+    } else if (rec.repeated_preemption) {
+        flags = "[\"repeated_preemption\"]";
     }
-    if (rec.repeated_preemption) {
-        flags += rec.excessive_wait ? ",\"repeated_preemption\"" : "\"repeated_preemption\"";
-    }
-    flags += ']';
     o.raw("flags", flags);
+    o.integer("generated_tokens", rec.generated_tokens);
+    o.string("id", spec.id);
+    o.integer("max_output_tokens", spec.max_output_tokens);
+    o.integer("output_tokens", spec.output_tokens);
+    o.integer("preemptions", rec.preemptions);
+    o.integer("priority", spec.priority);
+    o.integer("prompt_tokens", spec.prompt_tokens);
+    o.integer("queue_ticks", rec.queue_ticks);
+    o.string("status", rec.completed ? "completed" : "censored");
+    o.string("tenant", spec.tenant);
+    o.close();
     (void)run;
-    return o.str();
+    return out;
 }
 
 std::string totalsJson(const Totals& t, bool prefixSharing) {
@@ -322,9 +345,18 @@ std::string canonicalRequest(const RequestSpec& r) {
     if (!r.prefix_blocks.empty() || !ObjectWriter::plain(r.id) || !ObjectWriter::plain(r.tenant)) {
         return canonicalJson(requestSpecJson(r));
     }
-    ObjectWriter o;
-    specFields(o, r);
-    return o.str();
+    std::string out;
+    out.reserve(160);
+    SortedObject o(out);
+    o.integer("arrival_tick", r.arrival_tick);
+    o.string("id", r.id);
+    o.integer("max_output_tokens", r.max_output_tokens);
+    o.integer("output_tokens", r.output_tokens);
+    o.integer("priority", r.priority);
+    o.integer("prompt_tokens", r.prompt_tokens);
+    o.string("tenant", r.tenant);
+    o.close();
+    return out;
 }
 
 // The canonical JSON of workloadJson(w), what input_hash covers, made and hashed piece by piece: its keys
