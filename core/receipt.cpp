@@ -604,55 +604,55 @@ void streamReceipt(const Workload& w, const RunResult& run, const ReceiptSink& s
     }
 }
 
+// Each kind's fields are written in byte order of their keys (SortedObject; the order is the canonical JSON's,
+// so event_hash covers the very bytes written, and test_sample_hashes pins them).
 std::string eventCanonical(const Workload& w, const RunResult& run, const Event& e, ReceiptVersion version) {
-    ObjectWriter o;
-    o.integer("seq", e.seq);
-    o.integer("tick", e.tick);
-    o.string("kind", toString(e.kind));
-    if (e.request >= 0) {
-        o.string("request", w.requests[static_cast<std::size_t>(e.request)].id);
-    }
+    std::string out;
+    out.reserve(e.kind == EventKind::Evict ? 2048 : 200);
+    SortedObject o(out);
+    // kind, then the fields between it and request, then request, seq and the fields between seq and tick.
+    const auto kind = [&] { o.string("kind", toString(e.kind)); };
+    const auto requestSeq = [&] {
+        if (e.request >= 0) {
+            o.string("request", w.requests[static_cast<std::size_t>(e.request)].id);
+        }
+        o.integer("seq", e.seq);
+    };
+    const auto tick = [&] { o.integer("tick", e.tick); };
     switch (e.kind) {
     case EventKind::Arrive:
+        kind();
+        requestSeq();
+        tick();
         break;
     case EventKind::Admit:
-        o.integer("capacity_blocks", e.capacity_blocks);
-        o.integer("occupied_blocks", e.occupied_blocks);
         if (e.prefix) {
             o.integer("cached_tokens", e.cached_tokens);
         }
+        o.integer("capacity_blocks", e.capacity_blocks);
+        kind();
+        o.integer("occupied_blocks", e.occupied_blocks);
+        requestSeq();
+        tick();
         break;
     case EventKind::FirstToken:
-        o.integer("generated_tokens", e.generated_tokens);
         o.integer("context_tokens", e.context_tokens);
+        o.integer("generated_tokens", e.generated_tokens);
+        kind();
+        requestSeq();
+        tick();
         break;
     case EventKind::Pressure:
-        o.string("trigger", toString(e.trigger));
-        o.integer("need_blocks", e.need_blocks);
-        o.integer("free_blocks", e.free_blocks);
-        o.integer("occupied_blocks", e.occupied_blocks);
         o.integer("capacity_blocks", e.capacity_blocks);
+        o.integer("free_blocks", e.free_blocks);
+        kind();
+        o.integer("need_blocks", e.need_blocks);
+        o.integer("occupied_blocks", e.occupied_blocks);
+        requestSeq();
+        tick();
+        o.string("trigger", toString(e.trigger));
         break;
     case EventKind::Evict: {
-        o.string("mode", toString(e.mode));
-        o.integer("capacity_blocks", e.capacity_blocks);
-        o.integer("occupied_blocks", e.occupied_blocks);
-        o.integer("prompt_tokens", e.prompt_tokens);
-        o.integer("generated_tokens", e.generated_tokens);
-        o.integer("context_tokens", e.context_tokens);
-        o.integer("freed_blocks", e.freed_blocks);
-        if (e.prefix) {
-            o.integer("shared_blocks", e.shared_blocks);
-        }
-        o.integer("replay_tokens", e.replay_tokens);
-        o.integer("swap_out_bytes", e.swap_out_bytes);
-        o.integer("swap_blocks", e.swap_blocks);
-        o.integer("queue_position", e.queue_position);
-        o.integer("host_bytes", e.host_bytes);
-        ObjectWriter est;
-        est.integer("recompute_ticks", e.est_recompute_ticks);
-        est.integer("swap_ticks", e.est_swap_ticks);
-        o.raw("estimates", est.str());
         // v2 lists what the engine kept (the candidates with the greatest keys) and says how many it left out;
         // under tenant-fair a shortened list gives each its tenant's blocks over the whole list (the key's
         // first figure, which the listed ones alone cannot add up to). v1 listed every candidate.
@@ -679,59 +679,102 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
         if (omitted > 0) {
             o.integer("candidates_omitted", omitted);
         }
+        o.integer("capacity_blocks", e.capacity_blocks);
+        o.integer("context_tokens", e.context_tokens);
+        std::string estimates;
+        SortedObject est(estimates);
+        est.integer("recompute_ticks", e.est_recompute_ticks);
+        est.integer("swap_ticks", e.est_swap_ticks);
+        est.close();
+        o.raw("estimates", estimates);
         if (e.fallback != Fallback::None) {
             o.string("fallback", fallbackText(w, e));
         }
+        o.integer("freed_blocks", e.freed_blocks);
+        o.integer("generated_tokens", e.generated_tokens);
+        o.integer("host_bytes", e.host_bytes);
+        kind();
+        o.string("mode", toString(e.mode));
+        o.integer("occupied_blocks", e.occupied_blocks);
+        o.integer("prompt_tokens", e.prompt_tokens);
+        o.integer("queue_position", e.queue_position);
+        o.integer("replay_tokens", e.replay_tokens);
+        requestSeq();
+        if (e.prefix) {
+            o.integer("shared_blocks", e.shared_blocks);
+        }
+        o.integer("swap_blocks", e.swap_blocks);
+        o.integer("swap_out_bytes", e.swap_out_bytes);
+        tick();
         break;
     }
     case EventKind::SwapOutDone:
-        o.string("mode", toString(e.mode));
-        o.integer("swap_out_bytes", e.swap_out_bytes);
         o.integer("freed_blocks", e.freed_blocks);
-        o.integer("occupied_blocks", e.occupied_blocks);
         o.integer("host_bytes", e.host_bytes);
+        kind();
+        o.string("mode", toString(e.mode));
+        o.integer("occupied_blocks", e.occupied_blocks);
+        requestSeq();
         if (e.prefix) {
             o.integer("shared_blocks", e.shared_blocks);
         }
+        o.integer("swap_out_bytes", e.swap_out_bytes);
+        tick();
         break;
     case EventKind::Resume:
-        o.string("mode", toString(e.mode));
-        o.integer("swap_in_bytes", e.swap_in_bytes);
-        o.integer("replay_tokens", e.replay_tokens);
-        o.integer("generated_tokens", e.generated_tokens);
-        o.integer("context_tokens", e.context_tokens);
-        o.integer("occupied_blocks", e.occupied_blocks);
-        o.integer("capacity_blocks", e.capacity_blocks);
         if (e.prefix) {
             o.integer("cached_tokens", e.cached_tokens);
         }
+        o.integer("capacity_blocks", e.capacity_blocks);
+        o.integer("context_tokens", e.context_tokens);
+        o.integer("generated_tokens", e.generated_tokens);
+        kind();
+        o.string("mode", toString(e.mode));
+        o.integer("occupied_blocks", e.occupied_blocks);
+        o.integer("replay_tokens", e.replay_tokens);
+        requestSeq();
+        o.integer("swap_in_bytes", e.swap_in_bytes);
+        tick();
         break;
     case EventKind::SwapInDone:
-        o.string("mode", toString(e.mode));
-        o.integer("swap_in_bytes", e.swap_in_bytes);
         o.integer("host_bytes", e.host_bytes);
+        kind();
+        o.string("mode", toString(e.mode));
+        requestSeq();
+        o.integer("swap_in_bytes", e.swap_in_bytes);
+        tick();
         break;
     case EventKind::ReplayDone:
+        kind();
         o.string("mode", toString(e.mode));
         o.integer("replay_tokens", e.replay_tokens);
+        requestSeq();
+        tick();
         break;
     case EventKind::Complete:
-        o.integer("generated_tokens", e.generated_tokens);
         o.integer("freed_blocks", e.freed_blocks);
+        o.integer("generated_tokens", e.generated_tokens);
+        kind();
         o.integer("occupied_blocks", e.occupied_blocks);
+        requestSeq();
         if (e.prefix) {
             o.integer("shared_blocks", e.shared_blocks);
         }
+        tick();
         break;
     case EventKind::Censor:
-        o.integer("generated_tokens", e.generated_tokens);
         o.integer("freed_blocks", e.freed_blocks);
+        o.integer("generated_tokens", e.generated_tokens);
+        kind();
+        requestSeq();
         if (e.prefix) {
             o.integer("shared_blocks", e.shared_blocks);
         }
+        tick();
         break;
     }
-    return o.str();
+    o.close();
+    return out;
 }
 
 std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop,
