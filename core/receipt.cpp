@@ -480,6 +480,7 @@ CheckedReceipt checkPass(const Workload& w, const RunResult& run, ReceiptVersion
         keptBytes += line.size();
         keeping = keeping && keptBytes <= kKeptLineBytes;
         if (keeping) {
+            line.shrink_to_fit(); // made with room to spare; kept lines are up to 64 MB
             out.lines.push_back(std::move(line));
         }
     }
