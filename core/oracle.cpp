@@ -30,6 +30,14 @@ void OracleStream::record(const nlohmann::json& r) {
     if (ok_) oracle_->record(r);
 }
 
+void OracleStream::eventLine(std::string_view line) {
+    if (ok_) oracle_->eventLine(line);
+}
+
+void OracleStream::recordLine(std::string_view line) {
+    if (ok_) oracle_->recordLine(line);
+}
+
 OracleReport OracleStream::end(const nlohmann::json& rest) {
     if (!begun_) {
         oracle_->begin(nullptr, nullptr); // says the receipt has no workload: nothing was checked

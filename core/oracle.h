@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pl {
@@ -48,6 +49,11 @@ class OracleStream {
     bool begin(Result<Workload> workload);
     void event(const nlohmann::json& e);
     void record(const nlohmann::json& r);
+    // One event or record as its line of receipt text: the same checks as event(json::parse(line)) and
+    // record(json::parse(line)), reading a plainly written line without building its JSON document
+    // (core/oracle_value.h); any other line is parsed as before (one that is not JSON throws its parse_error).
+    void eventLine(std::string_view line);
+    void recordLine(std::string_view line);
     OracleReport end(const nlohmann::json& rest);
 
   private:

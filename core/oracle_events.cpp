@@ -8,7 +8,7 @@
 
 namespace pl::oracle_detail {
 
-void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int64_t seq) {
+void Oracle::onEvict(const Value& e, const EventWhere& where, Track& t, std::int64_t seq) {
     const Config& c = workload_.config;
     const Recovery mode = modeOf(e);
     const std::int64_t prompt = intOf(e, "prompt_tokens");
@@ -125,7 +125,7 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
     }
     checkCandidates(e, *cands, where);
     const std::string victim = strOf(e, "request");
-    const bool listed = std::any_of(cands->begin(), cands->end(), [&](const json& cand) {
+    const bool listed = std::any_of(cands->begin(), cands->end(), [&](const Value& cand) {
         return cand.is_object() && cand.contains("id") && cand["id"] == victim;
     });
     if (!listed) {
@@ -155,7 +155,7 @@ void Oracle::onEvict(const json& e, const std::string& where, Track& t, std::int
     t.replayPending = false;
 }
 
-void Oracle::onSwapOutDone(const json& e, const std::string& where, Track& t) {
+void Oracle::onSwapOutDone(const Value& e, const EventWhere& where, Track& t) {
     const std::int64_t bytes = intOf(e, "swap_out_bytes");
     const std::int64_t freed = intOf(e, "freed_blocks") + sharedOf(e, where);
     if (!t.swapOutPending) {
@@ -173,7 +173,7 @@ void Oracle::onSwapOutDone(const json& e, const std::string& where, Track& t) {
     t.swapOutPending = false;
 }
 
-void Oracle::onResume(const json& e, const std::string& where, Track& t) {
+void Oracle::onResume(const Value& e, const EventWhere& where, Track& t) {
     checkNoAdmissionAfterEviction(e, where);
     if (!t.evicted) {
         add(where + ": resume without a preceding eviction");
@@ -241,7 +241,7 @@ void Oracle::onResume(const json& e, const std::string& where, Track& t) {
 // The recovery finished (its copy back landed and its replay is done): the context is whole again, that is
 // prompt + generated for a request that had sampled a token, and no more than its prompt otherwise (a request
 // evicted during its first prefill owes what it had prefilled, and goes on to prefill the rest).
-void Oracle::recoveryEnded(const std::string& where, Track& t) {
+void Oracle::recoveryEnded(const EventWhere& where, Track& t) {
     const std::int64_t whole = wholeContext(t, t.evictGenerated);
     if (t.evictGenerated > 0 ? t.recoveryEnd != whole : t.recoveryEnd > whole) {
         add(where + ": the recovery from the eviction at seq " + n(t.evictSeq) + " ends with a context of " +
@@ -252,7 +252,7 @@ void Oracle::recoveryEnded(const std::string& where, Track& t) {
 
 // Engine profiles: vllm-v1 admits nobody in a step that preempted ("if not preempted_reqs"); sglang retracts
 // only in a decode step, which admits nobody.
-void Oracle::checkNoAdmissionAfterEviction(const json& e, const std::string& where) {
+void Oracle::checkNoAdmissionAfterEviction(const Value& e, const EventWhere& where) {
     const EngineProfile profile = workload_.policy.engine_profile;
     if ((profile == EngineProfile::VllmV1 || profile == EngineProfile::Sglang) && intOf(e, "tick") == lastEvictTick_) {
         add(where + ": admitted in a step that preempted (" + std::string(toString(workload_.policy.engine_profile)) +
@@ -265,7 +265,7 @@ void Oracle::checkNoAdmissionAfterEviction(const json& e, const std::string& whe
 // (v2, docs/receipt.md "evict") lists kListedCandidates and says how many it left out, and the listed and the
 // left out together are no more than were running; which ones are listed (the greatest keys) follows from the
 // victim check below, since the victim is the greatest of all.
-void Oracle::checkCandidates(const json& e, const json& cands, const std::string& where) {
+void Oracle::checkCandidates(const Value& e, const Value& cands, const EventWhere& where) {
     std::int64_t omitted = 0;
     const auto listed = static_cast<std::int64_t>(cands.size());
     if (e.contains("candidates_omitted")) {
@@ -284,19 +284,19 @@ void Oracle::checkCandidates(const json& e, const json& cands, const std::string
     }
     std::vector<std::string_view> ids;
     ids.reserve(cands.size());
-    for (const json& c : cands) {
+    for (const Value& c : cands) {
         if (!c.is_object()) {
             add(where + ": a candidate is not an object");
             continue;
         }
         const std::string id = strOf(c, "id");
-        const auto it = tracks_.find(id);
-        if (it == tracks_.end()) {
+        const Track* track = tracks_.find(id);
+        if (track == nullptr) {
             add(where + ": candidate " + id + " is not a workload request");
             continue;
         }
-        ids.push_back(it->first);
-        const Track& ct = it->second;
+        const Track& ct = *track;
+        ids.push_back(ct.spec->id);
         if (!ct.running) {
             add(where + ": candidate " + id + " was not running");
         } else if (ct.swapInPending) {
@@ -323,9 +323,9 @@ namespace {
 using RuleKey = std::tuple<std::int64_t, std::string, std::int64_t, std::int64_t, std::string>;
 
 // Blocks per tenant over the listed candidates (tenant-fair's first figure when every candidate is listed).
-std::map<std::string, std::int64_t> tenantSums(const json& cands) {
+std::map<std::string, std::int64_t> tenantSums(const Value& cands) {
     std::map<std::string, std::int64_t> sums;
-    for (const json& c : cands) {
+    for (const Value& c : cands) {
         if (c.is_object()) {
             sums[strOf(c, "tenant")] += intOf(c, "blocks");
         }
@@ -334,7 +334,7 @@ std::map<std::string, std::int64_t> tenantSums(const json& cands) {
 }
 
 // `sums`: tenantSums of the candidates, or nullptr for a shortened list (each candidate gives tenant_blocks).
-RuleKey ruleKey(VictimRule rule, const json& c, const std::map<std::string, std::int64_t>* sums) {
+RuleKey ruleKey(VictimRule rule, const Value& c, const std::map<std::string, std::int64_t>* sums) {
     const std::int64_t arrival = intOf(c, "arrival_tick");
     switch (rule) {
     case VictimRule::PriorityNewest: return {intOf(c, "priority"), "", arrival, 0, strOf(c, "id")};
@@ -353,8 +353,8 @@ RuleKey ruleKey(VictimRule rule, const json& c, const std::map<std::string, std:
 
 // The candidate with the greatest key (the first of equals), or nullptr when there is none.
 template <typename Key>
-const nlohmann::json* greatestCandidate(const nlohmann::json& cands, Key key) {
-    const nlohmann::json* best = nullptr;
+const Value* greatestCandidate(const Value& cands, Key key) {
+    const Value* best = nullptr;
     for (const auto& c : cands) {
         if (c.is_object() && (best == nullptr || key(c) > key(*best))) best = &c;
     }
@@ -371,7 +371,7 @@ const nlohmann::json* greatestCandidate(const nlohmann::json& cands, Key key) {
 // arrival_tick, id); sglang (fewest-decoded): retract_decode's fewest output tokens, then the longest prompt,
 // then the latest in the batch. Otherwise (tick-model-1, or a what-if rule under vllm-v1 or sglang) the
 // policy's victim rule.
-void Oracle::checkVictim(const json& e, const json& cands, const std::string& where) {
+void Oracle::checkVictim(const Value& e, const Value& cands, const EventWhere& where) {
     const EngineProfile profile = workload_.policy.engine_profile;
     const VictimRule rule = workload_.policy.victim_rule;
     if (profile == EngineProfile::TrtllmGuaranteedNoEvict) {
@@ -379,15 +379,15 @@ void Oracle::checkVictim(const json& e, const json& cands, const std::string& wh
                     "request to completion)");
         return;
     }
-    const auto byArrival = [&](const json& c) {
-        const auto it = tracks_.find(strOf(c, "id"));
-        return std::make_tuple(intOf(c, "priority"), it == tracks_.end() ? 0 : it->second.spec->arrival_tick,
+    const auto byArrival = [&](const Value& c) {
+        const Track* track = tracks_.find(strOf(c, "id"));
+        return std::make_tuple(intOf(c, "priority"), track == nullptr ? 0 : track->spec->arrival_tick,
                                strOf(c, "id"));
     };
-    const json* expected = nullptr;
+    const Value* expected = nullptr;
     std::string why;
     if (profile == EngineProfile::Sglang && rule == VictimRule::FewestDecoded) {
-        expected = greatestCandidate(cands, [&](const json& c) {
+        expected = greatestCandidate(cands, [&](const Value& c) {
             return std::make_tuple(-intOf(c, "generated_tokens"), intOf(c, "prompt_tokens"), intOf(c, "admit_seq"));
         });
         why = "sglang retract_decode takes the fewest output tokens, then the longest prompt: ";
@@ -395,7 +395,7 @@ void Oracle::checkVictim(const json& e, const json& cands, const std::string& wh
         expected = greatestCandidate(cands, byArrival);
         why = "trtllm-max-utilization pauses the last started request in activeRequests, ";
     } else if (profile == EngineProfile::VllmV1 && rule == VictimRule::LastAdmitted) {
-        expected = greatestCandidate(cands, [&](const json& c) { return intOf(c, "admit_seq"); });
+        expected = greatestCandidate(cands, [&](const Value& c) { return intOf(c, "admit_seq"); });
         why = "vllm-v1 fcfs takes running.pop(), the last admitted, ";
     } else if (profile == EngineProfile::VllmV1 && rule == VictimRule::PriorityNewest) {
         expected = greatestCandidate(cands, byArrival);
@@ -405,7 +405,7 @@ void Oracle::checkVictim(const json& e, const json& cands, const std::string& wh
         const bool shortened = rule == VictimRule::TenantFair && e.contains("candidates_omitted");
         if (shortened) {
             // Each gives its tenant's blocks over the whole list: no fewer than the listed ones of that tenant hold.
-            for (const json& c : cands) {
+            for (const Value& c : cands) {
                 if (!c.is_object()) {
                     continue;
                 }
@@ -421,7 +421,7 @@ void Oracle::checkVictim(const json& e, const json& cands, const std::string& wh
                 }
             }
         }
-        expected = greatestCandidate(cands, [&](const json& c) { return ruleKey(rule, c, shortened ? nullptr : &sums); });
+        expected = greatestCandidate(cands, [&](const Value& c) { return ruleKey(rule, c, shortened ? nullptr : &sums); });
         why = "victim_rule " + std::string(toString(rule)) + " takes the greatest key, ";
     }
     const std::string victim = strOf(e, "request");
@@ -430,7 +430,7 @@ void Oracle::checkVictim(const json& e, const json& cands, const std::string& wh
     }
 }
 
-void Oracle::onSwapInDone(const json& e, const std::string& where, Track& t) {
+void Oracle::onSwapInDone(const Value& e, const EventWhere& where, Track& t) {
     const std::int64_t bytes = intOf(e, "swap_in_bytes");
     if (!t.swapInPending) {
         add(where + ": swap_in_done without a swap-in in flight");
@@ -446,7 +446,7 @@ void Oracle::onSwapInDone(const json& e, const std::string& where, Track& t) {
     }
 }
 
-void Oracle::onReplayDone(const json& e, const std::string& where, Track& t) {
+void Oracle::onReplayDone(const Value& e, const EventWhere& where, Track& t) {
     const std::int64_t replay = intOf(e, "replay_tokens");
     if (!t.replayPending) {
         add(where + ": replay_done without a replay in progress");
@@ -463,7 +463,7 @@ void Oracle::onReplayDone(const json& e, const std::string& where, Track& t) {
     recoveryEnded(where, t);
 }
 
-void Oracle::onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
+void Oracle::onEnding(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
                       std::int64_t tick) {
     const std::int64_t generated = intOf(e, "generated_tokens");
     const std::int64_t released = intOf(e, "freed_blocks") + sharedOf(e, where);

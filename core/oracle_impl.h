@@ -4,6 +4,7 @@
 // function per event kind) and oracle_records.cpp (records and totals).
 
 #include "oracle.h"
+#include "oracle_value.h"
 
 #include "model.h"
 #include "stop_check.h"
@@ -12,7 +13,8 @@
 #include <algorithm>
 #include <optional>
 #include <string_view>
-#include <unordered_map>
+#include <functional>
+#include <vector>
 #include <utility>
 
 namespace pl::oracle_detail {
@@ -24,26 +26,29 @@ struct BadField {
     std::string reason;
 };
 
-inline std::int64_t intOf(const json& object, std::string_view key) {
+// Object: nlohmann::json (the receipt's top level, its totals) or Value (each event and record).
+template <typename Object>
+std::int64_t intOf(const Object& object, std::string_view key) {
     const auto it = object.find(key);
     if (it == object.end()) {
         throw BadField{"has no '" + std::string(key) + "'"};
     }
-    if (it->is_number_unsigned() && it->get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxSafeInteger)) {
-        return static_cast<std::int64_t>(it->get<std::uint64_t>());
+    if (it->is_number_unsigned() && it->template get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxSafeInteger)) {
+        return static_cast<std::int64_t>(it->template get<std::uint64_t>());
     }
     if (it->is_number_integer() && !it->is_number_unsigned()) {
-        return it->get<std::int64_t>();
+        return it->template get<std::int64_t>();
     }
     throw BadField{"has '" + std::string(key) + "' = " + it->dump() + ", not an integer within 2^53"};
 }
 
-inline std::string strOf(const json& object, std::string_view key) {
+template <typename Object>
+std::string strOf(const Object& object, std::string_view key) {
     const auto it = object.find(key);
     if (it == object.end() || !it->is_string()) {
         throw BadField{"has no string '" + std::string(key) + "'"};
     }
-    return it->get<std::string>();
+    return it->template get<std::string>();
 }
 
 inline std::int64_t mul(std::int64_t a, std::int64_t b) {
@@ -57,6 +62,48 @@ inline std::int64_t mul(std::int64_t a, std::int64_t b) {
 inline std::int64_t ceilOf(std::int64_t a, std::int64_t b) { return a <= 0 ? 0 : (a - 1) / b + 1; }
 
 inline std::string n(std::int64_t v) { return std::to_string(v); }
+
+// The event a violation is in, as its sentence names it: "event 3" before its seq, tick and kind are read,
+// "event seq 7 (pressure, tick 1)", "event seq 7 (evict of r2, tick 1)". The text is made only when a violation
+// is reported (`where + ": ..."`); making it for every event cost more than most checks. The kind and id
+// viewed must outlive it.
+class EventWhere {
+  public:
+    explicit EventWhere(std::int64_t index) : index_(index) {}
+    void at(std::int64_t seq, std::int64_t tick, std::string_view kind) {
+        seq_ = seq;
+        tick_ = tick;
+        kind_ = kind;
+        read_ = true;
+    }
+    void of(std::string_view id) {
+        id_ = id;
+        named_ = true;
+    }
+    std::string text() const {
+        if (!read_) {
+            return "event " + n(index_);
+        }
+        std::string out = "event seq " + n(seq_) + " (";
+        out += kind_;
+        if (named_) {
+            out += " of ";
+            out += id_;
+        }
+        out += ", tick " + n(tick_) + ")";
+        return out;
+    }
+    friend std::string operator+(const EventWhere& where, std::string_view rest) {
+        std::string out = where.text();
+        out += rest;
+        return out;
+    }
+
+  private:
+    std::int64_t index_, seq_ = 0, tick_ = 0;
+    std::string_view kind_, id_;
+    bool read_ = false, named_ = false;
+};
 
 // Per-request state while the events are replayed.
 struct Track {
@@ -90,6 +137,63 @@ struct Track {
     bool swapInPending = false;
     std::int64_t swapInBytes = 0;
     bool replayPending = false;
+};
+
+// The per-request states by request id: the tracks in workload order and an open-addressing table of their
+// indices, at most half full (a std::unordered_map of a million ids was a tenth of a million-request receipt's
+// time), and the record seen for each request.
+class Tracks {
+  public:
+    void assign(const std::vector<RequestSpec>& requests) {
+        tracks_.assign(requests.size(), Track{});
+        records_.assign(requests.size(), kNone);
+        std::size_t size = 16;
+        while (size < requests.size() * 2) {
+            size *= 2;
+        }
+        slots_.assign(size, kNone);
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            tracks_[i].spec = &requests[i];
+            std::size_t s = slotOf(requests[i].id);
+            if (slots_[s] != kNone) { // the same id again (a valid workload has none): it names the later one
+                tracks_[slots_[s]].spec = &requests[i];
+            } else {
+                slots_[s] = i;
+            }
+        }
+    }
+    // The request's state, or nullptr when the workload has no request with this id.
+    Track* find(std::string_view id) {
+        const std::size_t s = slotOf(id);
+        return slots_.empty() || slots_[s] == kNone ? nullptr : &tracks_[slots_[s]];
+    }
+    // The index of the record that named this request first, or kNone; `record` when it is the first.
+    std::size_t firstRecord(const Track& t, std::size_t record) {
+        std::size_t& first = records_[static_cast<std::size_t>(&t - tracks_.data())];
+        if (first == kNone) {
+            first = record;
+        }
+        return first;
+    }
+    bool hasRecord(const Track& t) const { return records_[static_cast<std::size_t>(&t - tracks_.data())] != kNone; }
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+  private:
+    // The slot holding `id`, or the empty one where it would go.
+    std::size_t slotOf(std::string_view id) const {
+        if (slots_.empty()) {
+            return 0;
+        }
+        const std::size_t mask = slots_.size() - 1;
+        std::size_t s = std::hash<std::string_view>{}(id) & mask;
+        while (slots_[s] != kNone && tracks_[slots_[s]].spec->id != id) {
+            s = (s + 1) & mask;
+        }
+        return s;
+    }
+    std::vector<Track> tracks_;
+    std::vector<std::size_t> records_;
+    std::vector<std::size_t> slots_;
 };
 
 struct Sums {
@@ -152,8 +256,8 @@ class Oracle {
         // vllm-v1 with enable_prefix_caching caches every full block a request computes, under ids of its own.
         ownCache_ = workload_.config.enable_prefix_caching && workload_.policy.engine_profile == EngineProfile::VllmV1;
         prefix_ = ownCache_;
+        tracks_.assign(workload_.requests);
         for (const auto& r : workload_.requests) {
-            tracks_[r.id].spec = &r;
             prefix_ = prefix_ || !r.prefix_blocks.empty();
         }
         return true;
@@ -161,12 +265,32 @@ class Oracle {
 
     void event(const json& e) {
         stop_.step();
-        checkEvent(e, eventCount_++);
+        checkEvent(reader_.view(e), eventCount_++);
     }
 
     void record(const json& r) {
         stop_.step();
-        checkRecord(r, recordCount_++, seenRecords_);
+        checkRecord(reader_.view(r), recordCount_++);
+    }
+
+    // One line of receipt text: read without a document where it is plain JSON (oracle_value.h), else parsed
+    // by nlohmann_json as event() is given it (a line that is not JSON throws its parse_error).
+    void eventLine(std::string_view line) {
+        if (const Value* v = reader_.readLine(line)) {
+            stop_.step();
+            checkEvent(*v, eventCount_++);
+        } else {
+            event(json::parse(line));
+        }
+    }
+
+    void recordLine(std::string_view line) {
+        if (const Value* v = reader_.readLine(line)) {
+            stop_.step();
+            checkRecord(*v, recordCount_++);
+        } else {
+            record(json::parse(line));
+        }
     }
 
     OracleReport end(const json& receipt) {
@@ -197,16 +321,17 @@ class Oracle {
         }
     }
 
-    void checkEvent(const json& e, std::int64_t index) {
-        std::string where = "event " + n(index);
+    void checkEvent(const Value& e, std::int64_t index) {
+        std::string kind, id; // named by `where` (in the catch too)
+        EventWhere where{index};
         try {
             if (!e.is_object()) {
                 throw BadField{"is not an object"};
             }
             const std::int64_t seq = intOf(e, "seq");
             const std::int64_t tick = intOf(e, "tick");
-            const std::string kind = strOf(e, "kind");
-            where = "event seq " + n(seq) + " (" + kind + ", tick " + n(tick) + ")";
+            kind = strOf(e, "kind");
+            where.at(seq, tick, kind);
             if (seq != index) {
                 add(where + ": seq is " + n(seq) + " but it is event number " + n(index) + " (seq must count 0,1,2,...)");
             }
@@ -225,15 +350,15 @@ class Oracle {
                 checkPressure(e, where);
                 return;
             }
-            const std::string id = strOf(e, "request");
-            const auto it = tracks_.find(id);
-            if (it == tracks_.end()) {
+            id = strOf(e, "request");
+            Track* track = tracks_.find(id);
+            if (track == nullptr) {
                 add(where + ": names request " + id + ", which is not in the workload");
                 return;
             }
-            where = "event seq " + n(seq) + " (" + kind + " of " + id + ", tick " + n(tick) + ")";
+            where.of(id);
             checkCommon(e, where);
-            Track& t = it->second;
+            Track& t = *track;
             if (!t.ending.empty()) {
                 add(where + ": " + id + " already ended with '" + t.ending + "' at seq " + n(t.endingSeq));
             }
@@ -245,7 +370,7 @@ class Oracle {
         }
     }
 
-    void dispatch(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
+    void dispatch(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
                   std::int64_t tick) {
         if (kind == "arrive") {
             onArrive(where, t, tick);
@@ -271,7 +396,7 @@ class Oracle {
     }
 
     // Occupancy, capacity and host memory, wherever an event reports them.
-    void checkCommon(const json& e, const std::string& where) {
+    void checkCommon(const Value& e, const EventWhere& where) {
         const Config& c = workload_.config;
         if (e.contains("capacity_blocks") && intOf(e, "capacity_blocks") != c.capacity_blocks) {
             add(where + ": capacity_blocks is " + n(intOf(e, "capacity_blocks")) + " but the workload's is " +
@@ -292,7 +417,7 @@ class Oracle {
         }
     }
 
-    void checkGenerated(const json& e, const std::string& where, Track& t) {
+    void checkGenerated(const Value& e, const EventWhere& where, Track& t) {
         if (!e.contains("generated_tokens")) {
             return;
         }
@@ -306,7 +431,7 @@ class Oracle {
         t.generated = std::max(t.generated, g);
     }
 
-    void checkPressure(const json& e, const std::string& where) {
+    void checkPressure(const Value& e, const EventWhere& where) {
         ++sums_.pressure;
         const std::string trigger = strOf(e, "trigger");
         const bool requestCap =
@@ -326,7 +451,7 @@ class Oracle {
         }
     }
 
-    void onArrive(const std::string& where, Track& t, std::int64_t tick) {
+    void onArrive(const EventWhere& where, Track& t, std::int64_t tick) {
         if (t.events > 0 || t.arrived) {
             add(where + ": arrive is not the request's first event");
         }
@@ -336,7 +461,7 @@ class Oracle {
         t.arrived = true;
     }
 
-    void onAdmit(const json& e, const std::string& where, Track& t) {
+    void onAdmit(const Value& e, const EventWhere& where, Track& t) {
         checkNoAdmissionAfterEviction(e, where);
         if (prefix_) {
             const std::int64_t cached = intOf(e, "cached_tokens");
@@ -358,7 +483,7 @@ class Oracle {
         t.running = on;
     }
 
-    void onFirstToken(const json& e, const std::string& where, Track& t, std::int64_t tick) {
+    void onFirstToken(const Value& e, const EventWhere& where, Track& t, std::int64_t tick) {
         if (intOf(e, "generated_tokens") != 1) {
             add(where + ": first_token has generated_tokens " + n(intOf(e, "generated_tokens")) + ", not 1");
         }
@@ -376,7 +501,7 @@ class Oracle {
         }
     }
 
-    static Recovery modeOf(const json& e) {
+    static Recovery modeOf(const Value& e) {
         const std::string mode = strOf(e, "mode");
         const auto parsed = parseRecovery(mode);
         if (!parsed || *parsed == Recovery::Adaptive) {
@@ -385,26 +510,26 @@ class Oracle {
         return *parsed;
     }
 
-    void onEvict(const json& e, const std::string& where, Track& t, std::int64_t seq);
-    void onSwapOutDone(const json& e, const std::string& where, Track& t);
-    void onResume(const json& e, const std::string& where, Track& t);
-    void onSwapInDone(const json& e, const std::string& where, Track& t);
-    void onReplayDone(const json& e, const std::string& where, Track& t);
-    void recoveryEnded(const std::string& where, Track& t);
-    void checkNoAdmissionAfterEviction(const json& e, const std::string& where);
-    void checkCandidates(const json& e, const json& cands, const std::string& where);
-    void checkVictim(const json& e, const json& cands, const std::string& where);
-    void onEnding(const std::string& kind, const json& e, const std::string& where, Track& t, std::int64_t seq,
+    void onEvict(const Value& e, const EventWhere& where, Track& t, std::int64_t seq);
+    void onSwapOutDone(const Value& e, const EventWhere& where, Track& t);
+    void onResume(const Value& e, const EventWhere& where, Track& t);
+    void onSwapInDone(const Value& e, const EventWhere& where, Track& t);
+    void onReplayDone(const Value& e, const EventWhere& where, Track& t);
+    void recoveryEnded(const EventWhere& where, Track& t);
+    void checkNoAdmissionAfterEviction(const Value& e, const EventWhere& where);
+    void checkCandidates(const Value& e, const Value& cands, const EventWhere& where);
+    void checkVictim(const Value& e, const Value& cands, const EventWhere& where);
+    void onEnding(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
                   std::int64_t tick);
     void endRecords(const json& receipt);
-    void checkRecord(const json& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen);
+    void checkRecord(const Value& record, std::size_t index);
     void checkTotals(const json& receipt);
 
     // Prefix sharing (the workload has prefix_blocks): cached_tokens on an admit or resume is whole blocks
     // of the request's declared prefix, and leaves at least one token of `context` to compute. With vLLM's
     // enable_prefix_caching a resume may also hit its own blocks: at most the full blocks of what it owed
     // (`owned` tokens; it never computed more of its own before).
-    void checkCached(std::int64_t cached, std::int64_t context, const std::string& where, const Track& t,
+    void checkCached(std::int64_t cached, std::int64_t context, const EventWhere& where, const Track& t,
                      std::int64_t owned = 0) {
         const std::int64_t bs = workload_.config.block_size_tokens;
         const auto declared = static_cast<std::int64_t>(t.spec->prefix_blocks.size());
@@ -416,7 +541,7 @@ class Oracle {
         }
     }
     // shared_blocks of an event, which exists only in receipts of workloads with prefix_blocks.
-    std::int64_t sharedOf(const json& e, const std::string& where) {
+    std::int64_t sharedOf(const Value& e, const EventWhere& where) {
         if (!prefix_) {
             return 0;
         }
@@ -439,11 +564,11 @@ class Oracle {
         return t.spec->prompt_tokens + generated - (generated > 0 ? pending_ : 0);
     }
     StopCheck stop_; // read per event and per record
+    ValueReader reader_; // the event or record being checked
     std::int64_t eventCount_ = 0;
     std::size_t recordCount_ = 0;
-    std::unordered_map<std::string, std::size_t> seenRecords_; // record index per request id
     Workload workload_;
-    std::unordered_map<std::string, Track> tracks_;
+    Tracks tracks_; // with the records seen
     Sums sums_;
     std::int64_t lastTick_ = 0;
     OracleReport report_;

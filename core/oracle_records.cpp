@@ -10,8 +10,8 @@ void Oracle::endRecords(const json& receipt) {
         return;
     }
     for (const auto& r : workload_.requests) {
-        const Track& t = tracks_[r.id];
-        if (!seenRecords_.count(r.id)) {
+        const Track& t = *tracks_.find(r.id);
+        if (!tracks_.hasRecord(t)) {
             add("request " + r.id + ": no record in 'requests'");
         }
         if (t.ending.empty()) {
@@ -20,22 +20,22 @@ void Oracle::endRecords(const json& receipt) {
     }
 }
 
-void Oracle::checkRecord(const json& record, std::size_t index, std::unordered_map<std::string, std::size_t>& seen) {
+void Oracle::checkRecord(const Value& record, std::size_t index) {
     std::string where = "record " + n(static_cast<std::int64_t>(index));
     try {
         const std::string id = strOf(record, "id");
         where = "record of " + id;
-        const auto it = tracks_.find(id);
-        if (it == tracks_.end()) {
+        const Track* track = tracks_.find(id);
+        if (track == nullptr) {
             add(where + ": no request with this id in the workload");
             return;
         }
-        if (!seen.emplace(id, index).second) {
-            add(where + ": listed twice (records " + n(static_cast<std::int64_t>(seen[id])) + " and " +
+        if (const std::size_t first = tracks_.firstRecord(*track, index); first != index) {
+            add(where + ": listed twice (records " + n(static_cast<std::int64_t>(first)) + " and " +
                 n(static_cast<std::int64_t>(index)) + ")");
             return;
         }
-        const Track& t = it->second;
+        const Track& t = *track;
         const std::string status = strOf(record, "status");
         const std::string expected = t.ending == "complete" ? "completed" : t.ending == "censor" ? "censored" : "";
         if (status != expected) {

@@ -27,7 +27,10 @@ namespace {
 // receipt's own names (printable ASCII, written as they are); the values share one buffer.
 class ObjectWriter {
   public:
-    ObjectWriter() { fields_.reserve(24); }
+    ObjectWriter() {
+        fields_.reserve(24);
+        values_.reserve(256);
+    }
     void integer(std::string_view key, std::int64_t v) {
         char digits[24];
         const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
@@ -53,7 +56,15 @@ class ObjectWriter {
         }
     }
     std::string str() {
-        std::sort(fields_.begin(), fields_.end(), [](const Field& a, const Field& b) { return a.key < b.key; });
+        // Insertion sort: at most a couple of dozen keys, which nearly always differ in their first byte.
+        for (std::size_t i = 1; i < fields_.size(); ++i) {
+            const Field f = fields_[i];
+            std::size_t j = i;
+            for (; j > 0 && before(f.key, fields_[j - 1].key); --j) {
+                fields_[j] = fields_[j - 1];
+            }
+            fields_[j] = f;
+        }
         std::size_t size = 2 + fields_.size() * 4;
         for (const Field& f : fields_) {
             size += f.key.size() + f.size;
@@ -94,6 +105,13 @@ class ObjectWriter {
     }
 
   private:
+    // Byte order, as std::string_view's operator<, deciding on the first byte where it can.
+    static bool before(std::string_view a, std::string_view b) {
+        if (!a.empty() && !b.empty() && a.front() != b.front()) {
+            return static_cast<unsigned char>(a.front()) < static_cast<unsigned char>(b.front());
+        }
+        return a < b;
+    }
     struct Field {
         std::string_view key;
         std::size_t begin = 0, size = 0; // the value in values_
@@ -105,6 +123,52 @@ class ObjectWriter {
         fields_.push_back({key, values_.size(), value.size()});
         values_ += value;
     }
+};
+
+// An object written in the order its fields are given, which is byte order of their keys (the callers list
+// them so; test_sample_hashes pins the bytes): what ObjectWriter makes, without a field list or a sort, for the
+// lines a receipt has most of (candidates, records, workload requests).
+class SortedObject {
+  public:
+    explicit SortedObject(std::string& out) : out_(out) { out_ += '{'; }
+    void integer(std::string_view key, std::int64_t v) {
+        name(key);
+        char digits[24];
+        const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+        out_.append(digits, static_cast<std::size_t>(end - digits));
+    }
+    void string(std::string_view key, std::string_view v) {
+        name(key);
+        if (ObjectWriter::plain(v)) {
+            out_ += '"';
+            out_ += v;
+            out_ += '"';
+        } else {
+            out_ += ObjectWriter::quote(v);
+        }
+    }
+    void raw(std::string_view key, std::string_view v) {
+        name(key);
+        out_ += v;
+    }
+    void nullableInteger(std::string_view key, std::int64_t v) {
+        if (v < 0) {
+            raw(key, "null");
+        } else {
+            integer(key, v);
+        }
+    }
+    void close() { out_ += '}'; }
+
+  private:
+    void name(std::string_view key) {
+        out_ += first_ ? "\"" : ",\"";
+        first_ = false;
+        out_ += key;
+        out_ += "\":";
+    }
+    std::string& out_;
+    bool first_ = true;
 };
 
 std::string fallbackText(const Workload& w, const Event& e) {
@@ -144,55 +208,57 @@ std::string fallbackText(const Workload& w, const Event& e) {
     return {};
 }
 
-std::string candidateJson(const Workload& w, const RunResult& run, const Candidate& c, bool tenantBlocks = false) {
-    ObjectWriter o;
+// One candidate's object appended to `out` (an evict lists up to 8).
+void appendCandidate(std::string& out, const Workload& w, const RunResult& run, const Candidate& c,
+                     bool tenantBlocks) {
+    SortedObject o(out);
+    o.integer("admit_seq", c.admit_seq);
+    o.integer("arrival_tick", c.arrival_tick);
+    o.integer("blocks", c.blocks);
+    o.integer("context_tokens", c.context_tokens);
+    o.integer("generated_tokens", c.generated_tokens);
+    o.string("id", w.requests[static_cast<std::size_t>(c.request)].id);
+    o.integer("max_output_tokens", c.max_output_tokens);
+    o.integer("priority", c.priority);
+    o.integer("prompt_tokens", c.prompt_tokens);
+    o.string("tenant", run.tenants[static_cast<std::size_t>(c.tenant)]);
     if (tenantBlocks) {
         o.integer("tenant_blocks", c.tenant_blocks);
     }
-    o.string("id", w.requests[static_cast<std::size_t>(c.request)].id);
-    o.integer("priority", c.priority);
-    o.integer("arrival_tick", c.arrival_tick);
-    o.integer("admit_seq", c.admit_seq);
-    o.string("tenant", run.tenants[static_cast<std::size_t>(c.tenant)]);
-    o.integer("prompt_tokens", c.prompt_tokens);
-    o.integer("generated_tokens", c.generated_tokens);
-    o.integer("context_tokens", c.context_tokens);
-    o.integer("max_output_tokens", c.max_output_tokens);
-    o.integer("blocks", c.blocks);
-    return o.str();
+    o.close();
 }
 
-// A request's workload fields (all but prefix_blocks), as the record and the embedded workload write them.
-void specFields(ObjectWriter& o, const RequestSpec& spec) {
-    o.string("id", spec.id);
-    o.integer("arrival_tick", spec.arrival_tick);
-    o.integer("prompt_tokens", spec.prompt_tokens);
-    o.integer("output_tokens", spec.output_tokens);
-    o.integer("max_output_tokens", spec.max_output_tokens);
-    o.integer("priority", spec.priority);
-    o.string("tenant", spec.tenant);
-}
-
+// A request's record: its workload fields (all but prefix_blocks), then what happened to it.
 std::string requestJson(const Workload& w, const RunResult& run, const RequestRecord& rec) {
-    ObjectWriter o;
-    specFields(o, w.requests[static_cast<std::size_t>(rec.request)]);
-    o.string("status", rec.completed ? "completed" : "censored");
-    o.integer("generated_tokens", rec.generated_tokens);
-    o.nullableInteger("first_token_tick", rec.first_token_tick);
+    const RequestSpec& spec = w.requests[static_cast<std::size_t>(rec.request)];
+    std::string out;
+    out.reserve(320);
+    SortedObject o(out);
+    o.integer("arrival_tick", spec.arrival_tick);
     o.nullableInteger("completion_tick", rec.completion_tick);
-    o.integer("preemptions", rec.preemptions);
-    o.integer("queue_ticks", rec.queue_ticks);
-    std::string flags = "[";
-    if (rec.excessive_wait) {
-        flags += "\"excessive_wait\"";
+    o.nullableInteger("first_token_tick", rec.first_token_tick);
+    std::string_view flags = "[]";
+    if (rec.excessive_wait && rec.repeated_preemption) {
+        flags = "[\"excessive_wait\",\"repeated_preemption\"]";
+    } else if (rec.excessive_wait) {
+        flags = "[\"excessive_wait\"]";
+    } else if (rec.repeated_preemption) {
+        flags = "[\"repeated_preemption\"]";
     }
-    if (rec.repeated_preemption) {
-        flags += rec.excessive_wait ? ",\"repeated_preemption\"" : "\"repeated_preemption\"";
-    }
-    flags += ']';
     o.raw("flags", flags);
+    o.integer("generated_tokens", rec.generated_tokens);
+    o.string("id", spec.id);
+    o.integer("max_output_tokens", spec.max_output_tokens);
+    o.integer("output_tokens", spec.output_tokens);
+    o.integer("preemptions", rec.preemptions);
+    o.integer("priority", spec.priority);
+    o.integer("prompt_tokens", spec.prompt_tokens);
+    o.integer("queue_ticks", rec.queue_ticks);
+    o.string("status", rec.completed ? "completed" : "censored");
+    o.string("tenant", spec.tenant);
+    o.close();
     (void)run;
-    return o.str();
+    return out;
 }
 
 std::string totalsJson(const Totals& t, bool prefixSharing) {
@@ -279,9 +345,18 @@ std::string canonicalRequest(const RequestSpec& r) {
     if (!r.prefix_blocks.empty() || !ObjectWriter::plain(r.id) || !ObjectWriter::plain(r.tenant)) {
         return canonicalJson(requestSpecJson(r));
     }
-    ObjectWriter o;
-    specFields(o, r);
-    return o.str();
+    std::string out;
+    out.reserve(160);
+    SortedObject o(out);
+    o.integer("arrival_tick", r.arrival_tick);
+    o.string("id", r.id);
+    o.integer("max_output_tokens", r.max_output_tokens);
+    o.integer("output_tokens", r.output_tokens);
+    o.integer("priority", r.priority);
+    o.integer("prompt_tokens", r.prompt_tokens);
+    o.string("tenant", r.tenant);
+    o.close();
+    return out;
 }
 
 // The canonical JSON of workloadJson(w), what input_hash covers, made and hashed piece by piece: its keys
@@ -387,7 +462,8 @@ CheckedReceipt checkPass(const Workload& w, const RunResult& run, ReceiptVersion
     oracle.begin(parseWorkload(workloadDoc, "receipt", caps, stop));
     workloadDoc = std::string();
     // The writer's own lines (the strict reader's guards against hostile files are not needed: a line that
-    // does not parse is the writer's bug, and throws).
+    // does not parse is the writer's bug, and throws). Events and records are read by the oracle from their
+    // bytes without a JSON document (OracleStream::eventLine); the totals, one line, are parsed.
     const auto parsed = [](std::string_view line) { return nlohmann::json::parse(line); };
     Sha256 eventHash;
     eventHash.update("[");
@@ -400,10 +476,11 @@ CheckedReceipt checkPass(const Workload& w, const RunResult& run, ReceiptVersion
             eventHash.update(",");
         }
         eventHash.update(line);
-        oracle.event(parsed(line));
+        oracle.eventLine(line);
         keptBytes += line.size();
         keeping = keeping && keptBytes <= kKeptLineBytes;
         if (keeping) {
+            line.shrink_to_fit(); // made with room to spare; kept lines are up to 64 MB
             out.lines.push_back(std::move(line));
         }
     }
@@ -411,7 +488,7 @@ CheckedReceipt checkPass(const Workload& w, const RunResult& run, ReceiptVersion
     out.eventHash = eventHash.finishTagged();
     for (const auto& rec : run.records) {
         stopCheck.step();
-        oracle.record(parsed(requestJson(w, run, rec)));
+        oracle.recordLine(requestJson(w, run, rec));
     }
     nlohmann::json rest = nlohmann::json::object();
     rest["events"] = nlohmann::json::array();   // read above
@@ -528,55 +605,55 @@ void streamReceipt(const Workload& w, const RunResult& run, const ReceiptSink& s
     }
 }
 
+// Each kind's fields are written in byte order of their keys (SortedObject; the order is the canonical JSON's,
+// so event_hash covers the very bytes written, and test_sample_hashes pins them).
 std::string eventCanonical(const Workload& w, const RunResult& run, const Event& e, ReceiptVersion version) {
-    ObjectWriter o;
-    o.integer("seq", e.seq);
-    o.integer("tick", e.tick);
-    o.string("kind", toString(e.kind));
-    if (e.request >= 0) {
-        o.string("request", w.requests[static_cast<std::size_t>(e.request)].id);
-    }
+    std::string out;
+    out.reserve(e.kind == EventKind::Evict ? 2048 : 200);
+    SortedObject o(out);
+    // kind, then the fields between it and request, then request, seq and the fields between seq and tick.
+    const auto kind = [&] { o.string("kind", toString(e.kind)); };
+    const auto requestSeq = [&] {
+        if (e.request >= 0) {
+            o.string("request", w.requests[static_cast<std::size_t>(e.request)].id);
+        }
+        o.integer("seq", e.seq);
+    };
+    const auto tick = [&] { o.integer("tick", e.tick); };
     switch (e.kind) {
     case EventKind::Arrive:
+        kind();
+        requestSeq();
+        tick();
         break;
     case EventKind::Admit:
-        o.integer("capacity_blocks", e.capacity_blocks);
-        o.integer("occupied_blocks", e.occupied_blocks);
         if (e.prefix) {
             o.integer("cached_tokens", e.cached_tokens);
         }
+        o.integer("capacity_blocks", e.capacity_blocks);
+        kind();
+        o.integer("occupied_blocks", e.occupied_blocks);
+        requestSeq();
+        tick();
         break;
     case EventKind::FirstToken:
-        o.integer("generated_tokens", e.generated_tokens);
         o.integer("context_tokens", e.context_tokens);
+        o.integer("generated_tokens", e.generated_tokens);
+        kind();
+        requestSeq();
+        tick();
         break;
     case EventKind::Pressure:
-        o.string("trigger", toString(e.trigger));
-        o.integer("need_blocks", e.need_blocks);
-        o.integer("free_blocks", e.free_blocks);
-        o.integer("occupied_blocks", e.occupied_blocks);
         o.integer("capacity_blocks", e.capacity_blocks);
+        o.integer("free_blocks", e.free_blocks);
+        kind();
+        o.integer("need_blocks", e.need_blocks);
+        o.integer("occupied_blocks", e.occupied_blocks);
+        requestSeq();
+        tick();
+        o.string("trigger", toString(e.trigger));
         break;
     case EventKind::Evict: {
-        o.string("mode", toString(e.mode));
-        o.integer("capacity_blocks", e.capacity_blocks);
-        o.integer("occupied_blocks", e.occupied_blocks);
-        o.integer("prompt_tokens", e.prompt_tokens);
-        o.integer("generated_tokens", e.generated_tokens);
-        o.integer("context_tokens", e.context_tokens);
-        o.integer("freed_blocks", e.freed_blocks);
-        if (e.prefix) {
-            o.integer("shared_blocks", e.shared_blocks);
-        }
-        o.integer("replay_tokens", e.replay_tokens);
-        o.integer("swap_out_bytes", e.swap_out_bytes);
-        o.integer("swap_blocks", e.swap_blocks);
-        o.integer("queue_position", e.queue_position);
-        o.integer("host_bytes", e.host_bytes);
-        ObjectWriter est;
-        est.integer("recompute_ticks", e.est_recompute_ticks);
-        est.integer("swap_ticks", e.est_swap_ticks);
-        o.raw("estimates", est.str());
         // v2 lists what the engine kept (the candidates with the greatest keys) and says how many it left out;
         // under tenant-fair a shortened list gives each its tenant's blocks over the whole list (the key's
         // first figure, which the listed ones alone cannot add up to). v1 listed every candidate.
@@ -589,71 +666,116 @@ std::string eventCanonical(const Workload& w, const RunResult& run, const Event&
         const std::int64_t count = v1 ? e.all_candidates_count : e.candidates_count;
         const std::int64_t omitted = e.candidates_total - count;
         const bool tenantBlocks = omitted > 0 && w.policy.victim_rule == VictimRule::TenantFair;
-        std::string cands = "[";
+        std::string cands;
+        cands.reserve(static_cast<std::size_t>(count) * 220 + 2);
+        cands += '[';
         for (std::int64_t i = 0; i < count; ++i) {
             if (i > 0) {
                 cands += ',';
             }
-            cands += candidateJson(w, run, list[static_cast<std::size_t>(begin + i)], tenantBlocks);
+            appendCandidate(cands, w, run, list[static_cast<std::size_t>(begin + i)], tenantBlocks);
         }
         cands += ']';
         o.raw("candidates", cands);
         if (omitted > 0) {
             o.integer("candidates_omitted", omitted);
         }
+        o.integer("capacity_blocks", e.capacity_blocks);
+        o.integer("context_tokens", e.context_tokens);
+        std::string estimates;
+        SortedObject est(estimates);
+        est.integer("recompute_ticks", e.est_recompute_ticks);
+        est.integer("swap_ticks", e.est_swap_ticks);
+        est.close();
+        o.raw("estimates", estimates);
         if (e.fallback != Fallback::None) {
             o.string("fallback", fallbackText(w, e));
         }
+        o.integer("freed_blocks", e.freed_blocks);
+        o.integer("generated_tokens", e.generated_tokens);
+        o.integer("host_bytes", e.host_bytes);
+        kind();
+        o.string("mode", toString(e.mode));
+        o.integer("occupied_blocks", e.occupied_blocks);
+        o.integer("prompt_tokens", e.prompt_tokens);
+        o.integer("queue_position", e.queue_position);
+        o.integer("replay_tokens", e.replay_tokens);
+        requestSeq();
+        if (e.prefix) {
+            o.integer("shared_blocks", e.shared_blocks);
+        }
+        o.integer("swap_blocks", e.swap_blocks);
+        o.integer("swap_out_bytes", e.swap_out_bytes);
+        tick();
         break;
     }
     case EventKind::SwapOutDone:
-        o.string("mode", toString(e.mode));
-        o.integer("swap_out_bytes", e.swap_out_bytes);
         o.integer("freed_blocks", e.freed_blocks);
-        o.integer("occupied_blocks", e.occupied_blocks);
         o.integer("host_bytes", e.host_bytes);
+        kind();
+        o.string("mode", toString(e.mode));
+        o.integer("occupied_blocks", e.occupied_blocks);
+        requestSeq();
         if (e.prefix) {
             o.integer("shared_blocks", e.shared_blocks);
         }
+        o.integer("swap_out_bytes", e.swap_out_bytes);
+        tick();
         break;
     case EventKind::Resume:
-        o.string("mode", toString(e.mode));
-        o.integer("swap_in_bytes", e.swap_in_bytes);
-        o.integer("replay_tokens", e.replay_tokens);
-        o.integer("generated_tokens", e.generated_tokens);
-        o.integer("context_tokens", e.context_tokens);
-        o.integer("occupied_blocks", e.occupied_blocks);
-        o.integer("capacity_blocks", e.capacity_blocks);
         if (e.prefix) {
             o.integer("cached_tokens", e.cached_tokens);
         }
+        o.integer("capacity_blocks", e.capacity_blocks);
+        o.integer("context_tokens", e.context_tokens);
+        o.integer("generated_tokens", e.generated_tokens);
+        kind();
+        o.string("mode", toString(e.mode));
+        o.integer("occupied_blocks", e.occupied_blocks);
+        o.integer("replay_tokens", e.replay_tokens);
+        requestSeq();
+        o.integer("swap_in_bytes", e.swap_in_bytes);
+        tick();
         break;
     case EventKind::SwapInDone:
-        o.string("mode", toString(e.mode));
-        o.integer("swap_in_bytes", e.swap_in_bytes);
         o.integer("host_bytes", e.host_bytes);
+        kind();
+        o.string("mode", toString(e.mode));
+        requestSeq();
+        o.integer("swap_in_bytes", e.swap_in_bytes);
+        tick();
         break;
     case EventKind::ReplayDone:
+        kind();
         o.string("mode", toString(e.mode));
         o.integer("replay_tokens", e.replay_tokens);
+        requestSeq();
+        tick();
         break;
     case EventKind::Complete:
-        o.integer("generated_tokens", e.generated_tokens);
         o.integer("freed_blocks", e.freed_blocks);
+        o.integer("generated_tokens", e.generated_tokens);
+        kind();
         o.integer("occupied_blocks", e.occupied_blocks);
+        requestSeq();
         if (e.prefix) {
             o.integer("shared_blocks", e.shared_blocks);
         }
+        tick();
         break;
     case EventKind::Censor:
-        o.integer("generated_tokens", e.generated_tokens);
         o.integer("freed_blocks", e.freed_blocks);
+        o.integer("generated_tokens", e.generated_tokens);
+        kind();
+        requestSeq();
         if (e.prefix) {
             o.integer("shared_blocks", e.shared_blocks);
         }
+        tick();
         break;
     }
-    return o.str();
+    o.close();
+    return out;
 }
 
 std::string receiptText(const Workload& workload, const RunResult& run, const std::atomic<bool>* stop,

@@ -154,6 +154,8 @@ class TestOracle : public QObject {
     void malformedReceiptsDoNotCrash_data();
     void malformedReceiptsDoNotCrash();
     void violationListIsBounded();
+    void mutationsReadFromLines_data() { mutationsAreCaught_data(); }
+    void mutationsReadFromLines();
 };
 
 void TestOracle::validReceiptsPass() {
@@ -324,6 +326,18 @@ void TestOracle::mutationsAreCaught() {
     QVERIFY(!report.passed);
     QVERIFY2(joined(report).contains(expected), qPrintable("expected: " + expected + "\ngot:\n" + joined(report)));
     if (const auto fed = streamed(r)) QCOMPARE(joined(*fed), joined(report));
+}
+
+// The same mutations with each event and record fed as its line of text (as receiptText feeds the oracle),
+// read without a document and, keys reversed, by nlohmann_json: the report is checkReceipt's either way.
+void TestOracle::mutationsReadFromLines() {
+    QFETCH(bool, censoredBase);
+    QFETCH(Mutation, mutate);
+    json r = censoredBase ? censoredReceipt() : hybridReceipt();
+    mutate(r);
+    const pl::OracleReport report = pl::checkReceipt(r);
+    QCOMPARE(joined(*pltest::fedAsLines(r, true)), joined(report));
+    QCOMPARE(joined(*pltest::fedAsLines(r, false)), joined(report));
 }
 
 void TestOracle::malformedReceiptsDoNotCrash_data() {

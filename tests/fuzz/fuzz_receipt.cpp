@@ -12,6 +12,36 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
+#include <string>
+
+namespace {
+
+// The oracle fed the receipt's events and records one line each (OracleStream::eventLine, recordLine), where
+// the stream applies: an events array, a workload and a policy object.
+std::optional<pl::OracleReport> fedAsLines(const nlohmann::json& r) {
+    const auto events = r.find("events");
+    const auto w = r.find("workload");
+    const auto p = r.find("policy");
+    if (!r.is_object() || events == r.end() || !events->is_array() || w == r.end() || !w->is_object() ||
+        p == r.end() || !p->is_object()) {
+        return std::nullopt;
+    }
+    pl::OracleStream oracle;
+    nlohmann::json input = *w;
+    input["policy"] = *p;
+    oracle.begin(pl::workloadFromJson(input, "receipt"));
+    for (const auto& e : *events) oracle.eventLine(e.dump());
+    nlohmann::json rest = r;
+    rest["events"] = nlohmann::json::array();
+    if (const auto records = r.find("requests"); records != r.end() && records->is_array()) {
+        for (const auto& record : *records) oracle.recordLine(record.dump());
+        rest["requests"] = nlohmann::json::array();
+    }
+    return oracle.end(rest);
+}
+
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace pl;
@@ -32,6 +62,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const OracleReport report = checkReceipt(receipt);
     if (!report.passed && report.violations.empty()) {
         fuzz::bug("the oracle failed a receipt without naming a violation");
+    }
+    // Fed its events and records as lines of text (as receiptText feeds it: read without a document where
+    // they are plain, core/oracle_value.h), the oracle reports what it reports on the document.
+    if (const auto fed = fedAsLines(receipt); fed && (fed->passed != report.passed || fed->violations != report.violations)) {
+        fuzz::bug("the oracle fed lines differs from checkReceipt: " +
+                  (fed->violations.empty() ? std::string("passed") : fed->violations.front()) + " against " +
+                  (report.violations.empty() ? std::string("passed") : report.violations.front()));
     }
     // Replay only what fits the small caps.
     if (receipt.is_object() && receipt.contains("workload") && receipt["workload"].is_object()) {
