@@ -2,6 +2,7 @@
 
 #include "bytestext.h"
 #include "cost/calibrated_rates.h"
+#include "cost/measured_curves.h"
 #include "cost/calibration.h"
 #include "cost/cost_model.h"
 #include "cost/cost_report.h"
@@ -153,17 +154,8 @@ QCustomPlot* makeSmallPlot(QWidget* parent, const QString& name, const QString& 
     return p;
 }
 
-// The block size whose fits are drawn: the explorer's if measured, else 16, else the first measured.
-std::int64_t measuredBlockSize(const pl::cost::Calibration& c, std::int64_t wanted) {
-    std::int64_t first = -1;
-    bool has16 = false;
-    for (const auto& f : c.swap_fits) {
-        if (f.block_size == wanted) return wanted;
-        has16 = has16 || f.block_size == 16;
-        if (first < 0) first = f.block_size;
-    }
-    return has16 ? 16 : first;
-}
+// A core curve's coordinates as QCustomPlot takes them.
+QVector<double> vec(const std::vector<double>& v) { return QVector<double>(v.begin(), v.end()); }
 
 } // namespace
 
@@ -529,51 +521,19 @@ void BreakevenView::drawMeasured(double ymax) {
     if (!on) return;
     const pl::cost::Calibration& c = *d->calibration;
     const auto wanted = static_cast<std::int64_t>(toValue(kSliders[3], d->sliders[QStringLiteral("block")]->value()));
-    const std::int64_t bs = measuredBlockSize(c, wanted);
-    const pl::SwapMethod method = pl::cost::swapFitsOf(c, pl::SwapMethod::Gather, bs) || c.swap_fits.empty()
-                                      ? pl::SwapMethod::Gather
-                                      : pl::parseSwapMethod(c.swap_fits.front().method).value_or(pl::SwapMethod::Gather);
-    // Per-token curves on the measured ranges only (no extrapolation is drawn): swap over the copy sizes, the
-    // replay over the prefill lengths; the calibration's own model sets the bytes per token.
-    const double kv = static_cast<double>(c.kv_bytes_per_token);
-    double bytesLo = 0, bytesHi = 0, tokLo = 0, tokHi = 0;
-    for (const auto& s : c.swaps) {
-        if (s.method != pl::toString(method) || s.block_size != bs) continue;
-        bytesLo = bytesLo == 0 ? static_cast<double>(s.bytes) : std::min(bytesLo, static_cast<double>(s.bytes));
-        bytesHi = std::max(bytesHi, static_cast<double>(s.bytes));
-    }
-    for (const auto& p : c.prefills) {
-        tokLo = tokLo == 0 ? static_cast<double>(p.tokens) : std::min(tokLo, static_cast<double>(p.tokens));
-        tokHi = std::max(tokHi, static_cast<double>(p.tokens));
-    }
-    QVector<double> xs, ys, xr, yr;
-    for (int i = 0; i <= 48; ++i) {
-        const double f = i / 48.0;
-        if (bytesHi > 0) {
-            const double L = bytesLo / kv * std::pow(bytesHi / bytesLo, f);
-            if (auto v = pl::cost::measuredSwapUsPerToken(c, method, bs, c.kv_bytes_per_token, L)) {
-                xs << L;
-                ys << *v;
-            }
-        }
-        if (tokHi > 0) {
-            const double L = tokLo * std::pow(tokHi / tokLo, f);
-            if (auto v = pl::cost::measuredRecomputeUsPerToken(c, L)) {
-                xr << L;
-                yr << *v;
-            }
-        }
-    }
-    mswap->setName(tr("measured swap (%1, %2-token blocks)").arg(qs(std::string(pl::toString(method)))).arg(bs));
-    mswap->setData(xs, ys, true);
-    mrec->setData(xr, yr, true);
-    for (double y : ys) ymax = std::max(ymax, y);
-    for (double y : yr) ymax = std::max(ymax, y);
+    // Core's curves (over the measured ranges only: no extrapolation is drawn); this view only draws them.
+    const pl::cost::MeasuredCurves m = pl::cost::measuredCurves(c, wanted);
+    const std::int64_t bs = m.block_size;
+    const QString method = QString::fromUtf8(pl::toString(m.method).data());
+    mswap->setName(tr("measured swap (%1, %2-token blocks)").arg(method).arg(bs));
+    mswap->setData(vec(m.swap_us_per_token.x), vec(m.swap_us_per_token.y), true);
+    mrec->setData(vec(m.recompute_us_per_token.x), vec(m.recompute_us_per_token.y), true);
+    for (double y : m.swap_us_per_token.y) ymax = std::max(ymax, y);
+    for (double y : m.recompute_us_per_token.y) ymax = std::max(ymax, y);
     d->plot->yAxis->setRange(0, ymax * 1.08);
-    const auto roots = pl::cost::measuredBreakevenContexts(c, method, bs, c.kv_bytes_per_token);
     QString where = tr("no crossover: one of them is cheaper at every length");
-    if (!roots.empty()) {
-        d->measuredAt = roots.front();
+    if (!m.breakevens.empty()) {
+        d->measuredAt = m.breakevens.front();
         d->measuredLine->setVisible(true);
         d->measuredLine->point1->setCoords(d->measuredAt, 0);
         d->measuredLine->point2->setCoords(d->measuredAt, 1);
@@ -581,50 +541,32 @@ void BreakevenView::drawMeasured(double ymax) {
         d->measuredLabel->position->setCoords(d->measuredAt * 1.05, 0.7);
         d->measuredLabel->setText(tr("measured\n%1 tokens").arg(groupedNumber(std::llround(d->measuredAt))));
         QStringList at;
-        for (double r : roots) at << groupedNumber(std::llround(r));
+        for (double r : m.breakevens) at << groupedNumber(std::llround(r));
         where = tr("measured break-even at %1 tokens").arg(at.join(QStringLiteral(", ")));
     }
     measured_->setText(tr("<b>Calibration:</b> %1, %2 (%3 B/token); %4 swaps at %5-token blocks vs prefill: %6 "
                           "(the thick curves, over the measured ranges only).")
                            .arg(qs(c.device_name).toHtmlEscaped(), qs(c.model)).arg(c.kv_bytes_per_token)
-                           .arg(qs(std::string(pl::toString(method)))).arg(bs).arg(where));
+                           .arg(method).arg(bs).arg(where));
 
     // Swap microseconds against bytes, every method at this block size: points measured, lines fitted.
-    int colour = 0;
-    for (const pl::SwapMethod m : pl::kSwapMethods) {
-        const auto fits = pl::cost::swapFitsOf(c, m, bs);
-        for (const char* dir : {"d2h", "h2d"}) {
-            QVector<double> px, py;
-            for (const auto& s : c.swaps) {
-                if (s.method == pl::toString(m) && s.direction == dir && s.block_size == bs) {
-                    px << static_cast<double>(s.bytes);
-                    py << s.us;
-                }
-            }
-            if (px.isEmpty()) continue;
-            auto* g = d->swapPlot->addGraph();
-            g->setName(QStringLiteral("%1 %2").arg(QString::fromUtf8(pl::toString(m).data()), QLatin1String(dir)));
-            QPen pen(kMethodColours[colour % 3], 1.2, std::string(dir) == "h2d" ? Qt::DashLine : Qt::SolidLine);
-            g->setPen(pen);
-            g->setScatterStyle(QCPScatterStyle(std::string(dir) == "h2d" ? QCPScatterStyle::ssSquare
-                                                                         : QCPScatterStyle::ssCircle, 5));
-            if (fits) {
-                // The fitted line through the measured points' range.
-                const auto& f = std::string(dir) == "d2h" ? fits->first : fits->second;
-                QVector<double> fx = px, fy;
-                std::sort(fx.begin(), fx.end());
-                for (double b : fx) fy << f.fixed_us + b / (f.bandwidth_gbps * 1e3);
-                g->setData(fx, fy, true);
-                g->setLineStyle(QCPGraph::lsLine);
-            }
-            auto* pts = d->swapPlot->addGraph();
-            pts->removeFromLegend();
-            pts->setLineStyle(QCPGraph::lsNone);
-            pts->setScatterStyle(g->scatterStyle());
-            pts->setPen(QPen(kMethodColours[colour % 3]));
-            pts->setData(px, py);
+    for (const auto& s : m.swaps) {
+        const int colour = static_cast<int>(s.method);
+        const bool h2d = s.direction == "h2d";
+        auto* g = d->swapPlot->addGraph();
+        g->setName(QStringLiteral("%1 %2").arg(QString::fromUtf8(pl::toString(s.method).data()), qs(s.direction)));
+        g->setPen(QPen(kMethodColours[colour % 3], 1.2, h2d ? Qt::DashLine : Qt::SolidLine));
+        g->setScatterStyle(QCPScatterStyle(h2d ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssCircle, 5));
+        if (!s.fit.x.empty()) {
+            g->setData(vec(s.fit.x), vec(s.fit.y), true); // the fitted line through the measured points' range
+            g->setLineStyle(QCPGraph::lsLine);
         }
-        ++colour;
+        auto* pts = d->swapPlot->addGraph();
+        pts->removeFromLegend();
+        pts->setLineStyle(QCPGraph::lsNone);
+        pts->setScatterStyle(g->scatterStyle());
+        pts->setPen(QPen(kMethodColours[colour % 3]));
+        pts->setData(vec(s.points.x), vec(s.points.y));
     }
     d->swapPlot->rescaleAxes();
     fitLegend(d->swapPlot);
@@ -635,20 +577,8 @@ void BreakevenView::drawMeasured(double ymax) {
     prefillPts->setName(tr("measured"));
     prefillPts->setLineStyle(QCPGraph::lsNone);
     prefillPts->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, 5));
-    QVector<double> tx, ty, fx, fy;
-    for (const auto& p : c.prefills) {
-        tx << static_cast<double>(p.tokens);
-        ty << p.us;
-    }
-    if (c.prefill_fit && tokHi > 0) {
-        for (int i = 0; i <= 32; ++i) {
-            const double T = tokLo * std::pow(tokHi / tokLo, i / 32.0);
-            fx << T;
-            fy << c.prefill_fit->c0 + c.prefill_fit->c1 * T + c.prefill_fit->c2 * T * T;
-        }
-    }
-    prefillFit->setData(fx, fy, true);
-    prefillPts->setData(tx, ty);
+    prefillFit->setData(vec(m.prefill_fit.x), vec(m.prefill_fit.y), true);
+    prefillPts->setData(vec(m.prefill_points.x), vec(m.prefill_points.y));
     d->prefillPlot->rescaleAxes();
     for (QCustomPlot* p : {d->swapPlot, d->prefillPlot}) {
         for (QCPAxis* a : {p->xAxis, p->yAxis}) a->scaleRange(1.25, a->range().center());

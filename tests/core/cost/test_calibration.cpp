@@ -2,6 +2,7 @@
 // answers from synthetic measurements, calibration.json is read strictly, and the tick rates, per-token costs and
 // break-even contexts derived from a hand calibration match the arithmetic in docs/live-mode.md.
 #include "cost/calibrated_rates.h"
+#include "cost/measured_curves.h"
 #include "cost/calibration.h"
 
 #include <QTemporaryDir>
@@ -344,6 +345,43 @@ class TestCalibration : public QObject {
         QVERIFY(measuredBreakevenContexts(c, pl::SwapMethod::Gather, 16, 1000).empty());
         QVERIFY(measuredBreakevenContexts(c, pl::SwapMethod::PerBlock, 16, 1000).empty()); // no such fit
         QVERIFY(!measuredSwapUsPerToken(c, pl::SwapMethod::PerBlock, 16, 1000, 100));
+    }
+
+    // The break-even explorer's measured curves come from core (measuredCurves); on the hand calibration every
+    // figure is known: 131,072 B per token, so the swap round trip costs 10.5 / L + 131072 x (1/50 + 1/25) / 1e3 =
+    // 10.5 / L + 7.86432 us per token over the measured copies (16 to 1,024 tokens), the replay 130 / L + 0.5 +
+    // 1e-4 L over the measured prefills (512 to 4,096 tokens).
+    void measuredCurvesAreWhatTheExplorerDraws() {
+        const Calibration c = handCalibration();
+        const MeasuredCurves m = measuredCurves(c, 32); // 32-token blocks were not measured: 16 is drawn
+        QCOMPARE(m.block_size, std::int64_t{16});
+        QVERIFY(m.method == pl::SwapMethod::Gather);
+        const auto near = [](double a, double b) { return std::fabs(a - b) < 1e-6 * std::max(1.0, std::fabs(b)); };
+        QCOMPARE(m.swap_us_per_token.x.size(), std::size_t{49});
+        QVERIFY(near(m.swap_us_per_token.x.front(), 16.0) && near(m.swap_us_per_token.x.back(), 1024.0));
+        QVERIFY(near(m.swap_us_per_token.y.front(), 10.5 / 16 + 7.86432));
+        QVERIFY(near(m.swap_us_per_token.y.back(), 10.5 / 1024 + 7.86432));
+        QCOMPARE(m.recompute_us_per_token.x.size(), std::size_t{49});
+        QVERIFY(near(m.recompute_us_per_token.x.front(), 512.0) && near(m.recompute_us_per_token.x.back(), 4096.0));
+        QVERIFY(near(m.recompute_us_per_token.y.back(), 130.0 / 4096 + 0.5 + 0.4096));
+        QCOMPARE(m.breakevens, measuredBreakevenContexts(c, pl::SwapMethod::Gather, 16, 131072));
+        QCOMPARE(m.swaps.size(), std::size_t{2}); // gather d2h and h2d: no other method was measured
+        QCOMPARE(m.swaps[0].direction, std::string("d2h"));
+        QCOMPARE(m.swaps[0].points.x.size(), std::size_t{4});
+        QVERIFY(near(m.swaps[0].fit.y.front(), 4.0 + 2097152.0 / 50000.0));  // 1 block of 16 tokens out
+        QVERIFY(near(m.swaps[1].fit.y.back(), 6.5 + 134217728.0 / 25000.0)); // 64 blocks in
+        QCOMPARE(m.prefill_points.x.size(), std::size_t{4});
+        QCOMPARE(m.prefill_fit.x.size(), std::size_t{33});
+        QVERIFY(near(m.prefill_fit.y.front(), 130.0 + 256.0 + 26.2144));
+        // The wanted block size when it was measured; none at all without swap fits.
+        QCOMPARE(measuredCurves(c, 16).block_size, std::int64_t{16});
+        Calibration noSwaps = c;
+        noSwaps.swaps.clear();
+        noSwaps.swap_fits.clear();
+        const MeasuredCurves none = measuredCurves(noSwaps, 16);
+        QCOMPARE(none.block_size, std::int64_t{-1});
+        QVERIFY(none.swaps.empty() && none.swap_us_per_token.x.empty() && none.breakevens.empty());
+        QCOMPARE(none.recompute_us_per_token.x.size(), std::size_t{49});
     }
 };
 
