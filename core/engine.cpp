@@ -355,13 +355,13 @@ void EngineImpl::admit() {
             s_.free_blocks - p_.watermark_blocks) {
             break; // head-of-line: later requests wait behind this one
         }
-        ++it;
+        it = s_.waiting.erase(it); // (by its iterator: no second walk down the queue)
         s_.quiet_decode_only = false; // it prefills or copies first
         if (swapped) {
-            resumeBySwapIn(r);
+            resumeBySwapIn(r, true);
             continue;
         }
-        const bool first = joinRunning(r);
+        const bool first = joinRunning(r, true);
         attachPrefix(r, hits);
         st.cached_tokens = cached;
         takeBlocks(r, needNow - st.blocks);
@@ -380,11 +380,13 @@ void EngineImpl::admit() {
     }
 }
 
-// r leaves the waiting queue and joins the running list (last), as every admission and resume does; true when
-// it is admitted for the first time.
-bool EngineImpl::joinRunning(std::int32_t r) {
+// r leaves the waiting queue (unless the caller `erased` it already) and joins the running list (last), as every
+// admission and resume does; true when it is admitted for the first time.
+bool EngineImpl::joinRunning(std::int32_t r, bool erased) {
     auto& st = rq(r);
-    s_.waiting.erase({st.queue_key, r});
+    if (!erased) {
+        s_.waiting.erase({st.queue_key, r});
+    }
     st.queue_ticks += t_ - st.queued_since;
     st.admit_seq = s_.admit_counter++;
     s_.running.push_back(r);
@@ -396,9 +398,9 @@ bool EngineImpl::joinRunning(std::int32_t r) {
 // A swapped-out request resumes: it takes the blocks of what it holds on the host and its swap-in joins the
 // link's FIFO; it runs again when the copy lands (link()). The tick model's admission and, as a what-if, the
 // engine profiles' waiting loops (a swapped request resumes where the profile puts a preempted request).
-void EngineImpl::resumeBySwapIn(std::int32_t r) {
+void EngineImpl::resumeBySwapIn(std::int32_t r, bool erased) {
     auto& st = rq(r);
-    joinRunning(r);
+    joinRunning(r, erased);
     s_.swapped_waiting -= 1;
     takeBlocks(r, blocksFor(st.swapped_tokens));
     st.copy_remaining = st.swapped_tokens * c_.kv_bytes_per_token;

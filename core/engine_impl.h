@@ -68,8 +68,8 @@ class EngineImpl {
     void preemptAhead();
     void runRequests();
     void admit();
-    bool joinRunning(std::int32_t r);
-    void resumeBySwapIn(std::int32_t r);
+    bool joinRunning(std::int32_t r, bool erased = false);
+    void resumeBySwapIn(std::int32_t r, bool erased = false);
     // The engine profiles' waiting loops meet a swapped request (a what-if: recovery swap, hybrid or adaptive
     // under a profile): Skip one still copying out, Resumed one whose blocks were free (its swap-in started),
     // Blocked one whose blocks are not (head-of-line), NotSwapped a request that recomputes.
