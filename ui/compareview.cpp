@@ -459,16 +459,10 @@ void CompareView::runNow() {
 
 void CompareView::cancel() { d->watcher.cancel(); }
 
-void CompareView::show(const CompareResult& r) {
-    if (!r.error.isEmpty()) {
-        status_->setText(tr("Compare stopped: %1").arg(r.error));
-        d->current = false;
-        return;
-    }
-    d->hasResult = true;
-    d->current = true;
-    d->engines = r.kind == CompareKind::Engines;
-    d->last = r;
+// The table's header and the rows of `preemptlab-cli compare` (core's RunSummary), best per row bold, with
+// `extraRows` more rows left for the caller; the vertical headers go to `vheaders`. Returns how many rows it
+// filled; `anyPopulationDiffers` says whether some percentile row is over different numbers of requests.
+int CompareView::fillSummaryRows(const CompareResult& r, int extraRows, QStringList& vheaders, bool& anyPopulationDiffers) {
     const int cols = static_cast<int>(r.entries.size());
     // The rows of `preemptlab-cli compare`, with the same numbers (core's RunSummary); bytes in binary units.
     struct Row {
@@ -513,16 +507,13 @@ void CompareView::show(const CompareResult& r) {
     const int nRows = static_cast<int>(std::size(rows));
     // Latencies in ms where the workload gives the tick's length (the tick count in each cell's tooltip).
     const bool ms = r.tickUs > 0;
-    const pl::review::Slos slos = d->slos ? d->slos->forTick(r.tickUs) : pl::review::Slos{};
-    const int extraRows = 2 + (slos.any() ? 1 : 0); // ITL p50 and p99, goodput
     table_->clear();
     table_->setColumnCount(cols);
     table_->setRowCount(nRows + extraRows);
     QStringList headers;
     for (const auto& e : r.entries) headers << e.label;
     table_->setHorizontalHeaderLabels(headers);
-    QStringList vheaders;
-    bool anyPopulationDiffers = false;
+    anyPopulationDiffers = false;
     for (int i = 0; i < nRows; ++i) {
         // A percentile over no request (a mode that completed nothing) is no figure: a dash, never the best.
         auto hasValue = [&](int c) {
@@ -573,20 +564,27 @@ void CompareView::show(const CompareResult& r) {
             table_->setItem(i, c, item);
         }
     }
-    // ITL (every gap between output tokens, pooled: core's figures, as `preemptlab-cli compare` prints them) and,
-    // with the lab's SLOs, goodput (the share of all requests that completed within every SLO; censored
-    // requests count as misses). Lower ITL is better, higher goodput.
-    auto extraItem = [&](int row, int c, const QString& text, const QString& tip, bool best) {
-        auto* item = new QTableWidgetItem(text);
-        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        item->setToolTip(tip);
-        if (best) {
-            QFont f = item->font();
-            f.setBold(true);
-            item->setFont(f);
-        }
-        table_->setItem(row, c, item);
-    };
+    return nRows;
+}
+
+// A cell below the summary rows (ITL, goodput): right-aligned, its tooltip, bold when it is the row's best.
+void CompareView::setExtraItem(int row, int c, const QString& text, const QString& tip, bool best) {
+    auto* item = new QTableWidgetItem(text);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    item->setToolTip(tip);
+    if (best) {
+        QFont f = item->font();
+        f.setBold(true);
+        item->setFont(f);
+    }
+    table_->setItem(row, c, item);
+}
+
+// ITL p50 and p99 from row `first` on (every gap between output tokens, pooled: core's figures, as
+// `preemptlab-cli compare` prints them); lower is better.
+void CompareView::fillItlRows(const CompareResult& r, int first, QStringList& vheaders) {
+    const int cols = static_cast<int>(r.entries.size());
+    const bool ms = r.tickUs > 0;
     const QString itlUnit = ms ? tr("ms") : tr("ticks");
     for (int k = 0; k < 2; ++k) {
         const bool p99 = k == 1;
@@ -608,38 +606,37 @@ void CompareView::show(const CompareResult& r) {
             const QString text = p.count == 0 ? QStringLiteral("\u2013")
                                  : ms         ? QString::fromStdString(pl::review::ticksAsMs(v, r.tickUs))
                                               : groupedNumber(v);
-            extraItem(nRows + k, c, text,
+            setExtraItem(first + k, c, text,
                       tr("%1 ticks; over %2 gaps between output tokens").arg(groupedNumber(v), groupedNumber(p.count)),
                       p.count > 0 && !allEqual && v == best);
         }
     }
-    if (slos.any()) {
-        std::vector<pl::review::Goodput> goodputs;
-        for (const auto& e : r.entries) goodputs.push_back(pl::review::goodput(e.outcomes, slos));
-        std::int64_t best = 0;
-        bool allEqual = true;
-        for (const auto& g : goodputs) {
-            if (g.good != goodputs.front().good) allEqual = false;
-            best = std::max(best, g.good); // every mode has the same requests: compare the good counts
-        }
-        vheaders << tr("goodput (%1)").arg(slosText(slos));
-        for (int c = 0; c < cols; ++c) {
-            const pl::review::Goodput& g = goodputs[static_cast<std::size_t>(c)];
-            extraItem(nRows + 2, c,
-                      tr("%1% (%2/%3)").arg(QString::number(g.percent(), 'f', 2), groupedNumber(g.good),
-                                            groupedNumber(g.requests)),
-                      goodputText(g), !allEqual && g.good == best);
-        }
+}
+
+// With the lab's SLOs, goodput in row `row` (the share of all requests that completed within every SLO;
+// censored requests count as misses); higher is better.
+void CompareView::fillGoodputRow(const CompareResult& r, const pl::review::Slos& slos, int row, QStringList& vheaders) {
+    const int cols = static_cast<int>(r.entries.size());
+    std::vector<pl::review::Goodput> goodputs;
+    for (const auto& e : r.entries) goodputs.push_back(pl::review::goodput(e.outcomes, slos));
+    std::int64_t best = 0;
+    bool allEqual = true;
+    for (const auto& g : goodputs) {
+        if (g.good != goodputs.front().good) allEqual = false;
+        best = std::max(best, g.good); // every mode has the same requests: compare the good counts
     }
-    table_->setVerticalHeaderLabels(vheaders);
-    QStringList notes;
-    for (const auto& e : r.entries) {
-        if (!e.fallbackNote.isEmpty()) notes << e.fallbackNote;
+    vheaders << tr("goodput (%1)").arg(slosText(slos));
+    for (int c = 0; c < cols; ++c) {
+        const pl::review::Goodput& g = goodputs[static_cast<std::size_t>(c)];
+        setExtraItem(row, c,
+                  tr("%1% (%2/%3)").arg(QString::number(g.percent(), 'f', 2), groupedNumber(g.good),
+                                        groupedNumber(g.requests)),
+                  goodputText(g), !allEqual && g.good == best);
     }
-    fallbackNote_->setText(notes.join(QLatin1Char('\n')));
-    fallbackNote_->setVisible(!notes.isEmpty());
-    fillCdf(d->plots[0], r, true);
-    fillCdf(d->plots[1], r, false);
+}
+
+// Who was flagged under each column, the first 12 named.
+void CompareView::fillFlagged(const CompareResult& r) {
     QString flagged;
     for (const auto& e : r.entries) {
         QStringList items(e.flagged.begin(), e.flagged.end());
@@ -652,6 +649,10 @@ void CompareView::show(const CompareResult& r) {
                        .arg(e.label, items.isEmpty() ? tr("none flagged") : items.join(QStringLiteral("; ")).toHtmlEscaped());
     }
     flagged_->setText(flagged);
+}
+
+// The status line under the table: what ran, the bold and star conventions, and the columns that ran alike.
+QString CompareView::resultNoteOf(const CompareResult& r, bool anyPopulationDiffers) const {
     // Modes that ran event for event alike draw one curve over the other: say so, or one seems missing.
     QStringList same;
     for (std::size_t i = 0; i < r.entries.size(); ++i) {
@@ -661,7 +662,7 @@ void CompareView::show(const CompareResult& r) {
             }
         }
     }
-    d->resultNote = tr("Same workload, %1; bold = best in the row (none where all agree).").arg(whatRuns(r.kind)) +
+    return tr("Same workload, %1; bold = best in the row (none where all agree).").arg(whatRuns(r.kind)) +
                     (r.kind == CompareKind::Engines
                          ? tr(" Each engine runs recompute with its own victim rule and no preempt-ahead (docs/engines.md).")
                          : QString()) +
@@ -671,6 +672,35 @@ void CompareView::show(const CompareResult& r) {
                      (same.isEmpty() ? QString()
                                      : tr(" Identical runs (same event hash, their curves coincide): %1.")
                                            .arg(same.join(QStringLiteral(", "))));
+
+} // namespace plui
+void CompareView::show(const CompareResult& r) {
+    if (!r.error.isEmpty()) {
+        status_->setText(tr("Compare stopped: %1").arg(r.error));
+        d->current = false;
+        return;
+    }
+    d->hasResult = true;
+    d->current = true;
+    d->engines = r.kind == CompareKind::Engines;
+    d->last = r;
+    const pl::review::Slos slos = d->slos ? d->slos->forTick(r.tickUs) : pl::review::Slos{};
+    QStringList vheaders;
+    bool anyPopulationDiffers = false;
+    const int nRows = fillSummaryRows(r, 2 + (slos.any() ? 1 : 0), vheaders, anyPopulationDiffers); // + ITL, goodput
+    fillItlRows(r, nRows, vheaders);
+    if (slos.any()) fillGoodputRow(r, slos, nRows + 2, vheaders);
+    table_->setVerticalHeaderLabels(vheaders);
+    QStringList notes;
+    for (const auto& e : r.entries) {
+        if (!e.fallbackNote.isEmpty()) notes << e.fallbackNote;
+    }
+    fallbackNote_->setText(notes.join(QLatin1Char('\n')));
+    fallbackNote_->setVisible(!notes.isEmpty());
+    fillCdf(d->plots[0], r, true);
+    fillCdf(d->plots[1], r, false);
+    fillFlagged(r);
+    d->resultNote = resultNoteOf(r, anyPopulationDiffers);
     status_->setText(d->resultNote);
 }
 

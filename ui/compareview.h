@@ -17,6 +17,10 @@ class QProgressBar;
 class QPushButton;
 class QTableWidget;
 
+namespace pl::review {
+struct Slos;
+}
+
 namespace plui {
 
 class LabDocument;
@@ -62,6 +66,13 @@ class CompareView : public QWidget {
 
   private:
     void show(const CompareResult& r);
+    // show()'s parts, in the order they fill the view.
+    int fillSummaryRows(const CompareResult& r, int extraRows, QStringList& vheaders, bool& anyPopulationDiffers);
+    void setExtraItem(int row, int c, const QString& text, const QString& tip, bool best);
+    void fillItlRows(const CompareResult& r, int first, QStringList& vheaders);
+    void fillGoodputRow(const CompareResult& r, const pl::review::Slos& slos, int row, QStringList& vheaders);
+    void fillFlagged(const CompareResult& r);
+    QString resultNoteOf(const CompareResult& r, bool anyPopulationDiffers) const;
     // The header row, then each figure's row: its label and the text of each mode's cell; `bold` marks best.
     QList<QStringList> cells(bool markBest) const;
     struct Impl;
