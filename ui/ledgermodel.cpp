@@ -2,6 +2,7 @@
 
 #include "bytestext.h"
 #include "engine.h"
+#include "ledger_csv.h"
 #include "session.h"
 #include "qtext.h"
 
@@ -16,41 +17,22 @@ namespace plui {
 namespace {
 } // namespace
 
-QString fallbackText(int fallback) {
-    switch (static_cast<pl::Fallback>(fallback)) {
-    case pl::Fallback::None: return {};
-    case pl::Fallback::HostFull: return QStringLiteral("host memory full");
-    case pl::Fallback::HybridHostShrunk: return QStringLiteral("hybrid prefix shrunk to fit host");
-    case pl::Fallback::NothingToSwap: return QStringLiteral("nothing to swap");
-    }
-    return QStringLiteral("?");
-}
+QString fallbackText(int fallback) { return qsv(pl::fallbackWords(static_cast<pl::Fallback>(fallback))); }
 
 LedgerModel::LedgerModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void LedgerModel::setSession(const pl::Session* session, const pl::RunResult* live) {
     beginResetModel();
     session_ = session;
+    liveRun_ = session ? live : nullptr;
     rows_.clear();
     bytesBack_.clear();
     live_.clear();
     if (session_) {
         const auto& events = session_->result().ledger.events;
-        std::unordered_map<std::int32_t, std::size_t> pending; // request -> row awaiting its copy back
-        for (std::size_t i = 0; i < events.size(); ++i) {
-            const pl::Event& e = events[i];
-            if (e.kind == pl::EventKind::Evict) {
-                pending[e.request] = rows_.size();
-                rows_.push_back(static_cast<std::int64_t>(i));
-                bytesBack_.push_back(0);
-            } else if (e.kind == pl::EventKind::SwapInDone && e.swap_in_bytes > 0) {
-                auto it = pending.find(e.request);
-                if (it != pending.end()) {
-                    bytesBack_[it->second] = e.swap_in_bytes;
-                    pending.erase(it);
-                }
-            }
-        }
+        pl::LedgerRows rows = pl::ledgerRows(events); // core's rows, as the CSV has them
+        rows_.assign(rows.events.begin(), rows.events.end());
+        bytesBack_ = std::move(rows.swap_in_bytes);
         if (live) fillLive(*live, events);
     }
     endResetModel();
@@ -209,42 +191,10 @@ QVariant LedgerModel::headerData(int section, Qt::Orientation o, int role) const
 }
 
 std::string LedgerModel::csv() const {
-    auto quote = [](const QString& s) {
-        if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) return s;
-        QString q = s;
-        q.replace(QStringLiteral("\""), QStringLiteral("\"\""));
-        return QStringLiteral("\"%1\"").arg(q);
-    };
-    QString out = QStringLiteral(
-        "tick,victim,mode,fallback,freed_blocks,replay_tokens,swap_out_bytes,swap_in_bytes,est_recompute_ticks,"
-        "est_swap_ticks,queue_position%1\n")
-                      .arg(live_.empty() ? QString() : QStringLiteral(",measured_us,bytes_moved,tokens_computed,modelled_us,device_error"));
-    if (!session_) return out.toStdString();
-    const auto& events = session_->result().ledger.events;
-    for (int row = 0; row < rowCount(); ++row) {
-        const pl::Event& e = events[static_cast<std::size_t>(rows_[static_cast<std::size_t>(row)])];
-        QStringList cells{cellText(row, Tick),
-                          quote(cellText(row, Victim)),
-                          qsv(pl::toString(e.mode)),
-                          quote(fallbackText(static_cast<int>(e.fallback))),
-                          cellText(row, Freed),
-                          cellText(row, Replay),
-                          cellText(row, BytesOut),
-                          cellText(row, BytesBack),
-                          cellText(row, EstRecompute),
-                          cellText(row, EstSwap),
-                          cellText(row, QueuePos)};
-        if (!live_.empty()) {
-            const LiveCell& c = live_[static_cast<std::size_t>(row)];
-            const bool model = c.any && c.modelled_us != 0.0;
-            cells << (c.any ? QString::number(c.measured_us, 'f', 3) : QString())
-                  << (c.any ? QString::number(c.bytes_moved) : QString())
-                  << (c.any ? QString::number(c.tokens_computed) : QString())
-                  << (model ? QString::number(c.modelled_us, 'f', 3) : QString()) << quote(c.errors);
-        }
-        out += cells.join(QLatin1Char(',')) + QLatin1Char('\n');
-    }
-    return out.toStdString();
+    // Core writes the CSV (pl::ledgerCsv: the same bytes as `preemptlab-cli run --ledger-csv`).
+    if (!session_) return pl::ledgerCsv(pl::Workload{}, {}, {});
+    return pl::ledgerCsv(session_->workload(), session_->result().ledger.events,
+                         liveRun_ != nullptr ? liveRun_->live : std::vector<pl::LiveAnnotation>{});
 }
 
 } // namespace plui

@@ -53,6 +53,7 @@ class LedgerModel : public QAbstractTableModel {
     void fillLive(const pl::RunResult& live, const std::vector<pl::Event>& events);
     QString liveText(int row, bool measured) const;
     const pl::Session* session_ = nullptr;
+    const pl::RunResult* liveRun_ = nullptr; // the live run beside the session (its annotations), or null
     std::vector<std::int64_t> rows_;      // event indices of evict events
     std::vector<std::int64_t> bytesBack_; // per row: swap_in_bytes of the copy that brought it back
     struct LiveCell {

@@ -10,6 +10,7 @@
 #include "device_api.h"
 #include "engine.h"
 #include "fallbacks.h"
+#include "ledger_csv.h"
 #include "live_backend.h"
 #include "verify.h"
 #include "receipt.h"
@@ -60,24 +61,40 @@ bool slosFor(const Args& args, const Workload& w, const std::string& file, revie
 
 // Each usage line, printed after the one line that says what was wrong with the command line.
 constexpr const char* kCalibrationUsage = "[--calibration FILE --tick-ms MS [--swap-method M] [--calibration-context L]]";
-const std::string kValidateUsage = std::string("validate WORKLOAD [--<key> V ...] ") + kCalibrationUsage;
+const std::string kValidateUsage = std::string("validate WORKLOAD [--<key> V ...] [--json] ") + kCalibrationUsage;
 constexpr const char* kSloUsage = "[--slo-ttft-ms X | --slo-ttft-ticks N] [--slo-tpot-ms X | --slo-tpot-ticks N]";
 const std::string kRunUsage =
-    std::string("run WORKLOAD [--<key> V ...] [--out RECEIPT] [--trace-out FILE.json] [--live] ") + kSloUsage + " " + kCalibrationUsage;
-const std::string kVerifyUsage = "verify RECEIPT";
+    std::string("run WORKLOAD [--<key> V ...] [--out RECEIPT] [--trace-out FILE.json] [--ledger-csv FILE.csv] [--live] ") + kSloUsage + " " + kCalibrationUsage;
+const std::string kVerifyUsage = "verify RECEIPT [--json]";
 const std::string kCompareUsage =
     std::string("compare WORKLOAD [--engines] [--<key> V ...] [--out FILE.json] [--receipts DIR] ") + kSloUsage + " " +
     kCalibrationUsage;
 
 int cmdValidate(int argc, char** argv) {
     Args args;
-    if (!parseCommand(argc, argv, workloadSpec({}), {"WORKLOAD"}, kValidateUsage, args)) {
+    if (!parseCommand(argc, argv, workloadSpec({}, {"json"}), {"WORKLOAD"}, kValidateUsage, args)) {
         return kExitBadInput;
     }
     auto w = loadWithOverrides(args.positional[0], args);
     std::optional<cost::Calibration> calibration;
     if (!w || !applyCalibrationFlags(args, args.positional[0], *w, calibration)) {
-        return kExitBadInput;
+        return kExitBadInput; // (the error is on stderr, as without --json)
+    }
+    if (args.has("json")) { // docs/contracts.md, "Conventions of preemptlab-cli": the same facts as the text
+        nlohmann::json j;
+        j["file"] = args.positional[0];
+        j["valid"] = true;
+        j["format"] = std::string(kWorkloadFormat);
+        j["name"] = w->name;
+        j["requests"] = w->requests.size();
+        j["capacity_blocks"] = w->config.capacity_blocks;
+        j["block_size_tokens"] = w->config.block_size_tokens;
+        j["policy"] = {{"recovery", std::string(toString(w->policy.recovery))},
+                       {"victim_rule", std::string(toString(w->policy.victim_rule))},
+                       {"resume_guard", std::string(toString(w->policy.resume_guard))},
+                       {"engine_profile", std::string(toString(w->policy.engine_profile))}};
+        j["unused_settings"] = unusedSettings(*w);
+        return writeStdout(j.dump(2) + "\n") ? kExitBadInput : kExitOk;
     }
     std::printf("%s: valid %s workload '%s': %zu requests, %lld blocks of %lld tokens, policy %s/%s/%s\n",
                 printable(args.positional[0]).c_str(), std::string(kWorkloadFormat).c_str(), printable(w->name).c_str(), w->requests.size(),
@@ -162,7 +179,7 @@ std::vector<std::string> inputFilesOf(const Args& args) {
 
 int cmdRun(int argc, char** argv) {
     Args args;
-    if (!parseCommand(argc, argv, workloadSpec(withSloFlags({"out", "trace-out"}), {"live"}), {"WORKLOAD"}, kRunUsage, args)) {
+    if (!parseCommand(argc, argv, workloadSpec(withSloFlags({"out", "trace-out", "ledger-csv"}), {"live"}), {"WORKLOAD"}, kRunUsage, args)) {
         return kExitBadInput;
     }
     auto w = loadWithOverrides(args.positional[0], args);
@@ -184,6 +201,13 @@ int cmdRun(int argc, char** argv) {
             return badInput("run --trace-out: '-' is not a file; the receipt goes to stdout, name a FILE.json");
         }
         outputs.push_back(*traceOut);
+    }
+    const auto ledgerOut = args.value("ledger-csv");
+    if (ledgerOut) {
+        if (*ledgerOut == "-") {
+            return badInput("run --ledger-csv: '-' is not a file; the receipt goes to stdout, name a FILE.csv");
+        }
+        outputs.push_back(*ledgerOut);
     }
     if (!outputs.empty()) {
         if (auto err = checkOutputs(outputs, inputFilesOf(args))) {
@@ -218,6 +242,11 @@ int cmdRun(int argc, char** argv) {
             return badInput("cannot write timeline: " + *err);
         }
     }
+    if (ledgerOut) { // the lab's Export > Ledger as CSV bytes (core's ledgerCsv), written atomically
+        if (auto err = writeFileAtomically(*ledgerOut, ledgerCsv(*w, run.ledger.events, run.live))) {
+            return badInput("cannot write the ledger CSV: " + *err);
+        }
+    }
     ReceiptFacts facts;
     if (auto out = args.value("out"); out && *out != "-") { // "-": stdout, as generate and import-trace
         // Streamed to the file: the receipt text is never held whole.
@@ -238,7 +267,9 @@ int cmdRun(int argc, char** argv) {
 
 int cmdVerify(int argc, char** argv) {
     Args args;
-    if (!parseCommand(argc, argv, ArgSpec{}, {"RECEIPT"}, kVerifyUsage, args)) {
+    ArgSpec spec;
+    spec.switches = {"json"};
+    if (!parseCommand(argc, argv, spec, {"RECEIPT"}, kVerifyUsage, args)) {
         return kExitBadInput;
     }
     const std::string& file = args.positional[0];
@@ -254,6 +285,17 @@ int cmdVerify(int argc, char** argv) {
         return badInput(err->message());
     }
     const auto& v = std::get<VerifyOutcome>(result);
+    if (args.has("json")) { // the verdict as data: identical, conservation, the first difference or violation
+        nlohmann::json j;
+        j["file"] = file;
+        j["identical"] = v.identical;
+        j["conservation_passed"] = v.conservation_passed;
+        j["events"] = v.events;
+        if (!v.identical) j["first_difference"] = v.first_difference;
+        if (v.identical && !v.conservation_passed) j["first_violation"] = v.first_violation;
+        if (writeStdout(j.dump(2) + "\n")) return kExitBadInput;
+        return v.identical && v.conservation_passed ? kExitOk : kExitCheckFailed;
+    }
     if (!v.identical) {
         std::printf("%s: DIFFERS from the replay: first difference at %s\n", shown.c_str(),
                     v.first_difference.c_str());
@@ -386,7 +428,8 @@ void registerCoreCommands(std::vector<Command>& table) {
                      cmdValidate});
     table.push_back({"run", kRunUsage,
                      "run one policy and write its receipt (stdout without --out); --trace-out also writes the run as "
-                     "Chrome trace JSON for Perfetto; --live also runs evictions and "
+                     "Chrome trace JSON for Perfetto; --ledger-csv the victim ledger as CSV (the lab's Export > Ledger as CSV); "
+                     "--live also runs evictions and "
                      "resumes on the CUDA device (exit 3 without one); --calibration derives the transfer and "
                      "prefill rates from a calibration.json (--swap-method per-block|batched|gather, "
                      "--calibration-context L tokens)",

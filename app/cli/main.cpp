@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
         printUsage(table, argc < 2 ? stderr : stdout);
         return finish(argc < 2 ? pl::cli::kExitBadInput : pl::cli::kExitOk);
     }
-    if (std::strcmp(argv[1], "--version") == 0) {
+    if (std::strcmp(argv[1], "--version") == 0 || std::strcmp(argv[1], "-V") == 0) {
         std::printf("preemptlab-cli %s (%s)\n", std::string(pl::kEngineVersion).c_str(),
                     std::string(pl::kTickModel).c_str());
         return pl::cli::kExitOk;

@@ -3,11 +3,15 @@
 // `help COMMAND`; and what compare writes: populations (n) beside its percentiles, CSV for FILE.csv.
 #include "cli_runner.h"
 
+#include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <cstring>
 
 namespace {
 
@@ -89,6 +93,60 @@ class TestCliUsage : public QObject {
         QVERIFY2(QString::fromUtf8(r.err).contains(reason), r.err.constData());
         QVERIFY(r.out.isEmpty());
         QVERIFY(!QFile::exists(QStringLiteral("cmp.txt")));
+    }
+
+    // -V is --version; validate and verify answer in JSON with --json (the same facts as their text), and verify's
+    // exit code does not change with it; run --ledger-csv writes the ledger (one row per eviction) and refuses '-'.
+    void versionJsonAndLedgerCsv() {
+        const auto v = cli({"-V"});
+        QCOMPARE(v.code, 0);
+        QCOMPARE(v.out, cli({"--version"}).out);
+        QVERIFY(v.out.startsWith("preemptlab-cli "));
+
+        const auto valid = cli({"validate", kSample, "--json", "--engine-profile", "vllm-v1"});
+        QCOMPARE(valid.code, 0);
+        const QJsonObject vj = QJsonDocument::fromJson(valid.out).object();
+        QCOMPARE(vj.value("valid").toBool(), true);
+        QCOMPARE(vj.value("requests").toInt(), 3); // r01, r02, r07
+        QCOMPARE(vj.value("policy").toObject().value("engine_profile").toString(), QStringLiteral("vllm-v1"));
+        QVERIFY(vj.value("unused_settings").toArray().contains(QStringLiteral("resume_guard")));
+
+        QTemporaryDir dir;
+        const QString receipt = dir.filePath("r.json");
+        const QString ledger = dir.filePath("ledger.csv");
+        const auto run = cli({"run", kSample, "--recovery", "swap", "--out", receipt, "--ledger-csv", ledger});
+        QCOMPARE(run.code, 0);
+        QFile csv(ledger);
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QByteArray rows = csv.readAll();
+        QVERIFY(rows.startsWith("tick,victim,mode,fallback,"));
+        QVERIFY2(run.err.contains(QByteArray(", ") + QByteArray::number(rows.count('\n') - 1) + " evictions,"), run.err.constData());
+        const auto dash = cli({"run", kSample, "--ledger-csv", "-"});
+        QCOMPARE(dash.code, 2);
+        QVERIFY2(firstLine(dash).contains("--ledger-csv: '-' is not a file"), dash.err.constData());
+
+        const auto same = cli({"verify", receipt, "--json"});
+        QCOMPARE(same.code, 0);
+        const QJsonObject sj = QJsonDocument::fromJson(same.out).object();
+        QVERIFY(sj.value("identical").toBool() && sj.value("conservation_passed").toBool());
+        QVERIFY(sj.value("events").toInt() > 10);
+        // An edited receipt: identical false, the first difference named, exit 1 as without --json.
+        QFile f(receipt);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray text = f.readAll();
+        f.close();
+        const qsizetype at = text.indexOf("\"kind\":\"evict\"");
+        QVERIFY(at > 0);
+        const qsizetype freed = text.indexOf("\"freed_blocks\":", at);
+        text.insert(freed + static_cast<qsizetype>(std::strlen("\"freed_blocks\":")), "9");
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(text);
+        f.close();
+        const auto edited = cli({"verify", receipt, "--json"});
+        QCOMPARE(edited.code, 1);
+        const QJsonObject ej = QJsonDocument::fromJson(edited.out).object();
+        QCOMPARE(ej.value("identical").toBool(), false);
+        QVERIFY2(ej.value("first_difference").toString().contains(QStringLiteral("freed_blocks")), edited.out.constData());
     }
 
     void generateSaysHowManyLengthsItClamped() {

@@ -4,6 +4,7 @@
 #include "engine_fixtures.h"
 
 #include "fallbacks.h"
+#include "ledger_csv.h"
 #include "engine.h"
 #include "receipt.h"
 #include "summary.h"
@@ -39,6 +40,46 @@ const Recovery kModes[] = {Recovery::Recompute, Recovery::Swap, Recovery::Adapti
 class TestFallbacks : public QObject {
     Q_OBJECT
   private slots:
+    // The ledger CSV (core's, for the lab's export, the bundle and `run --ledger-csv`): a row per evict in ledger
+    // order; an id holding a comma or a quote is quoted, quotes doubled; a host-full swap says so in the fallback
+    // column; swap_in_bytes is what the victim's next landed copy back brought (each swap's bytes, as it copies
+    // its whole context back).
+    void ledgerCsvHasARowPerEvictionQuotedAndWithItsCopyBack() {
+        for (const std::int64_t host : {std::int64_t{1000}, std::int64_t{1} << 30}) {
+            Workload w = seedExample(host);
+            w.policy.recovery = Recovery::Swap;
+            const RunResult run = runWorkload(w);
+            QVERIFY(run.totals.evictions > 0);
+            // The first victim's id, given a comma and quotes (the CSV only reads ids from the workload).
+            Workload named = w;
+            for (const Event& e : run.ledger.events) {
+                if (e.kind == EventKind::Evict) {
+                    named.requests[static_cast<std::size_t>(e.request)].id = "a,\"b\"";
+                    break;
+                }
+            }
+            const std::string csv = ledgerCsv(named, run.ledger.events);
+            QCOMPARE(occurrences(csv, "\n"), run.totals.evictions + 1);
+            QVERIFY(csv.rfind("tick,victim,mode,fallback,freed_blocks,replay_tokens,swap_out_bytes,swap_in_bytes,"
+                              "est_recompute_ticks,est_swap_ticks,queue_position\n", 0) == 0);
+            const LedgerRows rows = ledgerRows(run.ledger.events);
+            std::int64_t swappedIn = 0;
+            for (std::size_t r = 0; r < rows.events.size(); ++r) {
+                const Event& e = run.ledger.events[rows.events[r]];
+                QVERIFY(e.kind == EventKind::Evict);
+                QCOMPARE(rows.swap_in_bytes[r], host == 1000 ? 0 : e.swap_out_bytes); // copied back whole (or never left)
+                swappedIn += rows.swap_in_bytes[r];
+            }
+            QCOMPARE(swappedIn, run.totals.swap_in_bytes);
+            if (host == 1000) {
+                QCOMPARE(occurrences(csv, ",recompute,host memory full,"), run.totals.evictions);
+            } else {
+                QCOMPARE(occurrences(csv, ",swap,,"), run.totals.evictions);
+            }
+            QVERIFY2(csv.find(",\"a,\"\"b\"\"\",") != std::string::npos, csv.c_str());
+        }
+    }
+
     // The seed example's block is 8 tokens x 512 B = 4 KiB: 1000 B of host memory holds no block, so every swap
     // falls back to recompute and hybrid never has a block to put there.
     void swapFallsBackWhenHostHoldsNoBlock() {

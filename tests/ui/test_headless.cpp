@@ -245,6 +245,16 @@ class TestHeadless : public QObject {
                       QStringLiteral("--host-capacity-bytes"), QStringLiteral("68719476736")});
         QVERIFY(p.waitForFinished(60'000));
         QCOMPARE(readFile(out.filePath(QStringLiteral("receipt.json"))), p.readAllStandardOutput());
+        // ledger.csv: the CLI's `run --ledger-csv` of the same run, byte for byte (core's ledgerCsv for both).
+        const QString cliLedger = dir.filePath(QStringLiteral("cli-ledger.csv"));
+        QCOMPARE(pltest::runCli({QStringLiteral("run"), slice, QStringLiteral("--recovery"), QStringLiteral("swap"),
+                                 QStringLiteral("--host-capacity-bytes"), QStringLiteral("64G"), QStringLiteral("--out"),
+                                 dir.filePath(QStringLiteral("cli.receipt.json")), QStringLiteral("--ledger-csv"), cliLedger})
+                     .code,
+                 0);
+        QCOMPARE(readFile(cliLedger).count('\n'), 3); // the header and this run's two evictions
+        QVERIFY(readFile(cliLedger).startsWith("tick,victim,mode,fallback,freed_blocks,"));
+        QCOMPARE(readFile(out.filePath(QStringLiteral("ledger.csv"))), readFile(cliLedger));
         // compare.json beside compare.png: the CLI's compare file of the same workload (the base recovery mode
         // is no part of a comparison; compare refuses --recovery).
         const QString cliCompare = dir.filePath(QStringLiteral("cli-compare.json"));

@@ -1,0 +1,104 @@
+#include "ledger_csv.h"
+
+#include "number_text.h"
+
+#include <unordered_map>
+
+namespace pl {
+
+namespace {
+
+std::string quoted(std::string_view s) {
+    if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
+    std::string q = "\"";
+    for (char c : s) {
+        q += c;
+        if (c == '"') q += '"';
+    }
+    return q + "\"";
+}
+
+// A live run's figures for one evict: the sums over its annotations, the errors joined by "; ".
+struct LiveCell {
+    bool any = false;
+    double measured_us = 0.0, modelled_us = 0.0;
+    std::int64_t bytes_moved = 0, tokens_computed = 0;
+    std::string errors;
+};
+
+} // namespace
+
+std::string_view fallbackWords(Fallback f) {
+    switch (f) {
+    case Fallback::None: return {};
+    case Fallback::HostFull: return "host memory full";
+    case Fallback::HybridHostShrunk: return "hybrid prefix shrunk to fit host";
+    case Fallback::NothingToSwap: return "nothing to swap";
+    }
+    return "?";
+}
+
+LedgerRows ledgerRows(const std::vector<Event>& events) {
+    LedgerRows rows;
+    std::unordered_map<std::int32_t, std::size_t> pending; // request -> the row awaiting its copy back
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const Event& e = events[i];
+        if (e.kind == EventKind::Evict) {
+            pending[e.request] = rows.events.size();
+            rows.events.push_back(i);
+            rows.swap_in_bytes.push_back(0);
+        } else if (e.kind == EventKind::SwapInDone && e.swap_in_bytes > 0) {
+            if (auto it = pending.find(e.request); it != pending.end()) {
+                rows.swap_in_bytes[it->second] = e.swap_in_bytes;
+                pending.erase(it);
+            }
+        }
+    }
+    return rows;
+}
+
+std::string ledgerCsv(const Workload& workload, const std::vector<Event>& events, const std::vector<LiveAnnotation>& live) {
+    std::string out = "tick,victim,mode,fallback,freed_blocks,replay_tokens,swap_out_bytes,swap_in_bytes,"
+                      "est_recompute_ticks,est_swap_ticks,queue_position";
+    if (!live.empty()) out += ",measured_us,bytes_moved,tokens_computed,modelled_us,device_error";
+    out += '\n';
+    const LedgerRows rows = ledgerRows(events);
+    std::vector<LiveCell> cells;
+    if (!live.empty()) {
+        cells.resize(rows.events.size());
+        std::unordered_map<std::int64_t, std::size_t> rowOfSeq;
+        for (std::size_t r = 0; r < rows.events.size(); ++r) rowOfSeq[events[rows.events[r]].seq] = r;
+        for (const LiveAnnotation& a : live) {
+            const auto it = rowOfSeq.find(a.seq);
+            if (it == rowOfSeq.end()) continue;
+            LiveCell& c = cells[it->second];
+            c.any = true;
+            c.measured_us += a.measured_us;
+            c.modelled_us += a.modelled_us;
+            c.bytes_moved += a.bytes_moved;
+            c.tokens_computed += a.tokens_computed;
+            if (!a.ok) c.errors += (c.errors.empty() ? "" : "; ") + a.error;
+        }
+    }
+    for (std::size_t r = 0; r < rows.events.size(); ++r) {
+        const Event& e = events[rows.events[r]];
+        out += std::to_string(e.tick) + ',' + quoted(workload.requests[static_cast<std::size_t>(e.request)].id) + ',' +
+               std::string(toString(e.mode)) + ',' + quoted(fallbackWords(e.fallback)) + ',' +
+               std::to_string(e.freed_blocks) + ',' + std::to_string(e.replay_tokens) + ',' +
+               std::to_string(e.swap_out_bytes) + ',' + std::to_string(rows.swap_in_bytes[r]) + ',' +
+               std::to_string(e.est_recompute_ticks) + ',' + std::to_string(e.est_swap_ticks) + ',' +
+               std::to_string(e.queue_position);
+        if (!live.empty()) {
+            const LiveCell& c = cells[r];
+            const bool model = c.any && c.modelled_us != 0.0;
+            out += ',' + (c.any ? formatFixed(c.measured_us, 3) : std::string()) + ',' +
+                   (c.any ? std::to_string(c.bytes_moved) : std::string()) + ',' +
+                   (c.any ? std::to_string(c.tokens_computed) : std::string()) + ',' +
+                   (model ? formatFixed(c.modelled_us, 3) : std::string()) + ',' + quoted(c.errors);
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+} // namespace pl
