@@ -261,7 +261,7 @@ CompareColumn compareColumn(const Workload& workload, const RunResult& run, bool
 }
 
 std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& control, bool keepReceipts,
-                                       std::atomic<int>* columnsDone) {
+                                       std::atomic<int>* columnsDone, const ColumnDone& onColumn) {
     std::vector<CompareColumn> columns;
     for (Recovery mode : comparedModes()) {
         Workload w = base;
@@ -271,6 +271,7 @@ std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& c
         if (columnsDone != nullptr) {
             columnsDone->store(static_cast<int>(columns.size()));
         }
+        if (onColumn) onColumn(columns.back(), columns.size(), comparedModes().size());
     }
     return columns;
 }
@@ -299,7 +300,7 @@ Workload engineVariant(const Workload& base, EngineProfile profile) {
 }
 
 std::vector<CompareColumn> compareEngineRuns(const Workload& base, const RunControl& control, bool keepReceipts,
-                                             std::atomic<int>* columnsDone) {
+                                             std::atomic<int>* columnsDone, const ColumnDone& onColumn) {
     std::vector<CompareColumn> columns;
     for (EngineProfile profile : comparedProfiles()) {
         const Workload w = engineVariant(base, profile);
@@ -310,6 +311,7 @@ std::vector<CompareColumn> compareEngineRuns(const Workload& base, const RunCont
         if (columnsDone != nullptr) {
             columnsDone->store(static_cast<int>(columns.size()));
         }
+        if (onColumn) onColumn(columns.back(), columns.size(), comparedProfiles().size());
     }
     return columns;
 }

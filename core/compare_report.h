@@ -11,6 +11,7 @@
 #include "run_control.h"
 #include "summary.h"
 
+#include <functional>
 #include <atomic>
 #include <string>
 #include <vector>
@@ -42,9 +43,11 @@ CompareColumn compareColumn(const Workload& workload, const RunResult& run, bool
 // The four runs (runWorkload under `control`, whose cancel flag also stops the receipts) and their columns,
 // one run held at a time.
 // Throws what runWorkload throws (RunTooLarge, RunCancelled) and pl::Cancelled from a receipt.
-// `columnsDone`, where given, counts the columns made (1 to 4) as they are.
+// `columnsDone`, where given, counts the columns made (1 to 4) as they are; `onColumn`, where given, is called
+// with each column as it is made and how many of how many are done (the CLI's progress lines).
+using ColumnDone = std::function<void(const CompareColumn&, std::size_t done, std::size_t total)>;
 std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& control, bool keepReceipts,
-                                       std::atomic<int>* columnsDone = nullptr);
+                                       std::atomic<int>* columnsDone = nullptr, const ColumnDone& onColumn = {});
 
 // The engines compared (compare --engines): the workload as it is under tick-model-1, then each engine profile
 // with that engine's defaults where the workload's policy has no meaning there: recovery recompute, no
@@ -52,7 +55,7 @@ std::vector<CompareColumn> compareRuns(const Workload& base, const RunControl& c
 const std::vector<EngineProfile>& comparedProfiles();
 Workload engineVariant(const Workload& base, EngineProfile profile);
 std::vector<CompareColumn> compareEngineRuns(const Workload& base, const RunControl& control, bool keepReceipts,
-                                             std::atomic<int>* columnsDone = nullptr);
+                                             std::atomic<int>* columnsDone = nullptr, const ColumnDone& onColumn = {});
 
 // What compare prints: the heading, the table (a row's label starred where the modes' counts differ), the
 // footnote for the stars, the host-full notes and each mode's flagged requests.

@@ -20,6 +20,7 @@
 #include "workload_io.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -67,7 +68,7 @@ const std::string kRunUsage =
     std::string("run WORKLOAD [--<key> V ...] [--out RECEIPT] [--trace-out FILE.json] [--ledger-csv FILE.csv] [--live] ") + kSloUsage + " " + kCalibrationUsage;
 const std::string kVerifyUsage = "verify RECEIPT [--json]";
 const std::string kCompareUsage =
-    std::string("compare WORKLOAD [--engines] [--<key> V ...] [--out FILE.json] [--receipts DIR] ") + kSloUsage + " " +
+    std::string("compare WORKLOAD [--engines] [--<key> V ...] [--out FILE.json|FILE.csv|-] [--receipts DIR] [--quiet] ") + kSloUsage + " " +
     kCalibrationUsage;
 
 int cmdValidate(int argc, char** argv) {
@@ -315,7 +316,7 @@ bool endsWith(const std::string& s, const std::string& tail) {
 
 int cmdCompare(int argc, char** argv) {
     Args args;
-    if (!parseCommand(argc, argv, workloadSpec(withSloFlags({"out", "receipts"}), {"engines"}), {"WORKLOAD"}, kCompareUsage, args)) {
+    if (!parseCommand(argc, argv, workloadSpec(withSloFlags({"out", "receipts"}), {"engines", "quiet"}), {"WORKLOAD"}, kCompareUsage, args)) {
         return kExitBadInput;
     }
     // --engines: the workload under every engine profile (docs/engines.md) instead of every recovery mode.
@@ -347,9 +348,9 @@ int cmdCompare(int argc, char** argv) {
     // Every output is checked before the four runs and written together after them: a bad path anywhere
     // leaves nothing written (exit 2 means that; a receipts folder this command created is removed again).
     std::vector<std::string> outputs;
-    if (out && *out == "-") {
-        return badInput("compare --out: its table goes to stdout already; name a FILE.json or FILE.csv");
-    }
+    // --out -: the compare file (JSON) on stdout, alone; the table goes to stderr instead.
+    const bool fileToStdout = out && *out == "-";
+    std::FILE* const tableStream = fileToStdout ? stderr : stdout;
     bool createdFolder = false;
     if (auto dir = args.value("receipts")) {
         std::error_code ec;
@@ -367,7 +368,7 @@ int cmdCompare(int argc, char** argv) {
             outputs.push_back((std::filesystem::path(*dir) / (name + ".receipt.json")).lexically_normal().string());
         }
     }
-    if (out) {
+    if (out && !fileToStdout) {
         outputs.push_back(*out);
     }
     const auto abandon = [&] {
@@ -382,25 +383,38 @@ int cmdCompare(int argc, char** argv) {
         return abandon();
     }
     const bool keepReceipts = args.value("receipts").has_value();
+    // Progress on stderr, a line per column as it is done (a whole trace's four runs take seconds), unless --quiet.
+    const auto started = std::chrono::steady_clock::now();
+    const ColumnDone progress = [&](const CompareColumn& c, std::size_t done, std::size_t total) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::fprintf(stderr, "compare: %s done (%zu of %zu, %.1f s): %lld ticks, %lld evictions\n", c.label.c_str(), done,
+                     total, s, static_cast<long long>(c.summary.totals.ticks),
+                     static_cast<long long>(c.summary.totals.evictions));
+    };
+    const ColumnDone onColumn = args.has("quiet") ? ColumnDone{} : progress;
     std::vector<CompareColumn> cols;
     try {
-        cols = engines ? compareEngineRuns(*base, memoryBounded(), keepReceipts)
-                       : compareRuns(*base, memoryBounded(), keepReceipts);
+        cols = engines ? compareEngineRuns(*base, memoryBounded(), keepReceipts, nullptr, onColumn)
+                       : compareRuns(*base, memoryBounded(), keepReceipts, nullptr, onColumn);
     } catch (const RunTooLarge& e) {
         badInput(base->name + ": " + e.what());
         return abandon();
     }
-    std::fputs(compareTableText(*base, cols).c_str(), stdout);
+    std::fputs(compareTableText(*base, cols).c_str(), tableStream);
     std::string latency = "\nlatency (inter-token latency beside TTFT and TPOT; docs/receipt.md, \"Latency figures\"):\n";
     for (const auto& c : cols) {
         latency += latencyLines(c.outcomes, slos, "  " + c.label);
     }
-    std::fputs(latency.c_str(), stdout);
+    std::fputs(latency.c_str(), tableStream);
     std::vector<std::pair<std::string, std::string>> files;
     for (std::size_t i = 0; keepReceipts && i < cols.size(); ++i) {
         files.emplace_back(outputs[i], std::move(cols[i].receipt));
     }
-    if (out) {
+    if (fileToStdout) {
+        if (auto err = writeStdout(compareFileText(*base, cols, false, slos))) {
+            return badInput(*err);
+        }
+    } else if (out) {
         files.emplace_back(*out, compareFileText(*base, cols, csv, slos));
     }
     if (auto err = writeFilesAtomically(files)) {

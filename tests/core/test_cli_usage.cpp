@@ -4,6 +4,7 @@
 #include "cli_runner.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -147,6 +148,29 @@ class TestCliUsage : public QObject {
         const QJsonObject ej = QJsonDocument::fromJson(edited.out).object();
         QCOMPARE(ej.value("identical").toBool(), false);
         QVERIFY2(ej.value("first_difference").toString().contains(QStringLiteral("freed_blocks")), edited.out.constData());
+    }
+
+    // compare: a progress line per mode on stderr (none with --quiet), and --out - puts the compare file alone on
+    // stdout (the table on stderr), the bytes --out FILE.json writes.
+    void compareProgressQuietAndOutDash() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("cmp.json");
+        const auto toFile = cli({"compare", kSample, "--out", file});
+        QCOMPARE(toFile.code, 0);
+        QCOMPARE(QString::fromUtf8(toFile.err).count(QRegularExpression("^compare: \\S+ done \\([1-4] of 4, ",
+                                                                        QRegularExpression::MultilineOption)),
+                 4);
+        const auto dash = cli({"compare", kSample, "--out", "-"});
+        QCOMPARE(dash.code, 0);
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(dash.out, f.readAll());
+        QVERIFY(dash.err.contains("compare: seed-example ("));  // the table, on stderr
+        QVERIFY(!QFileInfo::exists(dir.filePath("-")));
+        const auto quiet = cli({"compare", kSample, "--quiet"});
+        QCOMPARE(quiet.code, 0);
+        QVERIFY2(!quiet.err.contains("done ("), quiet.err.constData());
+        QVERIFY(quiet.out.contains("compare: seed-example ("));
     }
 
     void generateSaysHowManyLengthsItClamped() {
