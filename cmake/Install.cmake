@@ -12,6 +12,8 @@
 #   share/doc/preemptlab/                                   README.md, LICENSE, ATTRIBUTION.md, docs/, Debian's
 #                                                           copyright and changelog.Debian.gz (also in
 #                                                           share/doc/preemptlab-cuda/ for the module's package)
+#   share/bash-completion/completions/preemptlab-cli, share/zsh/vendor-completions/_preemptlab-cli,
+#   share/man/man1/preemptlab-cli.1.gz                      made by the CLI from its command table (shell_files.h)
 #   share/applications/preemptlab.desktop, share/mime/packages/preemptlab.xml,
 #   share/icons/hicolor/{16x16..256x256,scalable}/apps/preemptlab.{png,svg}
 #
@@ -60,6 +62,26 @@ if(TARGET preemptlab_cuda)
     install(FILES ${PROJECT_SOURCE_DIR}/resources/debian/copyright ${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz
             DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/preemptlab-cuda COMPONENT cuda)
 endif()
+# The shell completions and the manual page, made at build time by the CLI just built from its own command table
+# (app/cli/shell_files.h), so they always match the program; the page gzipped as Debian wants it (-9n).
+set(PREEMPTLAB_SHELL_DIR ${PROJECT_BINARY_DIR}/shell)
+add_custom_command(OUTPUT ${PREEMPTLAB_SHELL_DIR}/preemptlab-cli ${PREEMPTLAB_SHELL_DIR}/_preemptlab-cli
+                          ${PREEMPTLAB_SHELL_DIR}/preemptlab-cli.1.gz
+                   COMMAND ${CMAKE_COMMAND} -E make_directory ${PREEMPTLAB_SHELL_DIR}
+                   COMMAND $<TARGET_FILE:preemptlab-cli> completion bash --out ${PREEMPTLAB_SHELL_DIR}/preemptlab-cli
+                   COMMAND $<TARGET_FILE:preemptlab-cli> completion zsh --out ${PREEMPTLAB_SHELL_DIR}/_preemptlab-cli
+                   COMMAND $<TARGET_FILE:preemptlab-cli> man --out ${PREEMPTLAB_SHELL_DIR}/preemptlab-cli.1
+                   COMMAND gzip -9nf ${PREEMPTLAB_SHELL_DIR}/preemptlab-cli.1
+                   DEPENDS preemptlab-cli VERBATIM)
+add_custom_target(preemptlab_shell_files ALL DEPENDS ${PREEMPTLAB_SHELL_DIR}/preemptlab-cli
+                                                     ${PREEMPTLAB_SHELL_DIR}/_preemptlab-cli
+                                                     ${PREEMPTLAB_SHELL_DIR}/preemptlab-cli.1.gz)
+install(FILES ${PREEMPTLAB_SHELL_DIR}/preemptlab-cli
+        DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/bash-completion/completions COMPONENT preemptlab)
+install(FILES ${PREEMPTLAB_SHELL_DIR}/_preemptlab-cli
+        DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/zsh/vendor-completions COMPONENT preemptlab)
+install(FILES ${PREEMPTLAB_SHELL_DIR}/preemptlab-cli.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT preemptlab)
+
 # docs/ keeps its name so that README.md's links (docs/contracts.md, docs/screenshots/lab.png) work installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs DESTINATION ${PREEMPTLAB_INSTALL_DOCDIR} COMPONENT preemptlab)
 

@@ -51,7 +51,9 @@ if echo "$depends" | grep -qi "cuda\|cublas"; then fail "preemptlab depends on C
 step "installed files"
 need=(usr/bin/preemptlab-cli usr/share/preemptlab/samples/seed-example.workload.json
       usr/share/doc/preemptlab/LICENSE usr/share/doc/preemptlab/ATTRIBUTION.md usr/share/doc/preemptlab/README.md
-      usr/share/doc/preemptlab/copyright usr/share/doc/preemptlab/changelog.Debian.gz)
+      usr/share/doc/preemptlab/copyright usr/share/doc/preemptlab/changelog.Debian.gz
+      usr/share/bash-completion/completions/preemptlab-cli usr/share/zsh/vendor-completions/_preemptlab-cli
+      usr/share/man/man1/preemptlab-cli.1.gz)
 if [ "$gui" = "ON" ]; then
     need+=(usr/bin/preemptlab usr/share/applications/preemptlab.desktop usr/share/mime/packages/preemptlab.xml
            usr/share/icons/hicolor/scalable/apps/preemptlab.svg)
@@ -62,6 +64,17 @@ for f in "${need[@]}"; do [ -s "$ROOT/$f" ] || fail "$f is missing from the pack
 grep -q "^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" "$ROOT/usr/share/doc/preemptlab/copyright" ||
     fail "usr/share/doc/preemptlab/copyright is not a DEP-5 copyright file"
 gzip -t "$ROOT/usr/share/doc/preemptlab/changelog.Debian.gz" || fail "changelog.Debian.gz is not gzip"
+# The manual page and the bash completion, as installed: the page renders without a warning, the completion
+# completes a command and an option through the installed program.
+zcat "$ROOT/usr/share/man/man1/preemptlab-cli.1.gz" | head -3 | grep -q "^.TH PREEMPTLAB-CLI 1" ||
+    fail "preemptlab-cli.1.gz is not the manual page"
+if command -v groff >/dev/null; then
+    warnings=$(zcat "$ROOT/usr/share/man/man1/preemptlab-cli.1.gz" | groff -man -Tutf8 -z -ww 2>&1)
+    [ -z "$warnings" ] || fail "the manual page has groff warnings: $warnings"
+fi
+completed=$(PATH="$ROOT/usr/bin:$PATH" bash -c 'source "$1"; COMP_WORDS=(preemptlab-cli run x --ledg); COMP_CWORD=3;
+    _preemptlab_cli; echo "${COMPREPLY[*]}"' _ "$ROOT/usr/share/bash-completion/completions/preemptlab-cli")
+[ "$completed" = "--ledger-csv" ] || fail "bash completion of 'run x --ledg' gave '$completed', not --ledger-csv"
 zcat "$ROOT/usr/share/doc/preemptlab/changelog.Debian.gz" | head -1 | grep -q "^preemptlab ($version) " ||
     fail "changelog.Debian.gz does not start with version $version (resources/debian/changelog)"
 for exe in "$ROOT"/usr/bin/*; do

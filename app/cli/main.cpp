@@ -1,5 +1,7 @@
 // preemptlab-cli: the headless face of PreemptLab. Dispatches to the command table (commands.h).
 #include "commands.h"
+#include "atomic_file.h"
+#include "shell_files.h"
 #include "number_text.h"
 #include "run_control.h"
 #include "workload_io.h"
@@ -16,6 +18,44 @@
 
 namespace {
 
+const std::vector<pl::cli::Command>* gTable = nullptr; // the table, for the commands that print files made from it
+
+// completion bash|zsh, man [--out FILE]: shell_files.h. The output goes to stdout, or atomically to --out FILE.
+int cmdShellFile(int argc, char** argv) {
+    const bool man = std::strcmp(argv[0], "man") == 0;
+    std::string shell;
+    std::string out;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--out") == 0 && i + 1 < argc && out.empty()) {
+            out = argv[++i];
+        } else if (!man && shell.empty() && argv[i][0] != '-') {
+            shell = argv[i];
+        } else {
+            std::fprintf(stderr, "preemptlab-cli: %s: unexpected argument '%s'\nusage: preemptlab-cli %s\n", argv[0], argv[i],
+                         man ? "man [--out FILE]" : "completion bash|zsh [--out FILE]");
+            return pl::cli::kExitBadInput;
+        }
+    }
+    if (!man && shell != "bash" && shell != "zsh") {
+        std::fprintf(stderr, "preemptlab-cli: completion: name the shell, bash or zsh%s\nusage: preemptlab-cli completion "
+                             "bash|zsh [--out FILE]\n",
+                     shell.empty() ? "" : (", got '" + shell + "'").c_str());
+        return pl::cli::kExitBadInput;
+    }
+    const std::string text = man ? pl::cli::manPage(*gTable)
+                             : shell == "bash" ? pl::cli::bashCompletion(*gTable)
+                                               : pl::cli::zshCompletion(*gTable);
+    if (out.empty() || out == "-") {
+        std::fputs(text.c_str(), stdout);
+        return pl::cli::kExitOk;
+    }
+    if (auto err = pl::writeFileAtomically(out, text)) {
+        std::fprintf(stderr, "preemptlab-cli: %s\n", err->c_str());
+        return pl::cli::kExitBadInput;
+    }
+    return pl::cli::kExitOk;
+}
+
 std::vector<pl::cli::Command> buildTable() {
     std::vector<pl::cli::Command> table;
     pl::cli::registerCoreCommands(table);
@@ -24,6 +64,12 @@ std::vector<pl::cli::Command> buildTable() {
     pl::cli::registerTraceCommands(table);
     pl::cli::registerReviewCommands(table);
     pl::cli::registerGpuCommands(table);
+    table.push_back({"completion", "completion bash|zsh [--out FILE]",
+                     "print a shell completion script: these commands, each command's options from `help COMMAND` "
+                     "as you type, the choices of --recovery, --victim-rule, --engine-profile and the like",
+                     cmdShellFile});
+    table.push_back({"man", "man [--out FILE]", "print the manual page (roff), made from this command table and the "
+                                                "workload keys", cmdShellFile});
     return table;
 }
 
@@ -93,6 +139,7 @@ int finish(int code) {
 
 int main(int argc, char** argv) {
     const auto table = buildTable();
+    gTable = &table;
     // "help COMMAND" is "COMMAND --help".
     std::vector<char*> helpArgs;
     if (argc == 3 && std::strcmp(argv[1], "help") == 0) {

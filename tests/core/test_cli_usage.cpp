@@ -8,7 +8,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -171,6 +174,58 @@ class TestCliUsage : public QObject {
         QCOMPARE(quiet.code, 0);
         QVERIFY2(!quiet.err.contains("done ("), quiet.err.constData());
         QVERIFY(quiet.out.contains("compare: seed-example ("));
+    }
+
+    // completion and man are made from the command table: every command is in them; bash completes a command,
+    // an option (from `help COMMAND`, through the program on PATH) and an engine profile; the page renders
+    // without a groff warning; a wrong shell is refused with the reason.
+    void completionAndManAreMadeFromTheCommandTable() {
+        const auto help = cli({"--help"});
+        QStringList commands;
+        for (const QString& line : QString::fromUtf8(help.out).split(QLatin1Char('\n'))) {
+            if (line.startsWith(QStringLiteral("  ")) && !line.startsWith(QStringLiteral("   ")))
+                commands << line.trimmed().section(QLatin1Char(' '), 0, 0);
+        }
+        QVERIFY(commands.size() > 15);
+        QTemporaryDir dir;
+        const QString bash = dir.filePath("pl.bash");
+        QCOMPARE(cli({"completion", "bash", "--out", bash}).code, 0);
+        const auto zsh = cli({"completion", "zsh"});
+        const auto man = cli({"man"});
+        QCOMPARE(zsh.code, 0);
+        QCOMPARE(man.code, 0);
+        QVERIFY(zsh.out.startsWith("#compdef preemptlab-cli\n"));
+        QVERIFY(man.out.contains(".TH PREEMPTLAB-CLI 1"));
+        for (const QString& c : commands) {
+            QVERIFY2(zsh.out.contains(" " + c.toUtf8() + " "), qPrintable(c));
+            QVERIFY2(man.out.contains(".B " + QString(c).replace(QLatin1Char('-'), QStringLiteral("\\-")).toUtf8()), qPrintable(c));
+        }
+        QVERIFY(man.out.contains(".B \\-\\-capacity\\-blocks \\fIblocks\\fR")); // a workload key with its unit
+        const auto complete = [&](const QString& words, int cword) {
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("PATH", QStringLiteral(PREEMPTLAB_BINARY_DIR "/bin:") + env.value("PATH"));
+            p.setProcessEnvironment(env);
+            p.start("bash", {"-c", QStringLiteral("source '%1'; COMP_WORDS=(%2); COMP_CWORD=%3; _preemptlab_cli; "
+                                                  "echo \"${COMPREPLY[*]}\"").arg(bash, words).arg(cword)});
+            p.waitForFinished(30000);
+            return QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+        };
+        QCOMPARE(complete("preemptlab-cli sweep-m", 1), QStringLiteral("sweep-merge"));
+        QCOMPARE(complete("preemptlab-cli run x --ledg", 3), QStringLiteral("--ledger-csv"));
+        QCOMPARE(complete("preemptlab-cli compare x --engine-profile trtllm-g", 4),
+                 QStringLiteral("trtllm-guaranteed-no-evict"));
+        if (!QStandardPaths::findExecutable("groff").isEmpty()) {
+            QProcess g;
+            g.start("groff", {"-man", "-Tutf8", "-z", "-ww"});
+            g.write(man.out);
+            g.closeWriteChannel();
+            QVERIFY(g.waitForFinished(30000));
+            QCOMPARE(g.readAllStandardError(), QByteArray());
+        }
+        const auto fish = cli({"completion", "fish"});
+        QCOMPARE(fish.code, 2);
+        QVERIFY2(firstLine(fish).contains("completion: name the shell, bash or zsh, got 'fish'"), fish.err.constData());
     }
 
     void generateSaysHowManyLengthsItClamped() {
