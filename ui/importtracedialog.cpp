@@ -135,10 +135,11 @@ ImportTraceDialog::ImportTraceDialog(const QString& path, QWidget* parent) : QDi
     capacity_->setSuffix(tr(" blocks"));
     capacity_->setToolTip(tr("Device KV blocks (--capacity-blocks); over the GPU's memory when set"));
     form->addRow(tr("device capacity"), capacity_);
-    hostGiB_ = decimalBox(this, 0.0, 1e6, 3, 0.0, tr("default (1 MiB)"));
+    hostGiB_ = decimalBox(this, 0.0, 1e6, 3, 0.0, tr("default (4 GiB with a machine, else 1 MiB)"));
     hostGiB_->setSuffix(tr(" GiB"));
-    hostGiB_->setToolTip(tr("Pinned host memory for swapped blocks (--host-capacity-bytes). The default 1 MiB holds "
-                            "8 tokens of Llama 3.1 8B's KV: every swap of a real model falls back to recompute."));
+    hostGiB_->setToolTip(tr("Pinned host memory for swapped blocks (--host-capacity-bytes). With a machine the default "
+                            "is vLLM's --swap-space, 4 GiB per GPU; without one the seed example's 1 MiB, which holds 8 "
+                            "tokens of Llama 3.1 8B's KV: every swap of a real model would fall back to recompute."));
     form->addRow(tr("host memory"), hostGiB_);
     // Choosing a machine hands the pool's shape to it (the boxes to 0, "the machine's"); the user may set them
     // again, and they win, as flags do on the command line.

@@ -66,37 +66,6 @@ int writeWorkload(const char* command, const Workload& w, const std::string& out
     return kExitOk;
 }
 
-// host_capacity_bytes left at its default (1 MiB, sized for the seed example's 512-byte tokens) beside a model's
-// KV: one line saying plainly that swap (and hybrid) will fall back to recompute and which flag to set, when
-// the host holds less than one block or less than the longest request's context. Empty when it holds both.
-std::string hostCapacityNote(const Workload& w, const std::optional<std::string>& model) {
-    const auto& c = w.config;
-    std::int64_t longest = 0;
-    for (const auto& r : w.requests) {
-        longest = std::max(longest, r.prompt_tokens + r.max_output_tokens);
-    }
-    const std::int64_t kvb = std::max<std::int64_t>(1, c.kv_bytes_per_token);
-    const std::int64_t tokens = c.host_capacity_bytes / kvb; // the longest context one swap can put there
-    if (tokens >= c.block_size_tokens && tokens >= longest) {
-        return {};
-    }
-    const std::string kv = std::to_string(c.kv_bytes_per_token) + " B per token" + (model ? " (" + *model + ")" : "");
-    const std::string held = "host_capacity_bytes " + std::to_string(c.host_capacity_bytes) + " (" +
-                             formatBytes(c.host_capacity_bytes) + ", the default) holds " + std::to_string(tokens) +
-                             " tokens of KV at " + kv;
-    const std::string fix = "set --host-capacity-bytes (the longest request, " + std::to_string(longest) +
-                            " tokens, needs " + std::to_string(longest * c.kv_bytes_per_token) + " B, " +
-                            formatBytes(longest * c.kv_bytes_per_token) + ")";
-    if (tokens < c.block_size_tokens) {
-        return held + ", less than one block of " + std::to_string(c.block_size_tokens) +
-               " tokens: with it swap will fall back to recompute on every eviction (all but a victim with at most " +
-               std::to_string(tokens) + " tokens of context) and hybrid on every one, so swap, adaptive and hybrid "
-               "run as recompute; " + fix;
-    }
-    return held + ", less than the longest request: swap will fall back to recompute for every victim with more "
-                  "than " + std::to_string(tokens) + " tokens of context; " + fix;
-}
-
 const char* kImportUsage =
     "usage: preemptlab-cli import-trace --format azure|mooncake FILE --out WORKLOAD [options] [--<config or "
     "policy key> V ...]\n"
@@ -114,7 +83,7 @@ const char* kImportUsage =
     "  --name NAME --id-prefix P   workload name (default: file name) and request id prefix (az / mc)\n"
     "  --model M --gpu G      the machine from the cost model's rates at --tick-ms (what `rates --model M --gpu G\n"
     "                         --tick-ms T` prints): block size, KV bytes per token, prefill and transfer rates,\n"
-    "                         capacity; config flags given as well win\n"
+    "                         capacity, 4 GiB of host memory (vLLM's --swap-space default); config flags win\n"
     "  every config and policy key as a flag, e.g. --capacity-blocks 2048 --block-size-tokens 16\n";
 
 // import-trace --help: what a config key not given is, read from Config's defaults.
@@ -223,14 +192,6 @@ int runImportTrace(int argc, char** argv) {
                      keys.c_str(),
                      rated ? "--model/--gpu do not set them: give them as flags (import-trace --help)"
                            : "set them as flags, or --model M --gpu G for a GPU's rates (import-trace --help)");
-        const bool hostLeft = std::any_of(left.begin(), left.end(),
-                                          [](const auto& kv) { return kv.first == "host_capacity_bytes"; });
-        if (hostLeft && rated) { // --gpu alone rates the default model's KV too
-            const std::string model = args.value("model").value_or(std::string(cost::kDefaultModelPreset));
-            if (const auto note = hostCapacityNote(workload, model); !note.empty()) {
-                std::fprintf(stderr, "import-trace: note: %s\n", note.c_str());
-            }
-        }
     }
     std::fprintf(stderr,
                  "imported %lld of %lld requests (%lld in the time window, %lld skipped as oversized, %lld outputs "
@@ -254,7 +215,8 @@ const char* kGenerateUsage =
     "  --priority-mix 0:3,1:1 --tenant-mix a:1,b:2           VALUE:WEIGHT lists\n"
     "  --prefix-groups G --prefix-tokens T --prefix-share PCT   shared-prefix groups\n"
     "  --model M --gpu G [--tick-ms T]         the machine from the cost model's rates at T ms a tick\n"
-    "                                           (default 20; as `rates` prints them); config flags win\n"
+    "                                           (default 20; as `rates` prints them, 4 GiB of host\n"
+    "                                           memory: vLLM's --swap-space default); config flags win\n"
     "  every config and policy key as a flag; the generator's machine is 1024 blocks of 16 tokens, 512 prefill\n"
     "  tokens a tick, 131072 KV bytes per token, 256 MiB of link a tick, 8 GiB of host memory, max_ticks 200000\n";
 

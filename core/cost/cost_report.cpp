@@ -119,7 +119,8 @@ nlohmann::json tickRatesConfigJson(const TickRates& r) {
     nlohmann::json config = {{"block_size_tokens", r.block_size_tokens},
                              {"kv_bytes_per_token", r.kv_bytes_per_token},
                              {"prefill_tokens_per_tick", r.prefill_tokens_per_tick},
-                             {"transfer_bytes_per_tick", r.transfer_bytes_per_tick}};
+                             {"transfer_bytes_per_tick", r.transfer_bytes_per_tick},
+                             {"host_capacity_bytes", r.host_capacity_bytes}};
     if (r.capacity_blocks) {
         config["capacity_blocks"] = *r.capacity_blocks;
     }

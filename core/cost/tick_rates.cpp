@@ -93,8 +93,9 @@ std::vector<std::string> applyTickRates(const TickRates& r, Config& c) {
     c.kv_bytes_per_token = r.kv_bytes_per_token;
     c.prefill_tokens_per_tick = r.prefill_tokens_per_tick;
     c.transfer_bytes_per_tick = r.transfer_bytes_per_tick;
+    c.host_capacity_bytes = r.host_capacity_bytes;
     std::vector<std::string> keys = {"block_size_tokens", "kv_bytes_per_token", "prefill_tokens_per_tick",
-                                     "transfer_bytes_per_tick"};
+                                     "transfer_bytes_per_tick", "host_capacity_bytes"};
     if (r.capacity_blocks) {
         c.capacity_blocks = *r.capacity_blocks;
         keys.push_back("capacity_blocks");

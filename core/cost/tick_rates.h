@@ -31,6 +31,11 @@ struct TickRates {
     std::int64_t prefill_tokens_per_tick = 0; // floor(tick / recompute time per token at cost.context)
     std::int64_t transfer_bytes_per_tick = 0; // floor(tick x effective link bandwidth)
     std::optional<std::int64_t> capacity_blocks; // floor((memory x utilization - weights/tp) / block bytes)
+    // Host memory for swapped KV, per GPU: vLLM's --swap-space default (4 GiB per GPU; vllm/config.py CacheConfig
+    // swap_space), so that a machine made from a model and a GPU can swap (the workload default, 1 MiB, is the seed
+    // example's and holds 8 tokens of an 8B model's KV).
+    std::int64_t host_capacity_bytes = kDefaultSwapSpaceBytes;
+    static constexpr std::int64_t kDefaultSwapSpaceBytes = std::int64_t{4} << 30;
 };
 
 std::variant<TickRates, CostInputError> computeTickRates(const TickRatesInputs& in);

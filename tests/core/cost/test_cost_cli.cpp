@@ -110,7 +110,9 @@ class TestCostCli : public QObject {
         QCOMPARE(r.code, 0);
         const auto j = nlohmann::json::parse(r.out.toStdString());
         const auto& c = j.at("config");
-        QCOMPARE(c.size(), std::size_t{6}); // the four rates, capacity_blocks and tick_us (whole microseconds)
+        // The four rates, capacity_blocks, tick_us (whole microseconds) and the host's swap space (vLLM's 4 GiB per GPU).
+        QCOMPARE(c.size(), std::size_t{7});
+        QCOMPARE(c["host_capacity_bytes"].get<long long>(), 4294967296LL);
         QVERIFY(c["tick_us"].is_number_integer() && c["tick_us"].get<long long>() >= 1);
         QCOMPARE(c["prefill_tokens_per_tick"].get<long long>(), 286LL);
         QCOMPARE(c["kv_bytes_per_token"].get<long long>(), 131072LL);
