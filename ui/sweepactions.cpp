@@ -2,6 +2,7 @@
 
 #include "backgroundjob.h"
 #include "labdocument.h"
+#include "labslos.h"
 #include "mainwindow.h"
 #include "sweepview.h"
 
@@ -230,6 +231,14 @@ bool SweepActions::runSweep(const SweepRequest& request) {
     spec.modes = request.modes;
     spec.metric = request.metric;
     spec.threads = request.threads;
+    // slo-misses ranks by the lab's SLOs (the Distributions view's fields: ms with tick_us, else ticks).
+    if (spec.metric == pl::cost::SweepMetric::SloMisses) {
+        spec.slos = window_->slos()->forTick(doc->workload().config.tick_us);
+        if (!spec.slos.any()) {
+            return fail(tr("Sweep"), tr("slo-misses ranks the modes by the requests that miss the lab's SLOs: set a "
+                                        "TTFT or TPOT SLO in the Distributions view first"));
+        }
+    }
     auto workload = std::make_shared<const pl::Workload>(doc->workload());
     const QString file = doc->onDisk() ? doc->sourceName() : QString();
     const int steps = static_cast<int>(std::min<std::size_t>(points, 1'000'000));
@@ -360,6 +369,22 @@ QString SweepActions::submitCommands(int shards) const {
     for (auto m : r->spec.modes) modes << QString::fromUtf8(pl::toString(m).data());
     args << QStringLiteral("--modes") << modes.join(QLatin1Char(',')) << QStringLiteral("--metric")
          << QString::fromUtf8(pl::cost::toString(r->spec.metric).data());
+    // The sweep's SLOs, as the CLI takes them (an ms SLO is whole microseconds, written exactly: "12.5").
+    for (const auto& [slo, name] : {std::pair{&r->spec.slos.ttft, "ttft"}, std::pair{&r->spec.slos.tpot, "tpot"}}) {
+        if (!slo->has_value()) continue;
+        const std::int64_t v = (*slo)->value;
+        if ((*slo)->unit == pl::review::SloUnit::Ticks) {
+            args << QStringLiteral("--slo-%1-ticks").arg(QLatin1String(name)) << QString::number(v);
+            continue;
+        }
+        QString ms = QString::number(v / 1000);
+        if (v % 1000 != 0) {
+            QString frac = QString::number(v % 1000).rightJustified(3, QLatin1Char('0'));
+            while (frac.endsWith(QLatin1Char('0'))) frac.chop(1);
+            ms += QLatin1Char('.') + frac;
+        }
+        args << QStringLiteral("--slo-%1-ms").arg(QLatin1String(name)) << ms;
+    }
     return args.join(QLatin1Char(' ')) + QStringLiteral("\nsqueue --me\n");
 }
 

@@ -1,9 +1,12 @@
 // preemptlab-cli sweep WORKLOAD --vary KEY=LO:HI:STEP [--vary ...] [--modes M,...] [--metric X] [--threads N]
+//                     [--slo-ttft-ms X | --slo-ttft-ticks N] [--slo-tpot-ms X | --slo-tpot-ticks N]
 //                     [--shard I/N] --out FILE.csv|FILE.json
 // Runs every mode at every grid point (core/cost/sweep.h); progress on stderr; the file is written atomically.
+// With SLOs (review_flags.h) every result carries its goodput and --metric slo-misses may be chosen.
 // With --shard only shard I of N runs and --out is its shard file (core/cost/sweep_shards.h; sweep-merge).
 #include "commands.h"
 #include "args.h"
+#include "review_flags.h"
 #include "sweep_cli.h"
 
 #include "atomic_file.h"
@@ -28,6 +31,14 @@ int fail(const std::string& message) {
 
 std::string describe(const InputError& e) { return e.message(); }
 
+// A sweep's error about the workload (a JSON path, not a flag) names the workload's file.
+InputError inWorkload(InputError e, const std::string& workloadFile) {
+    if (e.file.empty() && e.path.rfind("--", 0) != 0) {
+        e.file = workloadFile;
+    }
+    return e;
+}
+
 bool endsWith(const std::string& s, const std::string& tail) {
     return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -43,11 +54,7 @@ int runShard(const Workload& workload, const pl::cost::SweepSpec& sweep, pl::cos
     };
     auto result = pl::cost::runSweepShard(workload, sweep, shard, progress);
     if (auto* err = std::get_if<InputError>(&result)) {
-        InputError e = *err;
-        if (e.file.empty() && e.path.rfind("--", 0) != 0) {
-            e.file = workloadFile;
-        }
-        return fail(describe(e));
+        return fail(describe(inWorkload(*err, workloadFile)));
     }
     const auto& s = std::get<pl::cost::SweepShard>(result);
     if (auto err = writeFileAtomically(out, pl::cost::sweepShardText(s))) {
@@ -63,7 +70,8 @@ int runShard(const Workload& workload, const pl::cost::SweepSpec& sweep, pl::cos
 
 int runSweep(int argc, char** argv) {
     ArgSpec spec;
-    spec.valued = {"vary", "modes", "metric", "out", "threads", "shard", "shard-plan"};
+    spec.valued = sloFlagNames();
+    spec.valued.insert({"vary", "modes", "metric", "out", "threads", "shard", "shard-plan"});
     spec.repeatable = {"vary"};
     spec.switches = {"help", "quiet"};
     Args args;
@@ -73,7 +81,11 @@ int runSweep(int argc, char** argv) {
     if (args.has("help")) {
         std::printf("usage: preemptlab-cli sweep WORKLOAD --vary KEY=LO:HI:STEP|KEY=V1,V2 [--vary ...]\n"
                     "       [--modes recompute,swap,adaptive,hybrid] [--metric M] [--threads N] [--quiet]\n"
+                    "       [--slo-ttft-ms X | --slo-ttft-ticks N] [--slo-tpot-ms X | --slo-tpot-ticks N]\n"
                     "       [--shard I/N] --out FILE.csv|FILE.json\n  metrics (lower wins): %s\n"
+                    "  SLOs (ms need the workload's config.tick_us): every result also carries its goodput, the\n"
+                    "      share of requests completed within every SLO given (censored ones miss), and the\n"
+                    "      metric slo-misses (100 - goodput %%) may be chosen\n"
                     "  --shard I/N: run only shard I (from 1) of N, the grid split by estimated cost, and write\n"
                     "      its shard file (--out SHARD.json); preemptlab-cli sweep-merge joins the N files into\n"
                     "      the output the unsharded sweep writes (scripts/slurm/ runs them as a Slurm job array)\n"
@@ -158,10 +170,17 @@ int runSweep(int argc, char** argv) {
             start = comma + 1;
         }
     }
+    if (auto err = slosFromArgs(args, sweep.slos)) {
+        return fail(*err);
+    }
     if (auto metric = args.value("metric")) {
         auto m = pl::cost::parseSweepMetric(*metric);
         if (!m) {
             return fail("--metric: '" + *metric + "' is not one of " + pl::cost::sweepMetricNames());
+        }
+        if (*m == pl::cost::SweepMetric::SloMisses && !sweep.slos.any()) {
+            return fail("--metric: slo-misses is the share of requests that miss the SLOs: give --slo-ttft-ms|"
+                        "--slo-ttft-ticks and/or --slo-tpot-ms|--slo-tpot-ticks");
         }
         sweep.metric = *m;
     }
@@ -200,11 +219,7 @@ int runSweep(int argc, char** argv) {
     }
     auto result = pl::cost::runSweep(workload, sweep, progress);
     if (auto* err = std::get_if<InputError>(&result)) {
-        InputError e = *err;
-        if (e.file.empty() && e.path.rfind("--", 0) != 0) {
-            e.file = args.positional.front();
-        }
-        return fail(describe(e));
+        return fail(describe(inWorkload(*err, args.positional.front())));
     }
     const auto& r = std::get<pl::cost::SweepResult>(result);
     const std::string text = json ? pl::cost::sweepJson(r).dump(2) + "\n" : pl::cost::sweepCsv(r);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace pl::cost::jsonfield {
@@ -108,7 +109,60 @@ void readModeFigures(const json& obj, const std::string& path, ModeResult& r, Re
     r.metric = fraction(obj, path, "metric");
 }
 
-// A sweep's grid, modes and metric as its description at `path` names them ("vary", "modes", "metric"), checked;
+// The SLOs of a sweep ("slos", as sweepSlosJson writes them): "ttft" and/or "tpot", each {"ticks": N} or
+// {"us": N}.
+inline review::Slos readSlos(const json& obj, const std::string& path) {
+    review::Slos slos;
+    for (const auto& [key, _] : obj.items()) {
+        if (key != "ttft" && key != "tpot") {
+            problem(path + "/" + key, "not ttft or tpot");
+        }
+    }
+    for (const auto& [target, name] : {std::pair{&slos.ttft, "ttft"}, std::pair{&slos.tpot, "tpot"}}) {
+        if (!obj.contains(name)) {
+            continue;
+        }
+        const json& sj = objectAt(obj, path, name);
+        const std::string at = path + "/" + name;
+        if (sj.size() != 1 || (!sj.contains("ticks") && !sj.contains("us"))) {
+            problem(at, "not {\"ticks\": N} or {\"us\": N}");
+        }
+        const bool ticks = sj.contains("ticks");
+        *target = review::Slo{intAt(sj, at, ticks ? "ticks" : "us"), ticks ? review::SloUnit::Ticks : review::SloUnit::Micros};
+    }
+    if (!slos.any()) {
+        problem(path, "names no SLO");
+    }
+    return slos;
+}
+
+// A result's "goodput" (sweepGoodputJson's counts) at `path`, checked: good and censored are at most requests.
+inline review::Goodput readGoodput(const json& obj, const std::string& path) {
+    review::Goodput g;
+    g.requests = intAt(obj, path, "requests");
+    g.good = intAt(obj, path, "good");
+    g.censored = intAt(obj, path, "censored");
+    g.missed_ttft = intAt(obj, path, "missed_ttft");
+    g.missed_tpot = intAt(obj, path, "missed_tpot");
+    if (g.good > g.requests || g.censored > g.requests) {
+        problem(path, "more good or censored requests than requests");
+    }
+    return g;
+}
+
+// The goodput of one mode's result `obj` at `path`: there with the sweep's SLOs, absent without them.
+inline std::optional<review::Goodput> readResultGoodput(const json& obj, const std::string& path, const SweepSpec& spec) {
+    if (!spec.slos.any()) {
+        if (obj.contains("goodput")) {
+            problem(path + "/goodput", "a goodput, but the sweep names no SLOs");
+        }
+        return std::nullopt;
+    }
+    return readGoodput(objectAt(obj, path, "goodput"), path + "/goodput");
+}
+
+// A sweep's grid, modes, metric and SLOs as its description at `path` names them ("vary", "modes", "metric",
+// "slos" when there are any), checked;
 // `total` gets the grid's point count (at most 100,000,000).
 inline SweepSpec readSweepSpec(const json& obj, const std::string& path, std::size_t& total) {
     SweepSpec spec;
@@ -153,6 +207,13 @@ inline SweepSpec readSweepSpec(const json& obj, const std::string& path, std::si
         problem(path + "/metric", "not one of " + sweepMetricNames());
     }
     spec.metric = *metric;
+    // "slos": optional (sweeps with SLOs, issue 26); slo-misses needs them.
+    if (obj.contains("slos")) {
+        spec.slos = readSlos(objectAt(obj, path, "slos"), path + "/slos");
+    }
+    if (spec.metric == SweepMetric::SloMisses && !spec.slos.any()) {
+        problem(path + "/metric", "slo-misses without the sweep's SLOs (/slos)");
+    }
     return spec;
 }
 

@@ -2,6 +2,7 @@
 
 #include "number_text.h"
 #include "receipt.h"
+#include "review/outcomes.h"
 #include "run_control.h"
 #include "stop_check.h"
 #include "workload_io.h"
@@ -20,7 +21,7 @@ namespace {
 constexpr SweepMetric kMetrics[] = {SweepMetric::MeanCompletion, SweepMetric::P95Completion, SweepMetric::MeanQueue,
                                     SweepMetric::P95Queue,       SweepMetric::MaxQueue,      SweepMetric::Ticks,
                                     SweepMetric::Evictions,      SweepMetric::ReplayTokens,  SweepMetric::SwapBytes,
-                                    SweepMetric::Censored};
+                                    SweepMetric::Censored,       SweepMetric::SloMisses};
 
 InputError axisError(const std::string& key, const std::string& reason) {
     return InputError{"", "--vary " + key, reason};
@@ -63,11 +64,12 @@ double metricOf(SweepMetric m, const ModeResult& r) {
     case SweepMetric::ReplayTokens: return static_cast<double>(r.totals.replay_tokens);
     case SweepMetric::SwapBytes: return static_cast<double>(r.totals.swap_out_bytes + r.totals.swap_in_bytes);
     case SweepMetric::Censored: return static_cast<double>(r.totals.censored);
+    case SweepMetric::SloMisses: return r.goodput ? 100.0 - r.goodput->percent() : 0.0;
     }
     return 0.0;
 }
 
-ModeResult runOne(const Workload& w, Recovery mode, SweepMetric metric, std::int64_t maxEvents,
+ModeResult runOne(const Workload& w, Recovery mode, const SweepSpec& sweep, std::int64_t maxEvents,
                   const std::atomic<bool>* stop) {
     Workload run = w;
     run.policy.recovery = mode;
@@ -98,7 +100,10 @@ ModeResult runOne(const Workload& w, Recovery mode, SweepMetric metric, std::int
     m.max_queue_ticks = queue.empty() ? 0 : *std::max_element(queue.begin(), queue.end());
     m.p95_queue_ticks = nearestRank95(queue);
     m.p95_completion_ticks = nearestRank95(completion);
-    m.metric = metricOf(metric, m);
+    if (sweep.slos.any()) {
+        m.goodput = review::goodput(review::outcomesFromRun(run, rr), sweep.slos);
+    }
+    m.metric = metricOf(sweep.metric, m);
     return m;
 }
 
@@ -140,6 +145,7 @@ std::string_view toString(SweepMetric m) {
     case SweepMetric::ReplayTokens: return "replay-tokens";
     case SweepMetric::SwapBytes: return "swap-bytes";
     case SweepMetric::Censored: return "censored";
+    case SweepMetric::SloMisses: return "slo-misses";
     }
     return "mean-completion";
 }
@@ -241,6 +247,16 @@ std::variant<SweepPlan, InputError> planSweep(const Workload& workload, SweepSpe
     if (spec.modes.empty()) {
         spec.modes = {Recovery::Recompute, Recovery::Swap, Recovery::Adaptive, Recovery::Hybrid};
     }
+    if (spec.metric == SweepMetric::SloMisses && !spec.slos.any()) {
+        return InputError{"", "--metric", "slo-misses is the share of requests that miss the SLOs: give "
+                                          "--slo-ttft-ms|--slo-ttft-ticks and/or --slo-tpot-ms|--slo-tpot-ticks"};
+    }
+    // An SLO in ms needs the tick's length: the workload's, or each point's where tick_us is an axis.
+    const bool tickVaried = std::any_of(spec.axes.begin(), spec.axes.end(),
+                                        [](const SweepAxis& axis) { return axis.key == "tick_us"; });
+    if (auto problem = review::sloProblem(spec.slos, workload.config.tick_us); problem && !tickVaried) {
+        return InputError{"", "/config/tick_us", *problem};
+    }
     std::size_t total = 1;
     for (const auto& axis : spec.axes) {
         if (axis.values.empty()) {
@@ -262,6 +278,13 @@ std::variant<SweepPlan, InputError> planSweep(const Workload& workload, SweepSpe
         auto w = pointWorkload(workload, spec.axes, i, plan.points[i].values);
         if (auto* err = std::get_if<InputError>(&w)) {
             return *err;
+        }
+        if (auto problem = review::sloProblem(spec.slos, std::get<Workload>(w).config.tick_us)) {
+            std::string at;
+            for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+                at += (a ? ", " : "") + spec.axes[a].key + "=" + plan.points[i].values[a];
+            }
+            return InputError{"", "/config/tick_us", "at " + at + ": " + *problem};
         }
         plan.costs[i] = modes * estimatedRequestTicks(std::get<Workload>(w));
     }
@@ -318,7 +341,7 @@ std::optional<InputError> runSweepPoints(const Workload& workload, SweepPlan& pl
                 std::vector<std::string> values;
                 const auto w = std::get<Workload>(pointWorkload(workload, spec.axes, i, values));
                 for (auto mode : spec.modes) {
-                    points[i].results.push_back(runOne(w, mode, spec.metric, maxEvents, stop));
+                    points[i].results.push_back(runOne(w, mode, spec, maxEvents, stop));
                 }
             } catch (const Cancelled&) {
                 cancelled = true;

@@ -2,11 +2,13 @@
 // Sweep: run every recovery mode over a grid of config/policy values on one workload, record totals, queue
 // delay and completion figures per (point, mode), name the winner of each point by a metric and where the
 // winner flips. Points are split over std::thread workers and collected by index, so the result is identical
-// for any number of threads. Uses the engine (runWorkload) and the receipt hashes (input_hash).
+// for any number of threads. Uses the engine (runWorkload) and the receipt hashes (input_hash); with SLOs, each
+// result's goodput is core/review's (review::goodput over review::outcomesFromRun).
 
 #include "engine.h"
 #include "errors.h"
 #include "model.h"
+#include "review/goodput.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,6 +41,7 @@ enum class SweepMetric {
     ReplayTokens,
     SwapBytes,      // swap_out_bytes + swap_in_bytes
     Censored,
+    SloMisses,      // 100 - goodput percent: the share of requests that miss the SLOs (needs SweepSpec::slos)
 };
 std::string_view toString(SweepMetric m);
 std::optional<SweepMetric> parseSweepMetric(std::string_view s);
@@ -50,6 +53,9 @@ struct SweepSpec {
     SweepMetric metric = SweepMetric::MeanCompletion;
     unsigned threads = 0;            // 0: std::thread::hardware_concurrency()
     std::int64_t max_runs = 100'000; // points x modes
+    // With any SLO, every result carries its goodput and SweepMetric::SloMisses may be chosen; an SLO in
+    // microseconds (given in ms) needs config.tick_us at every point. Part of the sweep's identity (shards).
+    review::Slos slos;
 };
 
 struct ModeResult {
@@ -62,6 +68,9 @@ struct ModeResult {
     double mean_completion_ticks = 0.0; // censored requests count with max_ticks as their completion
     std::int64_t p95_completion_ticks = 0;
     double metric = 0.0;
+    // With the spec's SLOs: the run's goodput (censored requests count as misses). Only the counts are kept
+    // (requests, good, censored, missed_ttft, missed_tpot); ticks and tick_us are not written to the files.
+    std::optional<review::Goodput> goodput;
 };
 
 struct SweepPoint {
@@ -122,6 +131,12 @@ void finishSweepPoints(const SweepSpec& spec, std::vector<SweepPoint>& points);
 std::string sweepCsv(const SweepResult& r);
 nlohmann::json sweepJson(const SweepResult& r);
 nlohmann::json sweepTotalsJson(const Totals& t); // the "totals" object of a result, as in sweepJson
+// The SLOs as the sweep's files record them (integers only, so the shard description can be hashed):
+// {"ttft": {"ticks": N} | {"us": N}, "tpot": ...}, each key only when given (an SLO given in ms is in
+// microseconds). The "goodput" object of a result: {"requests", "good", "censored", "missed_ttft",
+// "missed_tpot"} (sweepJson adds "percent").
+nlohmann::json sweepSlosJson(const review::Slos& slos);
+nlohmann::json sweepGoodputJson(const review::Goodput& g);
 
 
 } // namespace pl::cost

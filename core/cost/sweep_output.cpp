@@ -39,6 +39,24 @@ nlohmann::json sweepTotalsJson(const Totals& t) {
             {"queue_reentries", t.queue_reentries}};
 }
 
+nlohmann::json sweepSlosJson(const review::Slos& slos) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [slo, name] : {std::pair{&slos.ttft, "ttft"}, std::pair{&slos.tpot, "tpot"}}) {
+        if (slo->has_value()) {
+            out[name] = {{(*slo)->unit == review::SloUnit::Ticks ? "ticks" : "us", (*slo)->value}};
+        }
+    }
+    return out;
+}
+
+nlohmann::json sweepGoodputJson(const review::Goodput& g) {
+    return {{"requests", g.requests},
+            {"good", g.good},
+            {"censored", g.censored},
+            {"missed_ttft", g.missed_ttft},
+            {"missed_tpot", g.missed_tpot}};
+}
+
 namespace {
 // The keys of the axes a point flips along, joined by '|' (empty: none).
 std::string flipAxesText(const SweepSpec& spec, const SweepPoint& p) {
@@ -62,7 +80,10 @@ std::string sweepCsv(const SweepResult& r) {
     out += ",mode,input_hash,ticks,request_ticks,pressure_events,evictions,freed_blocks,replay_tokens,"
            "swap_out_bytes,swap_in_bytes,peak_host_bytes,completed,censored,queue_reentries,mean_queue_ticks,"
            "p95_queue_ticks,max_queue_ticks,mean_completion_ticks,p95_completion_ticks,metric_" +
-           std::string(toString(r.spec.metric)) + ",winner,flip,margin,flip_axes\n";
+           std::string(toString(r.spec.metric)) + ",winner,flip,margin,flip_axes";
+    // With SLOs (issue 26): each result's goodput, after every older column (a sweep without SLOs keeps its bytes).
+    const bool slos = r.spec.slos.any();
+    out += slos ? ",goodput_percent,goodput_good,goodput_requests\n" : "\n";
     for (std::size_t i = 0; i < r.points.size(); ++i) {
         const auto& p = r.points[i];
         for (const auto& m : p.results) {
@@ -83,6 +104,11 @@ std::string sweepCsv(const SweepResult& r) {
                   std::string(p.flip ? "true" : "false"), fixed6(p.margin), flipAxesText(r.spec, p)}) {
                 out += ',';
                 out += csvField(f);
+            }
+            if (slos) {
+                const review::Goodput g = m.goodput.value_or(review::Goodput{});
+                out.append(",").append(fixed6(g.percent())).append(",").append(std::to_string(g.good));
+                out.append(",").append(std::to_string(g.requests));
             }
             out += "\n";
         }
@@ -118,6 +144,11 @@ nlohmann::json sweepJson(const SweepResult& r) {
                 {"mean_completion_ticks", fixed6(m.mean_completion_ticks)},
                 {"p95_completion_ticks", m.p95_completion_ticks},
                 {"metric", fixed6(m.metric)}};
+            if (m.goodput) {
+                nlohmann::json g = sweepGoodputJson(*m.goodput);
+                g["percent"] = fixed6(m.goodput->percent());
+                results[std::string(toString(m.mode))]["goodput"] = std::move(g);
+            }
         }
         nlohmann::json axes = nlohmann::json::array();
         std::size_t stride = 1;
@@ -137,10 +168,14 @@ nlohmann::json sweepJson(const SweepResult& r) {
             flips.push_back({{"index", i}, {"values", values}, {"from", r.points[i - 1].winner}, {"to", p.winner}});
         }
     }
-    return {{"format", "preemptlab.sweep.v1"}, {"workload", r.workload_name}, {"vary", vary}, {"modes", modes},
-            {"metric", std::string(toString(r.spec.metric))}, {"points", points}, {"flips", flips},
-            {"crossovers", crossovers},
-            {"notes", "means are printed with six decimals; completion counts censored requests at max_ticks"}};
+    nlohmann::json doc = {{"format", "preemptlab.sweep.v1"}, {"workload", r.workload_name}, {"vary", vary},
+                          {"modes", modes}, {"metric", std::string(toString(r.spec.metric))}, {"points", points},
+                          {"flips", flips}, {"crossovers", crossovers},
+                          {"notes", "means are printed with six decimals; completion counts censored requests at max_ticks"}};
+    if (r.spec.slos.any()) {
+        doc["slos"] = sweepSlosJson(r.spec.slos); // added with issue 26's sweep SLOs; absent without them
+    }
+    return doc;
 }
 
 } // namespace pl::cost

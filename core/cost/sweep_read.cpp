@@ -101,6 +101,10 @@ SweepPoint readPoint(const json& pj, std::size_t i, const SweepSpec& spec) {
         r.mode = mode;
         r.input_hash = p.input_hash;
         jsonfield::readModeFigures(rj, rp, r, fixedAt);
+        r.goodput = jsonfield::readResultGoodput(rj, rp, spec);
+        if (r.goodput) {
+            fixedAt(rj.at("goodput"), rp + "/goodput", "percent"); // written for people; the counts are read
+        }
         p.results.push_back(r);
     }
     if (results.size() != spec.modes.size()) {

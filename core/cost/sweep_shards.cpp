@@ -28,14 +28,18 @@ using jsonfield::numberAt;
 json pointJson(std::size_t index, const SweepPoint& p) {
     json results = json::array();
     for (const auto& m : p.results) {
-        results.push_back({{"mode", std::string(toString(m.mode))},
-                           {"totals", sweepTotalsJson(m.totals)},
-                           {"mean_queue_ticks", m.mean_queue_ticks},
-                           {"p95_queue_ticks", m.p95_queue_ticks},
-                           {"max_queue_ticks", m.max_queue_ticks},
-                           {"mean_completion_ticks", m.mean_completion_ticks},
-                           {"p95_completion_ticks", m.p95_completion_ticks},
-                           {"metric", m.metric}});
+        json r = {{"mode", std::string(toString(m.mode))},
+                  {"totals", sweepTotalsJson(m.totals)},
+                  {"mean_queue_ticks", m.mean_queue_ticks},
+                  {"p95_queue_ticks", m.p95_queue_ticks},
+                  {"max_queue_ticks", m.max_queue_ticks},
+                  {"mean_completion_ticks", m.mean_completion_ticks},
+                  {"p95_completion_ticks", m.p95_completion_ticks},
+                  {"metric", m.metric}};
+        if (m.goodput) {
+            r["goodput"] = sweepGoodputJson(*m.goodput); // only in sweeps with SLOs
+        }
+        results.push_back(std::move(r));
     }
     return {{"index", index}, {"values", p.values}, {"input_hash", p.input_hash}, {"results", results}};
 }
@@ -65,14 +69,18 @@ std::string joinNumbers(const std::vector<std::size_t>& v) {
 
 // Why shard description `b` is of another sweep than `a`: the first field that differs.
 std::string howTheyDiffer(const json& a, const json& b) {
-    for (const char* key : {"workload", "workload_hash", "vary", "modes", "metric", "version", "points"}) {
+    for (const char* key : {"workload", "workload_hash", "vary", "modes", "metric", "slos", "version", "points"}) {
         const auto ia = a.find(key);
         const auto ib = b.find(key);
-        const bool same = ia != a.end() && ib != b.end() && *ia == *ib;
+        // "slos" is absent from sweeps without SLOs: absent on both sides is the same.
+        const bool same = ia != a.end() && ib != b.end() ? *ia == *ib : ia == a.end() && ib == b.end();
         if (!same) {
             std::string what = std::string("its ") + key + " differs";
             if (ia != a.end() && ib != b.end() && ia->is_primitive() && ib->is_primitive()) {
                 what += " (" + ib->dump() + " here, " + ia->dump() + " there)";
+            } else if (std::string_view(key) == "slos") {
+                what = std::string("its SLOs differ (") + (ib != b.end() ? ib->dump() : std::string("none")) +
+                       std::string(" here, ") + (ia != a.end() ? ia->dump() : std::string("none")) + " there)";
             }
             return what;
         }
@@ -148,6 +156,9 @@ json sweepDescription(const Workload& workload, const SweepPlan& plan) {
               {"metric", std::string(toString(plan.spec.metric))},
               {"version", std::string(kEngineVersion)},
               {"points", plan.points.size()}};
+    if (plan.spec.slos.any()) {
+        d["slos"] = sweepSlosJson(plan.spec.slos); // absent without SLOs, so those sweeps keep their ids
+    }
     d["id"] = sweepId(d);
     return d;
 }
@@ -348,6 +359,7 @@ std::variant<SweepShard, InputError> parseSweepShard(std::string_view text, cons
                 }
                 r.input_hash = p.input_hash;
                 jsonfield::readModeFigures(rj, rp, r, numberAt);
+                r.goodput = jsonfield::readResultGoodput(rj, rp, spec);
                 p.results.push_back(r);
             }
             s.indices.push_back(static_cast<std::size_t>(i));

@@ -5,6 +5,7 @@
 // same map as running it; a damaged file is refused naming file and field; the shard plan is core's.
 #include "labdocument.h"
 #include "exportactions.h"
+#include "labslos.h"
 #include "mainwindow.h"
 #include "modecolors.h"
 #include "sweepactions.h"
@@ -28,6 +29,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTimer>
+#include <QSettings>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -380,6 +382,42 @@ class TestSweepView : public QObject {
         QVERIFY(commands.contains(QStringLiteral("--vary capacity_blocks=12,20,28 --vary transfer_bytes_per_tick=1024,16384")));
         QVERIFY(commands.contains(QStringLiteral("\nsqueue --me\n")));
         QVERIFY(!win->sweepActions()->exportShardPlan(dir.filePath(QStringLiteral("plan.txt")), 3));
+    }
+
+    // The metric slo-misses ranks by the lab's SLOs (the Distributions view's fields): none set, nothing runs and
+    // the reason says where to set them; set, the sweep is core's with those SLOs, and the shard plan's command
+    // carries them as the CLI takes them (ticks, or ms written exactly).
+    void sloMissesUsesTheLabsSlos() {
+        auto clear = qScopeGuard([] { QSettings().clear(); });
+        auto win = windowWith(pressured());
+        const SweepRequest request{kVary, {}, pl::cost::SweepMetric::SloMisses, 2};
+        QVERIFY(!win->sweepActions()->runSweep(request));
+        QVERIFY2(win->sweepActions()->lastError().contains(QStringLiteral("Distributions view")),
+                 qPrintable(win->sweepActions()->lastError()));
+        QString error;
+        QVERIFY(win->slos()->setText(false, SloKind::Ttft, QStringLiteral("20"), &error));
+        QVERIFY(win->slos()->setText(false, SloKind::Tpot, QStringLiteral("2"), &error));
+        QVERIFY(runAndWait(win.get(), request));
+        auto spec = specOf(kVary);
+        spec.metric = pl::cost::SweepMetric::SloMisses;
+        spec.slos.ttft = pl::review::Slo{20, pl::review::SloUnit::Ticks};
+        spec.slos.tpot = pl::review::Slo{2, pl::review::SloUnit::Ticks};
+        const auto core = std::get<SweepResult>(pl::cost::runSweep(pressured(), spec));
+        QCOMPARE(pl::cost::sweepCsv(*win->sweep()->result()), pl::cost::sweepCsv(core));
+        QVERIFY(win->sweepActions()->submitCommands(2).contains(
+            QStringLiteral("--metric slo-misses --slo-ttft-ticks 20 --slo-tpot-ticks 2\n")));
+        // Another metric does not take the lab's SLOs: the sweep is the one without them.
+        QVERIFY(runAndWait(win.get(), {kVary, {}, pl::cost::SweepMetric::Ticks, 2}));
+        QVERIFY(!win->sweep()->result()->spec.slos.any());
+        // With tick_us the ms pair applies: 12.5 ms is written as typed.
+        pl::Workload timed = pressured();
+        timed.config.tick_us = 1000;
+        auto msWin = windowWith(timed);
+        QVERIFY(msWin->slos()->setText(true, SloKind::Ttft, QStringLiteral("12.5"), &error));
+        QVERIFY(runAndWait(msWin.get(), request));
+        QCOMPARE(msWin->sweep()->result()->spec.slos.ttft->value, std::int64_t{12500});
+        QVERIFY(!msWin->sweep()->result()->spec.slos.tpot);
+        QVERIFY(msWin->sweepActions()->submitCommands(2).contains(QStringLiteral("--metric slo-misses --slo-ttft-ms 12.5\n")));
     }
 };
 

@@ -208,6 +208,73 @@ class TestCostCli : public QObject {
         QVERIFY(bad.err.contains("--shard"));
         QVERIFY(!QFile::exists(dir.filePath("s.json")) && !QFile::exists(dir.filePath("s.csv")));
     }
+
+    // sweep with SLOs (issue 26): goodput columns and keys, slo-misses, shards of the same SLOs merge to the
+    // unsharded bytes, other SLOs are refused, and bad flag combinations name the flag and write nothing.
+    void sweepWithSlos() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString wl = dir.filePath("w.json");
+        QFile f(wl);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(kWorkload);
+        f.close();
+        const auto readAll = [&dir](const QString& name) {
+            QFile file(dir.filePath(name));
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
+        const QStringList base{"sweep", wl, "--vary", "capacity_blocks=12:24:4", "--vary", "watermark-blocks=0:2:1",
+                               "--quiet", "--slo-ttft-ticks", "20", "--slo-tpot-ticks", "2", "--metric", "slo-misses"};
+        QCOMPARE(cli(base + QStringList{"--out", dir.filePath("whole.csv")}).code, 0);
+        QCOMPARE(cli(base + QStringList{"--out", dir.filePath("whole.json")}).code, 0);
+        const QByteArray csv = readAll("whole.csv");
+        QVERIFY2(csv.startsWith("point,capacity_blocks,watermark_blocks,mode,") &&
+                     csv.contains(",metric_slo-misses,winner,flip,margin,flip_axes,goodput_percent,goodput_good,goodput_requests\n"),
+                 csv.left(400).constData());
+        const auto j = nlohmann::json::parse(readAll("whole.json").toStdString());
+        QCOMPARE(j["slos"], nlohmann::json::parse(R"({"ttft": {"ticks": 20}, "tpot": {"ticks": 2}})"));
+        QCOMPARE(j["points"][0]["results"]["swap"]["goodput"]["requests"].get<int>(), 4);
+        QStringList shards;
+        for (int i = 1; i <= 2; ++i) {
+            shards << dir.filePath(QString("s%1.json").arg(i));
+            QCOMPARE(cli(base + QStringList{"--shard", QString("%1/2").arg(i), "--out", shards.back()}).code, 0);
+        }
+        for (const char* out : {"merged.csv", "merged.json"}) {
+            QCOMPARE(cli(QStringList{"sweep-merge"} + shards + QStringList{"--out", dir.filePath(out)}).code, 0);
+        }
+        QCOMPARE(readAll("merged.csv"), csv);
+        QCOMPARE(readAll("merged.json"), readAll("whole.json"));
+        // A shard of the same grid under another TPOT SLO is another sweep.
+        QStringList other = base;
+        other[other.indexOf("2")] = "3";
+        QCOMPARE(cli(other + QStringList{"--shard", "2/2", "--out", dir.filePath("o2.json")}).code, 0);
+        const auto foreign = cli({"sweep-merge", shards[0], dir.filePath("o2.json"), "--out", dir.filePath("bad.csv")});
+        QCOMPARE(foreign.code, 2);
+        QVERIFY2(foreign.err.contains("/sweep: a shard of another sweep: its SLOs differ"), foreign.err.constData());
+        // An SLO in ms with tick_us varied: every point has a tick length.
+        QCOMPARE(cli({"sweep", wl, "--vary", "tick_us=1000,2000", "--slo-ttft-ms", "30", "--quiet", "--out",
+                      dir.filePath("ms.csv")})
+                     .code,
+                 0);
+        QVERIFY(readAll("ms.csv").contains("goodput_percent"));
+        // Bad combinations: exit 2, the flag named, nothing written.
+        const QStringList grid{"sweep", wl, "--vary", "capacity_blocks=12:16:4"};
+        const std::pair<QStringList, QByteArray> bad[] = {
+            {{"--metric", "slo-misses"}, "--metric: slo-misses is the share of requests that miss the SLOs: give --slo-ttft-ms"},
+            {{"--slo-ttft-ms", "5"}, "w.json: /config/tick_us: --slo-ttft-ms: the workload has no tick length"},
+            {{"--slo-tpot-ms", "5", "--shard", "1/2"}, "--slo-tpot-ms: the workload has no tick length"},
+            {{"--slo-ttft-ms", "5", "--slo-ttft-ticks", "3"}, "--slo-ttft-ms and --slo-ttft-ticks both give the ttft SLO"},
+            {{"--slo-tpot-ticks", "fast"}, "--slo-tpot-ticks: expected a whole number of ticks"},
+            {{"--slo-ttft-ms", "soon", "--vary", "tick_us=1000"}, "--slo-ttft-ms: expected milliseconds"},
+        };
+        for (const auto& [flags, message] : bad) {
+            const QString out = dir.filePath(flags.contains("--shard") ? "bad.json" : "bad.csv");
+            const auto r = cli(grid + flags + QStringList{"--out", out});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains(message), r.err.constData());
+            QVERIFY(!QFile::exists(dir.filePath("bad.csv")) && !QFile::exists(dir.filePath("bad.json")));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCostCli)

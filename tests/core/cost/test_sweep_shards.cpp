@@ -21,9 +21,13 @@ namespace {
 // A small pool under pressure (sweep_fixtures.h).
 Workload pressured() { return pltest::pressuredSweepWorkload("shard-test", true); }
 
-// 5 x 4 = 20 points.
-SweepSpec grid(SweepMetric metric = SweepMetric::MeanCompletion) {
+// 5 x 4 = 20 points; with `slos`, TTFT <= 20 ticks and TPOT <= 2 ticks (each result's goodput, issue 26).
+SweepSpec grid(SweepMetric metric = SweepMetric::MeanCompletion, bool slos = false) {
     SweepSpec s;
+    if (slos) {
+        s.slos.ttft = review::Slo{20, review::SloUnit::Ticks};
+        s.slos.tpot = review::Slo{2, review::SloUnit::Ticks};
+    }
     s.axes.push_back(std::get<SweepAxis>(parseSweepAxis("capacity-blocks=12:28:4")));
     s.axes.push_back(std::get<SweepAxis>(parseSweepAxis("transfer_bytes_per_tick=1024:16384:5120")));
     s.metric = metric;
@@ -89,16 +93,23 @@ class TestSweepShards : public QObject {
 
     void mergeIsByteIdentical_data() {
         QTest::addColumn<int>("shards");
+        QTest::addColumn<bool>("slos");
         for (int n : {1, 2, 3, 7, 20, 33}) { // 33: more shards than the 20 points (some are empty)
-            QTest::newRow(std::to_string(n).c_str()) << n;
+            QTest::newRow(std::to_string(n).c_str()) << n << false;
+        }
+        for (int n : {1, 2, 3, 7}) { // with SLOs: the goodput columns and keys, and slo-misses as the metric
+            QTest::newRow((std::to_string(n) + " with SLOs").c_str()) << n << true;
         }
     }
     void mergeIsByteIdentical() {
         QFETCH(int, shards);
+        QFETCH(bool, slos);
         const auto n = static_cast<std::size_t>(shards);
-        const auto whole = std::get<SweepResult>(runSweep(pressured(), grid()));
+        const SweepSpec spec = grid(slos ? SweepMetric::SloMisses : SweepMetric::MeanCompletion, slos);
+        const auto whole = std::get<SweepResult>(runSweep(pressured(), spec));
         QCOMPARE(whole.points.size(), std::size_t{20});
-        const auto parts = shardsThroughText(pressured(), grid(), n);
+        QCOMPARE(sweepCsv(whole).find("goodput_percent") != std::string::npos, slos);
+        const auto parts = shardsThroughText(pressured(), spec, n);
         std::size_t points = 0;
         for (const auto& s : parts) {
             points += s.points.size();
@@ -190,6 +201,35 @@ class TestSweepShards : public QObject {
         err = mergeError({fewer[0], parts[1]}, {"a.json", "b.json"});
         QVERIFY2(err.find("its modes differ") != std::string::npos || err.find("its modes differs") != std::string::npos,
                  err.c_str());
+        // The SLOs are part of the sweep: other SLOs, or none, are another sweep.
+        auto withSlos = shardsThroughText(pressured(), grid(SweepMetric::MeanCompletion, true), 2);
+        QVERIFY(withSlos[0].id != parts[0].id);
+        QVERIFY(withSlos[0].sweep.contains("slos") && !parts[0].sweep.contains("slos"));
+        err = mergeError({withSlos[0], parts[1]}, {"a.json", "b.json"});
+        QVERIFY2(err.find(R"(b.json: /sweep: a shard of another sweep: its SLOs differ (none here, {"tpot":{"ticks":2},"ttft":{"ticks":20}} there))") !=
+                     std::string::npos,
+                 err.c_str());
+        SweepSpec otherSlos = grid(SweepMetric::MeanCompletion, true);
+        otherSlos.slos.tpot = review::Slo{3, review::SloUnit::Ticks};
+        auto other3 = shardsThroughText(pressured(), otherSlos, 2);
+        err = mergeError({withSlos[0], other3[1]}, {"a.json", "b.json"});
+        QVERIFY2(err.find(R"(its SLOs differ ({"tpot":{"ticks":3},"ttft":{"ticks":20}} here, {"tpot":{"ticks":2},"ttft":{"ticks":20}} there))") !=
+                     std::string::npos,
+                 err.c_str());
+        // A shard whose goodput was removed (and rehashed) is refused, naming the field.
+        std::vector<std::string> texts;
+        shardsThroughText(pressured(), grid(SweepMetric::MeanCompletion, true), 2, &texts);
+        auto doc = nlohmann::json::parse(texts[0]);
+        doc["points"][0]["results"][1].erase("goodput");
+        Sha256 hash;
+        for (const auto& pj : doc["points"]) {
+            hash.update(pj.dump());
+            hash.update("\n");
+        }
+        doc["shard"]["points_hash"] = hash.finishTagged();
+        const auto bad = parseSweepShard(doc.dump(), "g.json");
+        QVERIFY(std::holds_alternative<InputError>(bad));
+        QCOMPARE(std::get<InputError>(bad).message(), std::string("g.json: /points/0/results/1/goodput: missing"));
     }
 
     void damagedFilesNameFileAndField() {
