@@ -25,6 +25,14 @@ const char* kWorkload = R"({
   ]
 })";
 
+// kWorkload written as w.json in `dir`; empty when it could not be.
+QString writeWorkload(const QTemporaryDir& dir) {
+    const QString path = dir.filePath("w.json");
+    QFile f(path);
+    if (!dir.isValid() || !f.open(QIODevice::WriteOnly) || f.write(kWorkload) < 0) return {};
+    return path;
+}
+
 } // namespace
 
 class TestCostCli : public QObject {
@@ -121,12 +129,8 @@ class TestCostCli : public QObject {
 
     void sweepFiles() {
         QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        const QString wl = dir.filePath("w.json");
-        QFile f(wl);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(kWorkload);
-        f.close();
+        const QString wl = writeWorkload(dir);
+        QVERIFY(!wl.isEmpty());
         const QStringList base{"sweep", wl, "--vary", "capacity_blocks=12:24:4", "--vary", "watermark-blocks=0:2:1",
                                "--quiet"};
         const auto one = cli(base + QStringList{"--threads", "1", "--out", dir.filePath("one.csv")});
@@ -161,12 +165,8 @@ class TestCostCli : public QObject {
 
     void shardsMergeThroughTheCli() {
         QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        const QString wl = dir.filePath("w.json");
-        QFile f(wl);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(kWorkload);
-        f.close();
+        const QString wl = writeWorkload(dir);
+        QVERIFY(!wl.isEmpty());
         const QStringList base{"sweep", wl, "--vary", "capacity_blocks=12:24:4", "--vary", "watermark-blocks=0:2:1"};
         const auto readAll = [&dir](const QString& name) {
             QFile file(dir.filePath(name));
@@ -213,12 +213,8 @@ class TestCostCli : public QObject {
     // unsharded bytes, other SLOs are refused, and bad flag combinations name the flag and write nothing.
     void sweepWithSlos() {
         QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        const QString wl = dir.filePath("w.json");
-        QFile f(wl);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(kWorkload);
-        f.close();
+        const QString wl = writeWorkload(dir);
+        QVERIFY(!wl.isEmpty());
         const auto readAll = [&dir](const QString& name) {
             QFile file(dir.filePath(name));
             return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
