@@ -375,13 +375,25 @@ void LabDocument::updateVictims() {
     victimBlockMask_.clear();
     victimBlockOwners_.clear();
     victimSharedKept_ = 0;
+    requestersAtCursor_.clear();
+    selfEvictedAtCursor_.clear();
     if (!session_) return;
     const std::int64_t t = session_->currentTick();
-    const auto& events = session_->result().ledger.events;
+    const auto& ledger = session_->result().ledger;
+    const auto& events = ledger.events;
     const auto first = std::lower_bound(events.begin(), events.end(), t,
                                         [](const pl::Event& e, std::int64_t tick) { return e.tick < tick; });
+    const auto addOnce = [](std::vector<std::int32_t>& list, std::int32_t r) {
+        if (std::find(list.begin(), list.end(), r) == list.end()) list.push_back(r);
+    };
     for (auto it = first; it != events.end() && it->tick == t; ++it) {
         if (it->kind != pl::EventKind::Evict && it->kind != pl::EventKind::SwapOutDone) continue;
+        if (it->kind == pl::EventKind::Evict) {
+            const std::int32_t requester =
+                pl::evictionCause(ledger, static_cast<std::size_t>(it - events.begin())).requester;
+            if (requester >= 0) addOnce(requestersAtCursor_, requester);
+            if (requester >= 0 && requester == it->request) addOnce(selfEvictedAtCursor_, requester);
+        }
         const auto known = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), it->request);
         const std::uint8_t landed = it->kind == pl::EventKind::SwapOutDone ? 1 : 0;
         if (known == victimsAtCursor_.end()) {

@@ -143,6 +143,11 @@ class LabDocument : public QObject {
     // dropped tail at the eviction and of its swapped prefix at the landing; the ledger's "shared, kept" counts
     // them all at the eviction, so the two can differ.
     std::int64_t victimSharedKeptAtCursor() const { return victimSharedKept_; }
+    // The requesters of the cursor tick's evictions (pl::evictionCause's requester: the request whose need
+    // caused one; none for preempt-ahead and SGLang's retract-decode), each once, in ledger order.
+    const std::vector<std::int32_t>& requestersAtCursor() const { return requestersAtCursor_; }
+    // The requesters among them that evicted themselves (the victim of an eviction its own need caused).
+    const std::vector<std::int32_t>& selfEvictedAtCursor() const { return selfEvictedAtCursor_; }
 
     int selectedRequest() const { return selected_; }
     void selectRequest(int index);
@@ -222,6 +227,8 @@ class LabDocument : public QObject {
     std::vector<std::uint8_t> victimBlockMask_;
     std::vector<std::int32_t> victimBlockOwners_;
     std::int64_t victimSharedKept_ = 0;
+    std::vector<std::int32_t> requestersAtCursor_;
+    std::vector<std::int32_t> selfEvictedAtCursor_;
 };
 
 } // namespace plui
