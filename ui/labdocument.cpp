@@ -52,6 +52,13 @@ RunEnd takeResult(const QFutureWatcher<LabRun>& watcher, LabRun* run, QString* f
     }
 }
 
+// The tick of the run's first evict, else 0.
+std::int64_t firstEvictionTick(const pl::Session& s) {
+    const auto& events = s.result().ledger.events;
+    const auto evict = std::find_if(events.begin(), events.end(), [](const pl::Event& e) { return e.kind == pl::EventKind::Evict; });
+    return evict == events.end() ? 0 : evict->tick;
+}
+
 } // namespace
 
 LabDocument::LabDocument(pl::LiveBackendFactory live, QObject* parent)
@@ -231,6 +238,7 @@ void LabDocument::installSession(LabRun run, std::int64_t tick) {
     session_ = std::move(run.session);
     sessionGeneration_ = generation_;
     liveRun_ = std::move(run.live);
+    if (tick == kFirstEvictionTick) tick = firstEvictionTick(*session_);
     session_->seek(tick);
     updateVictims();
     emit changed(LabChangeKind::Session | LabChangeKind::Cursor);
@@ -345,6 +353,14 @@ void LabDocument::seek(std::int64_t tick) {
     if (session_->currentTick() != before) {
         updateVictims();
         emit changed(LabChangeKind::Cursor);
+    }
+}
+
+void LabDocument::seekFirstEviction() {
+    if (session_) {
+        seek(firstEvictionTick(*session_));
+    } else {
+        wantedTick_ = kFirstEvictionTick;
     }
 }
 

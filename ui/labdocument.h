@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -122,6 +123,9 @@ class LabDocument : public QObject {
     void seek(std::int64_t tick);
     void stepForward();
     void stepBack();
+    // Moves the cursor to the run's first eviction, or tick 0 when it has none: where an opened workload starts
+    // (MainWindow::openPath). Before the run is there (a background run), it is where the run opens.
+    void seekFirstEviction();
     bool seekNextPressure();
     bool seekPreviousPressure();
     // Request indices (into workload().requests) evicted or whose swap-out landed in the cursor tick, and the
@@ -220,7 +224,8 @@ class LabDocument : public QObject {
     std::shared_ptr<std::atomic<bool>> stop_; // the stop flag of the newest background run
     std::shared_ptr<const std::atomic<bool>> runGate_; // holdRunsUntil
     int stoppedRuns_ = 0;
-    std::int64_t wantedTick_ = -1;
+    std::int64_t wantedTick_ = -1; // kFirstEvictionTick: the run's first eviction, once it is there
+    static constexpr std::int64_t kFirstEvictionTick = std::numeric_limits<std::int64_t>::min();
     std::vector<std::int32_t> victimsAtCursor_;
     std::vector<std::uint8_t> victimsLanded_;
     std::vector<std::int64_t> victimsEvictedAt_;

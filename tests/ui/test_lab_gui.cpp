@@ -40,6 +40,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -53,6 +54,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QTest>
 #include <QUndoStack>
 
@@ -144,10 +146,73 @@ class TestLabGui : public QObject {
         QCOMPARE(y->range().lower, other - 0.5);
     }
 
+    // Issue 27: a sample opened at tick -1 on an empty pool with its notes behind the Policy tab. A workload
+    // opened from File > Open (openPath) or the command line without --tick opens at its first eviction, or tick
+    // 0 without one, with the Workload tab (its notes) raised; --tick still wins. The transport buttons' tooltips
+    // name their keys.
+    void aWorkloadOpensAtItsFirstEviction() {
+        const auto firstEvict = [](const LabDocument& doc) {
+            for (const pl::Event& e : doc.session()->result().ledger.events) {
+                if (e.kind == pl::EventKind::Evict) return e.tick;
+            }
+            return pl::Tick{-2};
+        };
+        auto w = makeWindow(QString());
+        QVERIFY(w->openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json")));
+        LabDocument* doc = w->document();
+        QVERIFY(firstEvict(*doc) > 0);
+        QCOMPARE(doc->currentTick(), firstEvict(*doc));
+        QVERIFY(!doc->victimsAtCursor().empty());
+        for (int i = 0; i < 3; ++i) QApplication::processEvents(); // the dock area lays its tabs out
+        const auto* notes = w->workloadPanel()->findChild<QLabel*>(QStringLiteral("workloadNotes"));
+        // A dock tab behind another is moved off the window, not hidden: what shows is what has a visible region.
+        QVERIFY(notes && !notes->visibleRegion().isEmpty() && !notes->text().isEmpty());
+        QVERIFY(w->policy()->visibleRegion().isEmpty()); // the Policy tab is behind it
+        // A workload that never evicts (the same with a pool large enough) opens at tick 0.
+        QTemporaryDir dir;
+        const QString roomy = dir.filePath(QStringLiteral("roomy.workload.json"));
+        {
+            QFile in(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json"));
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            auto j = nlohmann::json::parse(in.readAll().toStdString());
+            j["config"]["capacity_blocks"] = 100000;
+            QFile out(roomy);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QByteArray::fromStdString(j.dump(2)));
+        }
+        QVERIFY(w->openPath(roomy));
+        QCOMPARE(firstEvict(*doc), pl::Tick{-2});
+        QCOMPARE(doc->currentTick(), 0);
+        // The command line: without --tick at the first eviction (a background run too), with it where it says.
+        for (const auto mode : {LabDocument::RunMode::Synchronous, LabDocument::RunMode::Background}) {
+            auto cli = uitest::openWindow(QString());
+            cli->document()->setRunMode(mode);
+            LabOptions options;
+            options.workload = kWave;
+            cli->applyStartupOptions(options);
+            cli->document()->waitForIdle();
+            QCOMPARE(cli->document()->currentTick(), firstEvict(*cli->document()));
+            for (int i = 0; i < 3; ++i) QApplication::processEvents();
+            QVERIFY(!cli->workloadPanel()->visibleRegion().isEmpty());
+            options.tick = 5;
+            cli->applyStartupOptions(options);
+            cli->document()->waitForIdle();
+            QCOMPARE(cli->document()->currentTick(), pl::Tick{5});
+        }
+        // Every transport button says what it does and its key.
+        for (QAction* a : w->transport()->transportActions()) {
+            const QString key = a->shortcut().toString(QKeySequence::NativeText);
+            QVERIFY2(!key.isEmpty() && a->toolTip() == QStringLiteral("%1 (%2)").arg(a->text(), key), qPrintable(a->toolTip()));
+            auto* button = qobject_cast<QToolButton*>(w->transport()->widgetForAction(a));
+            QVERIFY(button && button->toolTip() == a->toolTip());
+        }
+    }
+
     void stepsScrubsAndJumpsWithTheKeyboard() {
         auto w = makeWindow();
         LabDocument* doc = w->document();
         w->activateWindow();
+        QTest::keyClick(w.get(), Qt::Key_Home); // it opened at its first eviction
         QCOMPARE(doc->currentTick(), -1);
         QTest::keyClick(w.get(), Qt::Key_Right);
         QCOMPARE(doc->currentTick(), 0);
