@@ -189,7 +189,8 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     cancelAction_->setEnabled(false);
     connect(compare_, &CompareView::runningChanged, this, &MainWindow::updateActions);
     runMenu->addSeparator();
-    new LiveModeAction(doc_, runMenu, this); // probes for a device when the menu first opens
+    auto* liveAction = new LiveModeAction(doc_, runMenu, this); // probes for a device when the menu first opens
+    connect(liveAction, &LiveModeAction::unavailable, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     runMenu->setToolTipsVisible(true); // the live switch explains itself when disabled
     gate_ = new GateActions(this);
     auto* reviewMenu = menuBar()->addMenu(tr("Revie&w"));

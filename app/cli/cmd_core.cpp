@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "fallbacks.h"
 #include "live_backend.h"
+#include "no_device.h"
 #include "verify.h"
 #include "receipt.h"
 #include "review/outcomes.h"
@@ -203,7 +204,7 @@ int cmdRun(int argc, char** argv) {
         std::string why;
         backend = gpu::makeLiveBackend(*w, options, &why);
         if (!backend) {
-            std::fprintf(stderr, "preemptlab-cli: run --live: no usable CUDA device: %s\n", why.c_str());
+            std::fprintf(stderr, "preemptlab-cli: run --live: %s\n", gpu::noDeviceText(why).c_str());
             return kExitNoDevice;
         }
     }
