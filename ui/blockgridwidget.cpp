@@ -5,6 +5,7 @@
 #include <QFontMetrics>
 #include <QHelpEvent>
 #include <QMouseEvent>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QPaintEvent>
 #include <QToolTip>
@@ -349,6 +350,30 @@ void BlockGridWidget::paintSmallVictims(QPainter& p, const Layout& l) const {
     }
 }
 
+// An SVG or PDF export (QWidget::render onto their painters): a bitmap scaled up there is smeared by SVG
+// viewers and JPEG-compressed by Qt's PDF writer (free cells turned peach), so the cells are drawn as rects.
+bool BlockGridWidget::drawsVectors(const QPainter& p) {
+    const QPaintEngine* engine = p.paintEngine();
+    if (!engine) return false;
+    const QPaintEngine::Type type = engine->type();
+    return type == QPaintEngine::SVG || type == QPaintEngine::Pdf || type == QPaintEngine::Picture;
+}
+
+// The image's pixels as rects of the cell size, each run of one colour along a row as one rect: exactly the
+// colours the PNG shows, and an SVG of a few hundred elements for a pool of thousands of blocks.
+void BlockGridWidget::paintCellsAsRects(QPainter& p, const Layout& l) const {
+    p.setPen(Qt::NoPen);
+    for (int y = 0; y < image_.height(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(image_.constScanLine(y));
+        for (int x = 0; x < image_.width();) {
+            int end = x + 1;
+            while (end < image_.width() && line[end] == line[x]) ++end;
+            p.fillRect(QRect(x * l.cell, y * l.cell, (end - x) * l.cell, l.cell), QColor::fromRgb(line[x]));
+            x = end;
+        }
+    }
+}
+
 // Cells too small for the detail pass (3 to 6 px): a requester's block gets a violet frame, drawn after the
 // victims' marks so a request that evicted itself shows both (the red fill inside the violet frame).
 void BlockGridWidget::paintSmallRequesters(QPainter& p, const Layout& l) const {
@@ -384,7 +409,11 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
     }
     const Layout l = layout();
     if (imageDirty_ || imageCols_ != l.cols || imageBpp_ != l.blocksPerPixel) rebuildImage(l);
-    p.drawImage(QRect(0, 0, l.cols * l.cell, l.rows * l.cell), image_);
+    if (drawsVectors(p)) {
+        paintCellsAsRects(p, l);
+    } else {
+        p.drawImage(QRect(0, 0, l.cols * l.cell, l.rows * l.cell), image_);
+    }
     if (l.cell < 7) {
         paintSmallVictims(p, l);
         paintSmallRequesters(p, l);

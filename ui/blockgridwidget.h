@@ -91,6 +91,8 @@ class BlockGridWidget : public QWidget {
     Layout layout() const;
     void paintSmallVictims(QPainter& p, const Layout& l) const;
     void paintSmallRequesters(QPainter& p, const Layout& l) const;
+    static bool drawsVectors(const QPainter& p);
+    void paintCellsAsRects(QPainter& p, const Layout& l) const;
     static void paintKeptCorner(QPainter& p, const QRect& cell);
     // Fit grows cells up to this: a pool of a few dozen blocks fills a large window (at 64 px it took a tenth
     // of a 1920x1200 one).
