@@ -571,6 +571,9 @@ QString BlockGridWidget::cellToolTip(int b) const {
     } else {
         // The palette number too: small cells are labelled with it.
         text += owner < names_.size() ? tr("%1 (label %2)").arg(names_[owner], paletteNumber(owner)) : paletteNumber(owner);
+        if (ownerDetail_) {
+            if (const QString detail = ownerDetail_(owner); !detail.isEmpty()) text += QLatin1Char('\n') + detail;
+        }
     }
     if (holdersOf(b) >= 2) text += tr("\nshared prefix block: held by %1 requests").arg(holdersOf(b));
     if (owner >= 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0) text += tr("\nprefix id %1").arg(prefixIds_[bi]);

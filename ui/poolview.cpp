@@ -70,6 +70,7 @@ PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(do
         grid_->setCellSize(std::max(1, c * 2 / 3));
     });
     connect(grid_, &BlockGridWidget::requestClicked, doc_, &LabDocument::selectRequest);
+    grid_->setOwnerDetail([this](int request) { return ownerDetail(request); });
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & LabChangeKind::Selection) grid_->setSelectedRequest(doc_->selectedRequest());
         if (what & (LabChangeKind::Session | LabChangeKind::Cursor | LabChangeKind::Workload)) refresh();
@@ -103,6 +104,19 @@ void PoolView::setLegend(bool prefixSharing) {
                       tr("red corner: shared, the victim let go, others keep it"));
     }
     legend_->setText(text + entry(QString(), tr("colour + pattern + label: owning request")));
+}
+
+// A block's owner at the cursor, for its tooltip: what it is doing, its context and the blocks it holds.
+QString PoolView::ownerDetail(int request) const {
+    const pl::Session* s = doc_->session();
+    if (!s || request < 0 || static_cast<std::size_t>(request) >= s->workload().requests.size()) return {};
+    const pl::RequestState& r = s->cursor().requests()[static_cast<std::size_t>(request)];
+    const pl::RequestSpec& spec = s->workload().requests[static_cast<std::size_t>(request)];
+    const std::string_view phase = pl::toString(r.phase);
+    return tr("%1; context %2 tokens (prompt %3 + %4 generated); %5 blocks on the device")
+        .arg(QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size())),
+             groupedNumber(spec.prompt_tokens + r.generated_tokens), groupedNumber(spec.prompt_tokens),
+             groupedNumber(r.generated_tokens), groupedNumber(r.blocks));
 }
 
 // Who needed the blocks (violet frame): a requester that evicted itself is said to have, so the pool is not

@@ -35,6 +35,7 @@ class PoolView : public QWidget {
     QLabel* legend_;
     void setLegend(bool prefixSharing);
     QString requesterText(const pl::Session& s) const;
+    QString ownerDetail(int request) const;
 };
 
 } // namespace plui

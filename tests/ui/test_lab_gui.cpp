@@ -39,7 +39,10 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -54,6 +57,7 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QToolButton>
 #include <QTest>
 #include <QUndoStack>
@@ -206,6 +210,76 @@ class TestLabGui : public QObject {
             auto* button = qobject_cast<QToolButton*>(w->transport()->widgetForAction(a));
             QVERIFY(button && button->toolTip() == a->toolTip());
         }
+    }
+
+    // Issue 27: a block's tooltip says its owner's phase, context and blocks at the cursor (the engine's own
+    // figures), and the export dialogs start in the folder of the last export, across restarts (QSettings).
+    void blockTooltipsAndExportFolders() {
+        auto w = makeWindow(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json"));
+        LabDocument* doc = w->document();
+        doc->seek(54);
+        const pl::Engine& cursor = doc->session()->cursor();
+        const BlockGridWidget* grid = w->poolView()->grid();
+        int described = 0;
+        for (int b = 0; b < grid->blockCount(); ++b) {
+            const std::int32_t owner = b < static_cast<int>(cursor.blockOwners().size()) ? cursor.blockOwners()[static_cast<std::size_t>(b)] : -1;
+            const QString tip = grid->cellToolTip(b);
+            if (owner < 0) {
+                QVERIFY2(!tip.contains(QStringLiteral("context")), qPrintable(tip));
+                continue;
+            }
+            const pl::RequestState& r = cursor.requests()[static_cast<std::size_t>(owner)];
+            const auto& spec = doc->workload().requests[static_cast<std::size_t>(owner)];
+            const QString want = QStringLiteral("\n%1; context %2 tokens (prompt %3 + %4 generated); %5 blocks on the device")
+                                     .arg(QString::fromUtf8(pl::toString(r.phase).data(), static_cast<qsizetype>(pl::toString(r.phase).size())),
+                                          groupedNumber(spec.prompt_tokens + r.generated_tokens), groupedNumber(spec.prompt_tokens),
+                                          groupedNumber(r.generated_tokens), groupedNumber(r.blocks));
+            QVERIFY2(tip.contains(want), qPrintable(tip + QStringLiteral(" | wanted ") + want));
+            ++described;
+        }
+        QVERIFY(described > 0);
+
+        // Export dialogs: each starts in the folder the last export went to.
+        QSettings().remove(QStringLiteral("export/folder"));
+        QCOMPARE(ExportActions::lastFolder(), QString());
+        QTemporaryDir dir;
+        const QString folder = QDir(dir.path()).absolutePath();
+        QString startedIn;
+        // Answers the next file dialog with `file`, noting the folder it opened in.
+        const auto answer = [&startedIn](const QString& file) {
+            auto* poll = new QTimer;
+            QObject::connect(poll, &QTimer::timeout, poll, [poll, file, &startedIn]() {
+                auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+                if (!dialog) return;
+                startedIn = dialog->directory().absolutePath();
+                dialog->selectFile(file);
+                QMetaObject::invokeMethod(dialog, "accept"); // a slot, protected as a method
+                poll->deleteLater();
+            });
+            poll->start(20);
+        };
+        const auto action = [&w](const QString& text) {
+            for (QAction* a : w->findChildren<QAction*>()) {
+                if (a->text() == text) return a;
+            }
+            return static_cast<QAction*>(nullptr);
+        };
+        answer(QDir(folder).filePath(QStringLiteral("ledger.csv")));
+        action(QStringLiteral("&Ledger as CSV..."))->trigger();
+        QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("ledger.csv"))));
+        QCOMPARE(ExportActions::lastFolder(), folder);
+        QCOMPARE(ExportActions::startPath(QStringLiteral("pool.png")), QDir(folder).filePath(QStringLiteral("pool.png")));
+        // A restart: another window's Export > Receipt opens there.
+        auto again = makeWindow(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json"));
+        startedIn.clear();
+        answer(QDir(folder).filePath(QStringLiteral("receipt.json")));
+        for (QAction* a : again->findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("&Receipt...")) a->trigger();
+        }
+        again->exportActions()->waitForIdle();
+        QCOMPARE(startedIn, folder);
+        QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("receipt.json"))));
+        QSettings().remove(QStringLiteral("export/folder"));
     }
 
     void stepsScrubsAndJumpsWithTheKeyboard() {
