@@ -73,6 +73,10 @@ EvictionCause evictionCause(const Ledger& ledger, std::size_t evictIndex) {
     while (i > 0 && ev[i - 1].tick == tick && ev[i - 1].kind != EventKind::Pressure) --i;
     if (i == 0 || ev[i - 1].tick != tick) return cause;
     cause.pressure = static_cast<std::int64_t>(i - 1);
+    const Event& pressure = ev[i - 1];
+    if (pressure.trigger == PressureTrigger::AllocationFailed || pressure.trigger == PressureTrigger::RequestCap) {
+        cause.requester = pressure.request;
+    }
     // The pressure's evicts: from it to the next pressure of the tick (or the tick's end).
     for (std::size_t k = i; k < ev.size() && ev[k].tick == tick && ev[k].kind != EventKind::Pressure; ++k) {
         if (ev[k].kind != EventKind::Evict) continue;

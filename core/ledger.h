@@ -109,9 +109,12 @@ struct Ledger {
 
 // What caused the evict at events[evictIndex]: the pressure event it answers (the one the engine logged before
 // the first victim it chose for that need, in the same tick), where it stands in that pressure's evictions, and
-// how many that pressure took. pressure < 0 when events[evictIndex] is no evict or none precedes it.
+// how many that pressure took, and the requester: the request whose need caused it (allocation-failed,
+// request-cap; the victim itself when it evicted itself), or -1 when no one request's need did (preempt-ahead,
+// SGLang's retract-decode). pressure < 0 when events[evictIndex] is no evict or none precedes it.
 struct EvictionCause {
     std::int64_t pressure = -1; // index into events
+    std::int32_t requester = -1; // request index, -1 for none
     std::int64_t nth = 0;       // this evict is the nth (1-based) of the pressure's
     std::int64_t evictions = 0; // evicts that answered the same pressure
 };

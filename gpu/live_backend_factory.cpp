@@ -3,6 +3,8 @@
 // makeLiveBackend (nodevice.cpp) say "built without CUDA".
 #include "device_api.h"
 
+#include "no_device.h"
+
 #include "live_backend.h"
 
 namespace pl::gpu {
@@ -10,8 +12,12 @@ namespace pl::gpu {
 pl::LiveBackendFactory liveBackendFactory() {
     pl::LiveBackendFactory f;
     f.probe = [](std::string* error) -> std::optional<std::string> {
-        const auto device = probeDevice(error);
-        if (!device) return std::nullopt;
+        std::string why;
+        const auto device = probeDevice(&why);
+        if (!device) {
+            if (error) *error = noDeviceText(why); // the lab's words, as the CLI's
+            return std::nullopt;
+        }
         return device->name;
     };
     f.make = [](const pl::Workload& workload, const cost::Calibration* calibration, std::string* error) {

@@ -5,6 +5,7 @@
 #include <QFontMetrics>
 #include <QHelpEvent>
 #include <QMouseEvent>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QPaintEvent>
 #include <QToolTip>
@@ -86,6 +87,16 @@ void BlockGridWidget::setSelectedRequest(int request) {
     selected_ = request;
     imageDirty_ = true;
     update();
+}
+
+void BlockGridWidget::setRequesters(std::vector<std::int32_t> requesters) {
+    if (requesters == requesters_) return;
+    requesters_ = std::move(requesters);
+    update();
+}
+
+bool BlockGridWidget::isRequester(int request) const {
+    return request >= 0 && std::find(requesters_.begin(), requesters_.end(), request) != requesters_.end();
 }
 
 void BlockGridWidget::setCellSize(int px) {
@@ -339,6 +350,43 @@ void BlockGridWidget::paintSmallVictims(QPainter& p, const Layout& l) const {
     }
 }
 
+// An SVG or PDF export (QWidget::render onto their painters): a bitmap scaled up there is smeared by SVG
+// viewers and JPEG-compressed by Qt's PDF writer (free cells turned peach), so the cells are drawn as rects.
+bool BlockGridWidget::drawsVectors(const QPainter& p) {
+    const QPaintEngine* engine = p.paintEngine();
+    if (!engine) return false;
+    const QPaintEngine::Type type = engine->type();
+    return type == QPaintEngine::SVG || type == QPaintEngine::Pdf || type == QPaintEngine::Picture;
+}
+
+// The image's pixels as rects of the cell size, each run of one colour along a row as one rect: exactly the
+// colours the PNG shows, and an SVG of a few hundred elements for a pool of thousands of blocks.
+void BlockGridWidget::paintCellsAsRects(QPainter& p, const Layout& l) const {
+    p.setPen(Qt::NoPen);
+    for (int y = 0; y < image_.height(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(image_.constScanLine(y));
+        for (int x = 0; x < image_.width();) {
+            int end = x + 1;
+            while (end < image_.width() && line[end] == line[x]) ++end;
+            p.fillRect(QRect(x * l.cell, y * l.cell, (end - x) * l.cell, l.cell), QColor::fromRgb(line[x]));
+            x = end;
+        }
+    }
+}
+
+// Cells too small for the detail pass (3 to 6 px): a requester's block gets a violet frame, drawn after the
+// victims' marks so a request that evicted itself shows both (the red fill inside the violet frame).
+void BlockGridWidget::paintSmallRequesters(QPainter& p, const Layout& l) const {
+    if (l.cell < 3 || requesters_.empty()) return;
+    const int n = std::min(blockCount(), static_cast<int>(std::max(owners_.size(), victimOwners_.size())));
+    p.setPen(QPen(RequestPalette::requesterColor(), 1));
+    p.setBrush(Qt::NoBrush);
+    for (int b = 0; b < n; ++b) {
+        if (!isRequester(labelledRequest(static_cast<std::size_t>(b)))) continue;
+        p.drawRect(QRect((b % l.cols) * l.cell, (b / l.cols) * l.cell, l.cell, l.cell).adjusted(0, 0, -1, -1));
+    }
+}
+
 // A shared prefix block this tick's victim let go and others keep: a red corner at the top left (the shared
 // mark's dark corner is at the bottom left, the in-flight arrow at the top right).
 void BlockGridWidget::paintKeptCorner(QPainter& p, const QRect& cell) {
@@ -361,9 +409,14 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
     }
     const Layout l = layout();
     if (imageDirty_ || imageCols_ != l.cols || imageBpp_ != l.blocksPerPixel) rebuildImage(l);
-    p.drawImage(QRect(0, 0, l.cols * l.cell, l.rows * l.cell), image_);
+    if (drawsVectors(p)) {
+        paintCellsAsRects(p, l);
+    } else {
+        p.drawImage(QRect(0, 0, l.cols * l.cell, l.rows * l.cell), image_);
+    }
     if (l.cell < 7) {
         paintSmallVictims(p, l);
+        paintSmallRequesters(p, l);
         return;
     }
 
@@ -451,6 +504,22 @@ void BlockGridWidget::paintEvent(QPaintEvent* event) {
                 p.setPen(QPen(Qt::black, 2));
                 p.drawRect(cell.adjusted(0, 0, 0, 0));
             }
+            if (isRequester(labelledRequest(bi))) {
+                // The requester's block (owned, or let go by a requester that evicted itself): a dark violet
+                // frame on the cell's edge and a corner at the bottom right (the other corners are taken: kept,
+                // shared, in flight), so it reads beside a victim's red frame and without colour.
+                const QColor violet = RequestPalette::requesterColor();
+                p.setPen(QPen(violet, l.cell < 12 ? 2 : 3));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(cell.adjusted(1, 1, 0, 0));
+                const int m = std::max(4, l.cell * 3 / 10);
+                const QPoint corner = cell.bottomRight() + QPoint(1, 1);
+                const QPoint tri[3] = {corner, corner - QPoint(m, 0), corner - QPoint(0, m)};
+                p.setPen(Qt::NoPen);
+                p.setBrush(violet);
+                p.drawPolygon(tri, 3);
+                p.setBrush(Qt::NoBrush);
+            }
         }
     }
 }
@@ -502,6 +571,9 @@ QString BlockGridWidget::cellToolTip(int b) const {
     } else {
         // The palette number too: small cells are labelled with it.
         text += owner < names_.size() ? tr("%1 (label %2)").arg(names_[owner], paletteNumber(owner)) : paletteNumber(owner);
+        if (ownerDetail_) {
+            if (const QString detail = ownerDetail_(owner); !detail.isEmpty()) text += QLatin1Char('\n') + detail;
+        }
     }
     if (holdersOf(b) >= 2) text += tr("\nshared prefix block: held by %1 requests").arg(holdersOf(b));
     if (owner >= 0 && bi < prefixIds_.size() && prefixIds_[bi] >= 0) text += tr("\nprefix id %1").arg(prefixIds_[bi]);
@@ -519,6 +591,11 @@ QString BlockGridWidget::cellToolTip(int b) const {
     } else if (victimAt(bi)) {
         text += owner < 0 && !victim.isEmpty() ? tr(" (taken back from %1, victim this tick)").arg(victim)
                                                 : tr(" (victim this tick)");
+    }
+    if (isRequester(labelledRequest(bi))) {
+        const bool self = victimAt(bi) && victimOwnerAt(bi) == labelledRequest(bi);
+        text += self ? tr("\nrequester that evicted itself: its own need caused this tick's eviction")
+                     : tr("\nrequester: its need caused this tick's eviction");
     }
     if (layout().blocksPerPixel > 1) text += tr("\n%1 blocks per pixel: zoom in").arg(layout().blocksPerPixel);
     return text;

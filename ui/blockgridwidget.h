@@ -15,6 +15,7 @@
 #include <QSet>
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 
 #include <cstdint>
@@ -48,9 +49,18 @@ class BlockGridWidget : public QWidget {
     // Request ids for the cell labels; the prefix every id shares ("mc-00" of "mc-001760") is left out of a
     // label that does not fit whole.
     void setRequestNames(QStringList names);
-    // What hovering block b shows: its owner (or free), sharing, copy and victim marks; empty out of range.
+    // What hovering block b shows: its owner (or free) and what ownerDetail says of it, sharing, copy and victim
+    // marks; empty out of range.
     QString cellToolTip(int b) const;
+    // A line about a request at the shown tick for the tooltip of its blocks (the pool view's: phase, context,
+    // blocks); none by default.
+    void setOwnerDetail(std::function<QString(int request)> detail) { ownerDetail_ = std::move(detail); }
     void setSelectedRequest(int request);
+    // The requesters of this tick's evictions (LabDocument::requestersAtCursor): their blocks get a violet frame,
+    // a victim's inside its red one, so "who needed the blocks" reads in the pool beside "who lost them".
+    void setRequesters(std::vector<std::int32_t> requesters);
+    const std::vector<std::int32_t>& requesters() const { return requesters_; }
+    bool isRequester(int request) const;
 
     // Cell size in pixels; 0 = fit the whole pool into the widget.
     void setCellSize(int px);
@@ -85,6 +95,9 @@ class BlockGridWidget : public QWidget {
     };
     Layout layout() const;
     void paintSmallVictims(QPainter& p, const Layout& l) const;
+    void paintSmallRequesters(QPainter& p, const Layout& l) const;
+    static bool drawsVectors(const QPainter& p);
+    void paintCellsAsRects(QPainter& p, const Layout& l) const;
     static void paintKeptCorner(QPainter& p, const QRect& cell);
     // Fit grows cells up to this: a pool of a few dozen blocks fills a large window (at 64 px it took a tenth
     // of a 1920x1200 one).
@@ -127,6 +140,8 @@ class BlockGridWidget : public QWidget {
     mutable bool poolLabelsChecked_ = false;  // false: the pool changed; the labels hold if its requests did not
     mutable std::vector<std::int32_t> poolLabelled_; // the requests labelled on the pool, sorted
     int selected_ = -1;
+    std::vector<std::int32_t> requesters_;
+    std::function<QString(int)> ownerDetail_;
     int cellSize_ = 0;
     QImage image_;
     bool imageDirty_ = true;

@@ -21,6 +21,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QStatusBar>
 
 namespace plui {
@@ -266,23 +267,44 @@ void ExportActions::done(const std::optional<QString>& error, const QString& wha
     emit finished(!error);
 }
 
+namespace {
+const QString kFolderKey = QStringLiteral("export/folder");
+} // namespace
+
+QString ExportActions::lastFolder() {
+    const QString folder = QSettings().value(kFolderKey).toString();
+    return !folder.isEmpty() && QFileInfo(folder).isDir() ? folder : QString(); // a folder since removed: none
+}
+
+QString ExportActions::startPath(const QString& name) {
+    const QString folder = lastFolder();
+    return folder.isEmpty() ? name : QDir(folder).filePath(name);
+}
+
+void ExportActions::rememberFolderOf(const QString& path) {
+    if (!path.isEmpty()) QSettings().setValue(kFolderKey, QFileInfo(path).absolutePath());
+}
+
 void ExportActions::exportReceipt() {
-    const QString path = QFileDialog::getSaveFileName(window_, tr("Export receipt"), QStringLiteral("receipt.json"),
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Export receipt"), startPath(QStringLiteral("receipt.json")),
                                                       tr("Receipts (*.json)"));
+    rememberFolderOf(path);
     if (!path.isEmpty()) writeReceipt(path);
 }
 
 void ExportActions::exportCsv() {
-    const QString path = QFileDialog::getSaveFileName(window_, tr("Export ledger"), QStringLiteral("ledger.csv"),
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Export ledger"), startPath(QStringLiteral("ledger.csv")),
                                                       tr("CSV (*.csv)"));
+    rememberFolderOf(path);
     if (!path.isEmpty()) done(exportLedgerCsv(*window_->ledger()->model(), path), path);
 }
 
 void ExportActions::exportComparison() {
     const QString csvFilter = tr("CSV (*.csv)");
     QString filter;
-    QString path = QFileDialog::getSaveFileName(window_, tr("Export comparison"), QStringLiteral("compare.json"),
+    QString path = QFileDialog::getSaveFileName(window_, tr("Export comparison"), startPath(QStringLiteral("compare.json")),
                                                 tr("Comparison JSON (*.json);;") + csvFilter, &filter);
+    rememberFolderOf(path);
     if (path.isEmpty()) return;
     // A name typed without a suffix takes the chosen filter's (it would otherwise be JSON).
     if (QFileInfo(path).suffix().isEmpty() && !path.endsWith(QLatin1Char('.')))
@@ -292,14 +314,16 @@ void ExportActions::exportComparison() {
 
 void ExportActions::exportTimeline() {
     const QString path = QFileDialog::getSaveFileName(window_, tr("Export timeline (Perfetto)"),
-                                                      QStringLiteral("timeline.trace.json"),
+                                                      startPath(QStringLiteral("timeline.trace.json")),
                                                       tr("Chrome trace JSON (*.json)"));
+    rememberFolderOf(path);
     if (!path.isEmpty()) writeTimeline(path);
 }
 
 void ExportActions::exportView(const QString& name) {
-    const QString path = QFileDialog::getSaveFileName(window_, tr("Export %1").arg(name), name + QStringLiteral(".png"),
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Export %1").arg(name), startPath(name + QStringLiteral(".png")),
                                                       tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+    rememberFolderOf(path);
     if (path.isEmpty()) return;
     QWidget* w = window_->view(name);
     if (w) done(exportWidgetImage(w, path), path);
@@ -315,7 +339,9 @@ QStringList ExportActions::bundleFilesIn(const QString& folder) const {
 }
 
 void ExportActions::exportBundle() {
-    const QString dir = QFileDialog::getExistingDirectory(window_, tr("Folder for the review bundle"));
+    const QString dir = QFileDialog::getExistingDirectory(window_, tr("Folder for the review bundle"), lastFolder());
+    // The bundle's folder is where the next export starts (a file put beside the bundle, or another bundle there).
+    if (!dir.isEmpty()) QSettings().setValue(kFolderKey, QDir(dir).absolutePath());
     if (!dir.isEmpty()) writeBundleAsking(dir);
 }
 

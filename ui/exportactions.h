@@ -61,6 +61,11 @@ class ExportActions : public QObject {
     bool writeBundleAsking(const QString& folder);
     bool busy() const;
     void waitForIdle();
+    // Where the export dialogs open (QSettings "export/folder", kept across restarts): the folder of the last
+    // file exported or the last bundle's folder; empty (the current folder) before any, or once it is gone.
+    static QString lastFolder();
+    // `name` in lastFolder(), or `name` alone: a save dialog's starting path.
+    static QString startPath(const QString& name);
 
   signals:
     // Once per export that started, when it has ended: true when everything was written.
@@ -74,6 +79,7 @@ class ExportActions : public QObject {
     void exportView(const QString& name);
     void exportBundle();
     void done(const std::optional<QString>& error, const QString& what);
+    static void rememberFolderOf(const QString& path); // a chosen file's folder (nothing for a cancelled dialog)
     // Makes the shown run's receipt on the worker behind the busy dialog, then `write(receipt)` on this
     // thread; an error making it is reported for `target`. False, doing nothing, without a run or while busy.
     bool startReceipt(const BackgroundJob::Text& text, const QString& target,

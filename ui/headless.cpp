@@ -108,6 +108,7 @@ int runHeadlessUnguarded(const LabOptions& options, const pl::LiveBackendFactory
                 return fail(QStringLiteral("%1 (after command-line overrides): %2").arg(options.workload, error));
             }
         }
+        window.showFirstEviction(); // as the window opens one: then --tick, where given
         if (options.tick) {
             window.document()->seek(*options.tick);
             // A tick past the run's end is drawn at its last tick: say so, as for a size the window cannot take.

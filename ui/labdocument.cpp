@@ -52,6 +52,13 @@ RunEnd takeResult(const QFutureWatcher<LabRun>& watcher, LabRun* run, QString* f
     }
 }
 
+// The tick of the run's first evict, else 0.
+std::int64_t firstEvictionTick(const pl::Session& s) {
+    const auto& events = s.result().ledger.events;
+    const auto evict = std::find_if(events.begin(), events.end(), [](const pl::Event& e) { return e.kind == pl::EventKind::Evict; });
+    return evict == events.end() ? 0 : evict->tick;
+}
+
 } // namespace
 
 LabDocument::LabDocument(pl::LiveBackendFactory live, QObject* parent)
@@ -231,6 +238,7 @@ void LabDocument::installSession(LabRun run, std::int64_t tick) {
     session_ = std::move(run.session);
     sessionGeneration_ = generation_;
     liveRun_ = std::move(run.live);
+    if (tick == kFirstEvictionTick) tick = firstEvictionTick(*session_);
     session_->seek(tick);
     updateVictims();
     emit changed(LabChangeKind::Session | LabChangeKind::Cursor);
@@ -348,6 +356,14 @@ void LabDocument::seek(std::int64_t tick) {
     }
 }
 
+void LabDocument::seekFirstEviction() {
+    if (session_) {
+        seek(firstEvictionTick(*session_));
+    } else {
+        wantedTick_ = kFirstEvictionTick;
+    }
+}
+
 void LabDocument::stepForward() { seek(currentTick() + 1); }
 
 void LabDocument::stepBack() { seek(currentTick() - 1); }
@@ -375,13 +391,25 @@ void LabDocument::updateVictims() {
     victimBlockMask_.clear();
     victimBlockOwners_.clear();
     victimSharedKept_ = 0;
+    requestersAtCursor_.clear();
+    selfEvictedAtCursor_.clear();
     if (!session_) return;
     const std::int64_t t = session_->currentTick();
-    const auto& events = session_->result().ledger.events;
+    const auto& ledger = session_->result().ledger;
+    const auto& events = ledger.events;
     const auto first = std::lower_bound(events.begin(), events.end(), t,
                                         [](const pl::Event& e, std::int64_t tick) { return e.tick < tick; });
+    const auto addOnce = [](std::vector<std::int32_t>& list, std::int32_t r) {
+        if (std::find(list.begin(), list.end(), r) == list.end()) list.push_back(r);
+    };
     for (auto it = first; it != events.end() && it->tick == t; ++it) {
         if (it->kind != pl::EventKind::Evict && it->kind != pl::EventKind::SwapOutDone) continue;
+        if (it->kind == pl::EventKind::Evict) {
+            const std::int32_t requester =
+                pl::evictionCause(ledger, static_cast<std::size_t>(it - events.begin())).requester;
+            if (requester >= 0) addOnce(requestersAtCursor_, requester);
+            if (requester >= 0 && requester == it->request) addOnce(selfEvictedAtCursor_, requester);
+        }
         const auto known = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), it->request);
         const std::uint8_t landed = it->kind == pl::EventKind::SwapOutDone ? 1 : 0;
         if (known == victimsAtCursor_.end()) {

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -122,6 +123,9 @@ class LabDocument : public QObject {
     void seek(std::int64_t tick);
     void stepForward();
     void stepBack();
+    // Moves the cursor to the run's first eviction, or tick 0 when it has none: where an opened workload starts
+    // (MainWindow::openPath). Before the run is there (a background run), it is where the run opens.
+    void seekFirstEviction();
     bool seekNextPressure();
     bool seekPreviousPressure();
     // Request indices (into workload().requests) evicted or whose swap-out landed in the cursor tick, and the
@@ -143,6 +147,11 @@ class LabDocument : public QObject {
     // dropped tail at the eviction and of its swapped prefix at the landing; the ledger's "shared, kept" counts
     // them all at the eviction, so the two can differ.
     std::int64_t victimSharedKeptAtCursor() const { return victimSharedKept_; }
+    // The requesters of the cursor tick's evictions (pl::evictionCause's requester: the request whose need
+    // caused one; none for preempt-ahead and SGLang's retract-decode), each once, in ledger order.
+    const std::vector<std::int32_t>& requestersAtCursor() const { return requestersAtCursor_; }
+    // The requesters among them that evicted themselves (the victim of an eviction its own need caused).
+    const std::vector<std::int32_t>& selfEvictedAtCursor() const { return selfEvictedAtCursor_; }
 
     int selectedRequest() const { return selected_; }
     void selectRequest(int index);
@@ -215,13 +224,16 @@ class LabDocument : public QObject {
     std::shared_ptr<std::atomic<bool>> stop_; // the stop flag of the newest background run
     std::shared_ptr<const std::atomic<bool>> runGate_; // holdRunsUntil
     int stoppedRuns_ = 0;
-    std::int64_t wantedTick_ = -1;
+    std::int64_t wantedTick_ = -1; // kFirstEvictionTick: the run's first eviction, once it is there
+    static constexpr std::int64_t kFirstEvictionTick = std::numeric_limits<std::int64_t>::min();
     std::vector<std::int32_t> victimsAtCursor_;
     std::vector<std::uint8_t> victimsLanded_;
     std::vector<std::int64_t> victimsEvictedAt_;
     std::vector<std::uint8_t> victimBlockMask_;
     std::vector<std::int32_t> victimBlockOwners_;
     std::int64_t victimSharedKept_ = 0;
+    std::vector<std::int32_t> requestersAtCursor_;
+    std::vector<std::int32_t> selfEvictedAtCursor_;
 };
 
 } // namespace plui

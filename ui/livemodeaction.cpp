@@ -22,6 +22,7 @@ LiveModeAction::LiveModeAction(LabDocument* doc, QMenu* menu, QObject* parent)
         probe(); // a shortcut or a script may switch it before the menu ever opened
         if (on && !why_.isEmpty()) {
             action_->setChecked(false);
+            emit unavailable(action_->toolTip());
             return;
         }
         doc_->setLiveMode(on);
@@ -42,6 +43,7 @@ void LiveModeAction::probe() {
         const QString tip = tr("Live mode is unavailable: %1").arg(why_);
         action_->setToolTip(tip);
         action_->setStatusTip(tip);
+        emit unavailable(tip);
         return;
     }
     const QString tip = tr("Also run every eviction and resume on %1: the victim ledger shows measured beside "

@@ -2,8 +2,9 @@
 // LiveModeAction: Run > Live Mode, a checkable action. The first time the Run menu opens (or the action is
 // switched), it asks the document's live backend factory whether a device is usable (app/lab hands in gpu/'s,
 // which loads the CUDA module and asks CUDA), so starting the lab maps no CUDA library. Without a device the
-// action is disabled and its tooltip and status tip give the reason ("built without CUDA ...", the CUDA error,
-// the module that could not be loaded, or "this program drives no device" when it was handed none). With one,
+// action is disabled and its tooltip and status tip give the reason in gpu/'s words (gpu/no_device.h: "no NVIDIA
+// GPU found (cudaGetDeviceCount: ...)", "built without CUDA ...", the module that could not be loaded, or "this
+// program drives no device" when it was handed none), and `unavailable` hands it to the status bar. With one,
 // checking it makes the document's runs drive the device too (LabDocument::setLiveMode), and the victim ledger
 // shows measured beside modelled microseconds.
 
@@ -27,6 +28,10 @@ class LiveModeAction : public QObject {
     void probe();
     // Why live mode is unavailable ("" when a device is usable, or before the probe).
     QString unavailableReason() const { return why_; }
+
+  signals:
+    // The probe found no usable device, or the action was switched on without one: the sentence to show.
+    void unavailable(const QString& text);
 
   private:
     LabDocument* doc_;

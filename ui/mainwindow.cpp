@@ -107,6 +107,7 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
 
     auto* policyDock = addDock(tr("Policy and machine"), QStringLiteral("policy"), policy_, Qt::LeftDockWidgetArea);
     auto* workloadDock = addDock(tr("Workload"), QStringLiteral("workload"), workload_, Qt::LeftDockWidgetArea);
+    workloadDock_ = workloadDock;
     tabifyDockWidget(policyDock, workloadDock);
     policyDock->raise();
     auto* ledgerDock = addDock(tr("Victim ledger"), QStringLiteral("ledger"), ledger_, Qt::RightDockWidgetArea);
@@ -188,7 +189,8 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     cancelAction_->setEnabled(false);
     connect(compare_, &CompareView::runningChanged, this, &MainWindow::updateActions);
     runMenu->addSeparator();
-    new LiveModeAction(doc_, runMenu, this); // probes for a device when the menu first opens
+    auto* liveAction = new LiveModeAction(doc_, runMenu, this); // probes for a device when the menu first opens
+    connect(liveAction, &LiveModeAction::unavailable, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     runMenu->setToolTipsVisible(true); // the live switch explains itself when disabled
     gate_ = new GateActions(this);
     auto* reviewMenu = menuBar()->addMenu(tr("Revie&w"));
@@ -321,9 +323,15 @@ bool MainWindow::openPath(const QString& path, std::function<void()> then) {
             return;
         }
         statusBar()->showMessage(tr("Opened %1").arg(path), 4000);
+        showFirstEviction();
         if (then) then();
     });
     return !*failed;
+}
+
+void MainWindow::showFirstEviction() {
+    doc_->seekFirstEviction();
+    workloadDock_->raise(); // the sample's notes say what to watch for
 }
 
 bool MainWindow::opening() const { return opener_->busy(); }

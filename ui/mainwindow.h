@@ -72,7 +72,11 @@ class MainWindow : public QMainWindow {
     // false. `then` runs once the workload is open. A file over 8 MiB is read on a worker behind a busy dialog
     // with Cancel (named "openProgress"): openPath returns true at once and the open workload stays until the
     // new one is read; a Cancel keeps it, and `then` does not run.
+    // The workload opens at its first eviction (tick 0 when it has none) with its notes in view (the Workload
+    // tab raised over Policy), before `then` (which may seek elsewhere: --tick).
     bool openPath(const QString& path, std::function<void()> then = {});
+    // What openPath does once a workload is open: the cursor to its first eviction, the Workload tab raised.
+    void showFirstEviction();
     // True while a big workload file is read in the background; waitForOpen() waits until it is not.
     bool opening() const;
     void waitForOpen();
@@ -133,6 +137,7 @@ class MainWindow : public QMainWindow {
     BreakevenView* breakeven_;
     PolicyPanel* policy_;
     WorkloadPanel* workload_;
+    QDockWidget* workloadDock_ = nullptr;
     TransportBar* transport_;
     FileActions* files_;
     ExportActions* exports_;

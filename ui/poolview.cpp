@@ -70,6 +70,7 @@ PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(do
         grid_->setCellSize(std::max(1, c * 2 / 3));
     });
     connect(grid_, &BlockGridWidget::requestClicked, doc_, &LabDocument::selectRequest);
+    grid_->setOwnerDetail([this](int request) { return ownerDetail(request); });
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & LabChangeKind::Selection) grid_->setSelectedRequest(doc_->selectedRequest());
         if (what & (LabChangeKind::Session | LabChangeKind::Cursor | LabChangeKind::Workload)) refresh();
@@ -93,7 +94,9 @@ void PoolView::setLegend(bool prefixSharing) {
                    entry(QStringLiteral("<span style='color:#dc2626'>&#9746;</span>"), tr("victim this tick")) +
                    entry(QStringLiteral("<span style='color:#dc2626'>&#9585;</span>"), tr("swap-out landed: freed")) +
                    entry(QStringLiteral("<span style='color:#dc2626'>&#9633;</span>"),
-                         tr("dotted red frame: the victim's block, already handed on"));
+                         tr("dotted red frame: the victim's block, already handed on")) +
+                   entry(QStringLiteral("<span style='color:%1'>&#9698;</span>").arg(RequestPalette::requesterColor().name()),
+                         tr("violet corner: requester, whose need evicted"));
     if (prefixSharing) {
         text += entry(QStringLiteral("<span style='color:#e8e0c0'>&#9632;</span>"), tr("free, prefix still cached")) +
                 entry(QStringLiteral("&#9699;"), tr("shared prefix block")) +
@@ -103,11 +106,48 @@ void PoolView::setLegend(bool prefixSharing) {
     legend_->setText(text + entry(QString(), tr("colour + pattern + label: owning request")));
 }
 
+// A block's owner at the cursor, for its tooltip: what it is doing, its context and the blocks it holds.
+QString PoolView::ownerDetail(int request) const {
+    const pl::Session* s = doc_->session();
+    if (!s || request < 0 || static_cast<std::size_t>(request) >= s->workload().requests.size()) return {};
+    const pl::RequestState& r = s->cursor().requests()[static_cast<std::size_t>(request)];
+    const pl::RequestSpec& spec = s->workload().requests[static_cast<std::size_t>(request)];
+    const std::string_view phase = pl::toString(r.phase);
+    return tr("%1; context %2 tokens (prompt %3 + %4 generated); %5 blocks on the device")
+        .arg(QString::fromUtf8(phase.data(), static_cast<qsizetype>(phase.size())),
+             groupedNumber(spec.prompt_tokens + r.generated_tokens), groupedNumber(spec.prompt_tokens),
+             groupedNumber(r.generated_tokens), groupedNumber(r.blocks));
+}
+
+// Who needed the blocks (violet frame): a requester that evicted itself is said to have, so the pool is not
+// read as another request taking its blocks.
+QString PoolView::requesterText(const pl::Session& s) const {
+    const auto& requesters = doc_->requestersAtCursor();
+    const auto& self = doc_->selfEvictedAtCursor();
+    if (requesters.empty()) {
+        // Evicted here with no one request's need behind it (preempt-ahead, retract-decode); a tick with only a
+        // swap-out landing has no eviction to have a requester.
+        const auto& landed = doc_->victimsLandedAtCursor();
+        const bool evictedHere = std::find(landed.begin(), landed.end(), std::uint8_t{0}) != landed.end();
+        return evictedHere ? tr("; no requester: an engine rule evicted ahead of need (the \"why\" panel says which)")
+                           : QString();
+    }
+    QStringList parts;
+    for (const std::int32_t r : requesters) {
+        const QString id = QString::fromStdString(s.workload().requests[static_cast<std::size_t>(r)].id);
+        parts << (std::find(self.begin(), self.end(), r) != self.end()
+                      ? tr("%1, which evicted itself (its own need, not another request's)").arg(id)
+                      : id);
+    }
+    return tr("; requester (violet): %1").arg(parts.join(QStringLiteral(", ")));
+}
+
 void PoolView::refresh() {
     const pl::Session* s = doc_->session();
     if (!s) {
         grid_->setPool({}, {}, {});
         grid_->setSharing({}, {});
+        grid_->setRequesters({});
         host_->setUsage(0, doc_->hasWorkload() ? doc_->workload().config.host_capacity_bytes : 0);
         figures_->setText(doc_->busy() ? tr("running...") : tr("no workload"));
         return;
@@ -122,6 +162,7 @@ void PoolView::refresh() {
     }
     grid_->setPool(static_cast<int>(cap), e.blockOwners(), e.blockInFlight(), doc_->victimBlockMask(),
                    doc_->victimBlockOwners());
+    grid_->setRequesters(doc_->requestersAtCursor());
     if (e.prefixSharing()) {
         grid_->setSharing(e.blockRefCount(), e.blockPrefixId());
     } else {
@@ -173,6 +214,7 @@ void PoolView::refresh() {
         if (const auto kept = doc_->victimSharedKeptAtCursor(); kept > 0) {
             text += tr("; %1 shared prefix blocks it let go stay with their other holders (red corner)").arg(groupedNumber(kept));
         }
+        text += requesterText(*s);
     }
     figures_->setText(text);
 }

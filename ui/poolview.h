@@ -8,6 +8,10 @@
 class QLabel;
 class QScrollArea;
 
+namespace pl {
+class Session;
+}
+
 namespace plui {
 
 class BlockGridWidget;
@@ -30,6 +34,8 @@ class PoolView : public QWidget {
     QLabel* figures_;
     QLabel* legend_;
     void setLegend(bool prefixSharing);
+    QString requesterText(const pl::Session& s) const;
+    QString ownerDetail(int request) const;
 };
 
 } // namespace plui

@@ -19,6 +19,9 @@ struct RequestPalette {
     static QColor freeColor() { return QColor(0xf4, 0xf5, 0xf7); }
     static QColor victimColor() { return QColor(0xdc, 0x26, 0x26); }
     static QColor inFlightColor() { return QColor(0x1d, 0x4e, 0xd8); }
+    // The requester of this tick's eviction (the request whose need caused it): a dark violet frame and corner,
+    // darker than any owner's fill (values 0.78 and up), apart from the victim's red and the copy's blue.
+    static QColor requesterColor() { return QColor(0x4c, 0x1d, 0x95); }
     // A free block that still caches a prefix id (a later request with that prefix can attach it).
     static QColor cachedFreeColor() { return QColor(0xe8, 0xe0, 0xc0); }
     static QColor sharedMarkColor() { return QColor(0x11, 0x18, 0x27); }

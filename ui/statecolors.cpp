@@ -1,5 +1,7 @@
 #include "statecolors.h"
 
+#include "requestpalette.h"
+
 #include <QString>
 
 namespace plui {
@@ -38,9 +40,13 @@ QString stateLegendHtml() {
                                                                  static_cast<qsizetype>(toString(s).size())));
     }
     // Symbol and words unbreakable, so a narrow legend never leaves a triangle at the end of a line.
-    // The triangle in the markers' amber (black-edged on the plot), the cross in their black.
+    // The triangle in the markers' amber (black-edged on the plot), the cross in their black; the lane frames
+    // (a victim's red, a requester's dashed violet) in short words: the timeline's dock may be narrow.
     html += QStringLiteral("<span style='color:#f59e0b'>&#9650;</span>&nbsp;excessive&nbsp;wait&nbsp;&nbsp; "
-                           "&#10006;&nbsp;repeated&nbsp;preemption");
+                           "&#10006;&nbsp;repeated&nbsp;preemption&nbsp;&nbsp; "
+                           "<span style='color:#dc2626'>&#9633;</span>&nbsp;victim&nbsp;this&nbsp;tick&nbsp;&nbsp; "
+                           "<span style='color:%1'>&#9633;</span>&nbsp;requester")
+                .arg(RequestPalette::requesterColor().name());
     return html;
 }
 

@@ -8,6 +8,7 @@
 
 #include "session.h"
 #include "qtext.h"
+#include "requestpalette.h"
 
 #include <qcustomplot.h>
 
@@ -40,6 +41,7 @@ class LanePlottable : public QCPAbstractPlottable {
     const TimelineModel* model = nullptr;
     int selectedLane = -1;
     std::vector<int> victimLanes; // this tick's victims
+    std::vector<int> requesterLanes; // the requests whose need caused this tick's evictions
 
     double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
     QCPRange getKeyRange(bool& found, QCP::SignDomain) const override {
@@ -70,6 +72,7 @@ class LanePlottable : public QCPAbstractPlottable {
                 painter->fillRect(band.adjusted(0, -1, 0, 1), QColor(0xfd, 0xe6, 0x8a));
             }
             const bool victim = std::find(victimLanes.begin(), victimLanes.end(), lane) != victimLanes.end();
+            const bool requester = std::find(requesterLanes.begin(), requesterLanes.end(), lane) != requesterLanes.end();
             const auto& segs = model->lanes[static_cast<std::size_t>(lane)];
             auto it = std::upper_bound(segs.begin(), segs.end(), kr.lower,
                                        [](double t, const LaneSegment& s) { return t < static_cast<double>(s.end); });
@@ -99,6 +102,14 @@ class LanePlottable : public QCPAbstractPlottable {
                 // bar at its start, which read as a preemption at tick 0), and "▶ id" on the axis (LaneIdTicker).
                 const QRectF frame = band.adjusted(0.5, -1.5, -0.5, 1.5);
                 painter->setPen(QPen(QColor(0xdc, 0x26, 0x26), 1.2));
+                painter->setBrush(Qt::NoBrush);
+                painter->drawRect(frame);
+            }
+            if (requester) {
+                // The requester (its need caused this tick's eviction): a dashed violet frame just outside where
+                // a victim's red one goes, so a request that evicted itself shows both.
+                const QRectF frame = band.adjusted(2.5, -3.0, -2.5, 3.0);
+                painter->setPen(QPen(RequestPalette::requesterColor(), 2.0, Qt::DashLine));
                 painter->setBrush(Qt::NoBrush);
                 painter->drawRect(frame);
             }
@@ -378,10 +389,16 @@ bool TimelineWidget::updateCursor() {
     std::vector<int> lanes(victims.begin(), victims.end());
     const bool victimsChanged = lanes != d->lanes->victimLanes;
     d->lanes->victimLanes = std::move(lanes); // the lane ticker names them too
-    return victimsChanged || d->plot->yAxis->range() != before;
+    const auto& requesters = d->doc->requestersAtCursor();
+    std::vector<int> requesterLanes(requesters.begin(), requesters.end());
+    const bool requestersChanged = requesterLanes != d->lanes->requesterLanes;
+    d->lanes->requesterLanes = std::move(requesterLanes);
+    return victimsChanged || requestersChanged || d->plot->yAxis->range() != before;
 }
 
 const std::vector<int>& TimelineWidget::victimLanes() const { return d->lanes->victimLanes; }
+
+const std::vector<int>& TimelineWidget::requesterLanes() const { return d->lanes->requesterLanes; }
 
 // With more lanes than fit, the rows follow the action: when no lane in view is in the system at the cursor
 // (and no selected lane is in view), the view moves so the first request in the system then is at the top.

@@ -30,6 +30,8 @@ class TimelineWidget : public QWidget {
     int laneAt(QPoint plotPos) const;
     // The lanes tinted as this tick's victims.
     const std::vector<int>& victimLanes() const;
+    // The lanes framed as requesters: the requests whose need caused this tick's evictions (dashed violet).
+    const std::vector<int>& requesterLanes() const;
 
   private:
     struct Impl;

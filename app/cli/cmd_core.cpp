@@ -12,6 +12,7 @@
 #include "fallbacks.h"
 #include "ledger_csv.h"
 #include "live_backend.h"
+#include "no_device.h"
 #include "verify.h"
 #include "receipt.h"
 #include "review/outcomes.h"
@@ -228,7 +229,7 @@ int cmdRun(int argc, char** argv) {
         std::string why;
         backend = gpu::makeLiveBackend(*w, options, &why);
         if (!backend) {
-            std::fprintf(stderr, "preemptlab-cli: run --live: no usable CUDA device: %s\n", why.c_str());
+            std::fprintf(stderr, "preemptlab-cli: run --live: %s\n", gpu::noDeviceText(why).c_str());
             return kExitNoDevice;
         }
     }

@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "kv_layout.h"
 #include "live_backend_core.h"
+#include "no_device.h"
 #include "summary.h"
 #include "transformer_shape.h"
 #include "workload_flags.h"
@@ -30,7 +31,7 @@ int usageError(const char* command, const std::string& message) {
 }
 
 int noDevice(const char* command, const std::string& why) {
-    std::fprintf(stderr, "preemptlab-cli %s: no usable CUDA device: %s\n", command, why.c_str());
+    std::fprintf(stderr, "preemptlab-cli %s: %s\n", command, gpu::noDeviceText(why).c_str());
     return kExitNoDevice;
 }
 

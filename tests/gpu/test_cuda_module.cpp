@@ -5,6 +5,7 @@
 // skip, saying so, in a build without CUDA.
 #include "cli_runner.h"
 #include "device_api.h"
+#include "no_device.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -116,9 +117,35 @@ class TestCudaModule : public QObject {
         }
         QCOMPARE(r.code, 3);
         // Every reason from the runtime starts with the call that failed ("cudaGetDeviceCount: cudaError...").
-        QVERIFY2(r.err.contains("preemptlab-cli gpu-info: no usable CUDA device: cuda") &&
+        QVERIFY2((r.err.contains("preemptlab-cli gpu-info: no NVIDIA GPU found (cudaGetDeviceCount: cuda") ||
+                  r.err.contains("preemptlab-cli gpu-info: no usable CUDA device: cuda")) &&
                      !r.err.contains("could not be loaded"),
                  r.err.constData());
+    }
+
+    // Without a GPU (no device, no driver: this build machine), every device command says it in one sentence,
+    // the probe's real answer in gpu/no_device.h's words: "no NVIDIA GPU found (cudaGetDeviceCount: ...)".
+    void noGpuIsSaidTheSameWayByEveryCommand() {
+        if (!pl::gpu::builtWithCuda()) QSKIP("built without CUDA: the commands say that instead (test_cli_usage)");
+        std::string why;
+        if (pl::gpu::probeDevice(&why)) QSKIP("this machine has a usable GPU");
+        const QByteArray sentence = QByteArray::fromStdString(pl::gpu::noDeviceText(why));
+        if (why.rfind("cudaGetDeviceCount: ", 0) == 0) {
+            QVERIFY2(sentence.startsWith("no NVIDIA GPU found (cudaGetDeviceCount: cuda") && sentence.endsWith(")"),
+                     sentence.constData());
+        }
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("c.json"));
+        const QList<QPair<QStringList, QByteArray>> commands{
+            {{QStringLiteral("gpu-info")}, "preemptlab-cli gpu-info: "},
+            {{QStringLiteral("gpu-selftest")}, "preemptlab-cli gpu-selftest: "},
+            {{QStringLiteral("calibrate"), QStringLiteral("--out"), out}, "preemptlab-cli calibrate: "},
+            {{QStringLiteral("run"), kSeed, QStringLiteral("--live")}, "preemptlab-cli: run --live: "}};
+        for (const auto& [args, prefix] : commands) {
+            const auto r = runWith(kCli, args);
+            QCOMPARE(r.code, 3);
+            QVERIFY2(r.err.contains(prefix + sentence + "\n"), r.err.constData());
+        }
     }
 
     // A module that is not there: every device command exits 3 naming the path; other commands are untouched.

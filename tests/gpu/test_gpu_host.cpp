@@ -5,6 +5,7 @@
 #include "cost/model_preset.h"
 #include "device_memory.h"
 #include "kv_layout.h"
+#include "no_device.h"
 #include "reference_model.h"
 #include "synthetic.h"
 #include "transformer_shape.h"
@@ -272,6 +273,21 @@ class TestGpuHost : public QObject {
         QVERIFY(lo >= -1.0f && hi < 1.0f && lo < -0.9f && hi > 0.9f);
         QVERIFY(tokens.size() > 1900); // 2,000 positions over a 32,000-token vocabulary rarely collide
         QVERIFY(syntheticToken(7, 5) != syntheticToken(8, 5) || syntheticToken(7, 6) != syntheticToken(8, 6));
+    }
+
+    // The one sentence for "no device" (the CLI's and the lab's): CUDA finding none reads "no NVIDIA GPU found"
+    // with the CUDA error; any other failure keeps its own words after "no usable CUDA device".
+    void noDeviceTextNamesTheMissingGpu() {
+        QCOMPARE(pl::gpu::noDeviceText("cudaGetDeviceCount: cudaErrorInsufficientDriver: CUDA driver version is "
+                                       "insufficient for CUDA runtime version"),
+                 std::string("no NVIDIA GPU found (cudaGetDeviceCount: cudaErrorInsufficientDriver: CUDA driver "
+                             "version is insufficient for CUDA runtime version)"));
+        QCOMPARE(pl::gpu::noDeviceText("cudaGetDeviceCount: no CUDA device"),
+                 std::string("no NVIDIA GPU found (cudaGetDeviceCount: no CUDA device)"));
+        QCOMPARE(pl::gpu::noDeviceText("cudaSetDevice: cudaErrorDevicesUnavailable: CUDA-capable device(s) is/are busy"),
+                 std::string("no usable CUDA device: cudaSetDevice: cudaErrorDevicesUnavailable: CUDA-capable device(s) "
+                             "is/are busy"));
+        QCOMPARE(pl::gpu::noDeviceText("built without CUDA"), std::string("no usable CUDA device: built without CUDA"));
     }
 };
 

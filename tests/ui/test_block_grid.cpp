@@ -1,11 +1,15 @@
 // BlockGridWidget: cells land where blockAt() says, colours follow owners, victims and in-flight blocks are
 // marked, and the level of detail holds from 16 to 100,000 blocks.
 #include "blockgridwidget.h"
+#include "exporter.h"
 #include "requestpalette.h"
 #include "uitestutil.h"
 
 #include <QApplication>
+#include <QPainter>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSvgRenderer>
 #include <QTest>
 
 #include <set>
@@ -22,7 +26,84 @@ class TestBlockGrid : public QObject {
         return {(block % cols) * c + c / 2, (block / cols) * c + c / 2};
     }
 
+    // The colours a PDF's content streams fill with ("r g b rg" or "r g b scn", 0..1), inflated (FlateDecode:
+    // zlib, which qUncompress reads after a 4-byte size hint it grows past).
+    static std::set<QRgb> pdfFillColours(const QByteArray& pdf) {
+        std::set<QRgb> out;
+        const QRegularExpression fill(QStringLiteral("([0-9.]+) ([0-9.]+) ([0-9.]+) (rg|scn)\\b"));
+        qsizetype at = 0;
+        while ((at = pdf.indexOf("stream", at)) >= 0) {
+            qsizetype begin = at + 6;
+            if (begin < pdf.size() && pdf[begin] == '\r') ++begin;
+            if (begin < pdf.size() && pdf[begin] == '\n') ++begin;
+            const qsizetype end = pdf.indexOf("endstream", begin);
+            if (end < 0) break;
+            QByteArray packed = QByteArray("\x00\x10\x00\x00", 4) + pdf.mid(begin, end - begin);
+            QByteArray text = qUncompress(packed);
+            if (text.isEmpty()) text = pdf.mid(begin, end - begin); // not compressed
+            auto it = fill.globalMatch(QString::fromLatin1(text));
+            while (it.hasNext()) {
+                const auto m = it.next();
+                const auto c = [&](int i) { return qBound(0, qRound(m.captured(i).toDouble() * 255.0), 255); };
+                out.insert(qRgb(c(1), c(2), c(3)));
+            }
+            at = end + 9;
+        }
+        return out;
+    }
+
   private slots:
+    // Issue 27: an SVG stretched the pool's 6x3 bitmap (viewers smeared it) and a PDF embedded it as JPEG (free
+    // cells turned peach). Both draw the cells as vectors now: the SVG rendered back (QSvgRenderer) has the PNG's
+    // colour at each known cell, and the PDF holds no image, only fills of those very colours.
+    void svgAndPdfDrawThePoolInThePngsColours() {
+        BlockGridWidget g;
+        g.resize(600, 300);
+        std::vector<std::int32_t> owners(18, -1);
+        owners[0] = 0;
+        owners[1] = 0;
+        owners[7] = 2;
+        owners[12] = 4;
+        std::vector<std::uint8_t> flight(18, 0), victims(18, 0);
+        victims[7] = RequestPalette::kVictimBlock;
+        g.setPool(owners, flight, victims);
+        QVERIFY(g.effectiveCellSize() >= 40); // 6x3-like: large cells, as the issue's pool
+        QString error;
+        const auto png = plui::renderWidget(&g, QStringLiteral("png"), &error);
+        const auto svg = plui::renderWidget(&g, QStringLiteral("svg"), &error);
+        const auto pdf = plui::renderWidget(&g, QStringLiteral("pdf"), &error);
+        QVERIFY2(png && svg && pdf, qPrintable(error));
+        const QImage shot = QImage::fromData(*png, "PNG").convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(shot.size(), g.size());
+        QSvgRenderer renderer(*svg);
+        QVERIFY(renderer.isValid());
+        QImage back(g.size(), QImage::Format_RGB32);
+        back.fill(Qt::white);
+        {
+            QPainter p(&back);
+            renderer.render(&p, QRectF(QPointF(0, 0), QSizeF(g.size())));
+        }
+        // A point of each cell clear of its frame, cross, label and pattern: a sixth in from the left, mid-height.
+        const int c = g.effectiveCellSize();
+        const auto sample = [&](int block) { return centreOf(g, block) - QPoint(c / 3, 0); };
+        QVERIFY(!svg->contains("<image")); // no bitmap at all, stretched or not
+        const std::set<QRgb> fills = pdfFillColours(*pdf);
+        QVERIFY2(!pdf->contains("/DCTDecode") && !pdf->contains("/Subtype /Image"), "the PDF embeds a bitmap");
+        for (const int block : {0, 1, 3, 7, 12, 17}) {
+            const QRgb want = shot.pixel(sample(block));
+            const QRgb got = back.pixel(sample(block));
+            QVERIFY2(std::abs(qRed(want) - qRed(got)) <= 1 && std::abs(qGreen(want) - qGreen(got)) <= 1 &&
+                         std::abs(qBlue(want) - qBlue(got)) <= 1,
+                     qPrintable(QStringLiteral("block %1: PNG %2, SVG %3").arg(block).arg(QColor(want).name(), QColor(got).name())));
+            const bool inPdf = std::any_of(fills.begin(), fills.end(), [&](QRgb f) {
+                return std::abs(qRed(want) - qRed(f)) <= 1 && std::abs(qGreen(want) - qGreen(f)) <= 1 &&
+                       std::abs(qBlue(want) - qBlue(f)) <= 1;
+            });
+            QVERIFY2(inPdf, qPrintable(QStringLiteral("block %1: the PDF fills no %2").arg(block).arg(QColor(want).name())));
+        }
+        QCOMPARE(QColor(shot.pixel(sample(3))).rgb(), RequestPalette::freeColor().rgb()); // free is free, not peach
+    }
+
     void smallPoolColoursAndHitTesting() {
         BlockGridWidget g;
         g.resize(400, 300);

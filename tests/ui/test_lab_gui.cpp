@@ -39,7 +39,11 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -53,6 +57,8 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <QToolButton>
 #include <QTest>
 #include <QUndoStack>
 
@@ -144,10 +150,143 @@ class TestLabGui : public QObject {
         QCOMPARE(y->range().lower, other - 0.5);
     }
 
+    // Issue 27: a sample opened at tick -1 on an empty pool with its notes behind the Policy tab. A workload
+    // opened from File > Open (openPath) or the command line without --tick opens at its first eviction, or tick
+    // 0 without one, with the Workload tab (its notes) raised; --tick still wins. The transport buttons' tooltips
+    // name their keys.
+    void aWorkloadOpensAtItsFirstEviction() {
+        const auto firstEvict = [](const LabDocument& doc) {
+            for (const pl::Event& e : doc.session()->result().ledger.events) {
+                if (e.kind == pl::EventKind::Evict) return e.tick;
+            }
+            return pl::Tick{-2};
+        };
+        auto w = makeWindow(QString());
+        QVERIFY(w->openPath(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json")));
+        LabDocument* doc = w->document();
+        QVERIFY(firstEvict(*doc) > 0);
+        QCOMPARE(doc->currentTick(), firstEvict(*doc));
+        QVERIFY(!doc->victimsAtCursor().empty());
+        for (int i = 0; i < 3; ++i) QApplication::processEvents(); // the dock area lays its tabs out
+        const auto* notes = w->workloadPanel()->findChild<QLabel*>(QStringLiteral("workloadNotes"));
+        // A dock tab behind another is moved off the window, not hidden: what shows is what has a visible region.
+        QVERIFY(notes && !notes->visibleRegion().isEmpty() && !notes->text().isEmpty());
+        QVERIFY(w->policy()->visibleRegion().isEmpty()); // the Policy tab is behind it
+        // A workload that never evicts (the same with a pool large enough) opens at tick 0.
+        QTemporaryDir dir;
+        const QString roomy = dir.filePath(QStringLiteral("roomy.workload.json"));
+        {
+            QFile in(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json"));
+            QVERIFY(in.open(QIODevice::ReadOnly));
+            auto j = nlohmann::json::parse(in.readAll().toStdString());
+            j["config"]["capacity_blocks"] = 100000;
+            QFile out(roomy);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QByteArray::fromStdString(j.dump(2)));
+        }
+        QVERIFY(w->openPath(roomy));
+        QCOMPARE(firstEvict(*doc), pl::Tick{-2});
+        QCOMPARE(doc->currentTick(), 0);
+        // The command line: without --tick at the first eviction (a background run too), with it where it says.
+        for (const auto mode : {LabDocument::RunMode::Synchronous, LabDocument::RunMode::Background}) {
+            auto cli = uitest::openWindow(QString());
+            cli->document()->setRunMode(mode);
+            LabOptions options;
+            options.workload = kWave;
+            cli->applyStartupOptions(options);
+            cli->document()->waitForIdle();
+            QCOMPARE(cli->document()->currentTick(), firstEvict(*cli->document()));
+            for (int i = 0; i < 3; ++i) QApplication::processEvents();
+            QVERIFY(!cli->workloadPanel()->visibleRegion().isEmpty());
+            options.tick = 5;
+            cli->applyStartupOptions(options);
+            cli->document()->waitForIdle();
+            QCOMPARE(cli->document()->currentTick(), pl::Tick{5});
+        }
+        // Every transport button says what it does and its key.
+        for (QAction* a : w->transport()->transportActions()) {
+            const QString key = a->shortcut().toString(QKeySequence::NativeText);
+            QVERIFY2(!key.isEmpty() && a->toolTip() == QStringLiteral("%1 (%2)").arg(a->text(), key), qPrintable(a->toolTip()));
+            auto* button = qobject_cast<QToolButton*>(w->transport()->widgetForAction(a));
+            QVERIFY(button && button->toolTip() == a->toolTip());
+        }
+    }
+
+    // Issue 27: a block's tooltip says its owner's phase, context and blocks at the cursor (the engine's own
+    // figures), and the export dialogs start in the folder of the last export, across restarts (QSettings).
+    void blockTooltipsAndExportFolders() {
+        auto w = makeWindow(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json"));
+        LabDocument* doc = w->document();
+        doc->seek(54);
+        const pl::Engine& cursor = doc->session()->cursor();
+        const BlockGridWidget* grid = w->poolView()->grid();
+        int described = 0;
+        for (int b = 0; b < grid->blockCount(); ++b) {
+            const std::int32_t owner = b < static_cast<int>(cursor.blockOwners().size()) ? cursor.blockOwners()[static_cast<std::size_t>(b)] : -1;
+            const QString tip = grid->cellToolTip(b);
+            if (owner < 0) {
+                QVERIFY2(!tip.contains(QStringLiteral("context")), qPrintable(tip));
+                continue;
+            }
+            const pl::RequestState& r = cursor.requests()[static_cast<std::size_t>(owner)];
+            const auto& spec = doc->workload().requests[static_cast<std::size_t>(owner)];
+            const QString want = QStringLiteral("\n%1; context %2 tokens (prompt %3 + %4 generated); %5 blocks on the device")
+                                     .arg(QString::fromUtf8(pl::toString(r.phase).data(), static_cast<qsizetype>(pl::toString(r.phase).size())),
+                                          groupedNumber(spec.prompt_tokens + r.generated_tokens), groupedNumber(spec.prompt_tokens),
+                                          groupedNumber(r.generated_tokens), groupedNumber(r.blocks));
+            QVERIFY2(tip.contains(want), qPrintable(tip + QStringLiteral(" | wanted ") + want));
+            ++described;
+        }
+        QVERIFY(described > 0);
+
+        // Export dialogs: each starts in the folder the last export went to.
+        QSettings().remove(QStringLiteral("export/folder"));
+        QCOMPARE(ExportActions::lastFolder(), QString());
+        QTemporaryDir dir;
+        const QString folder = QDir(dir.path()).absolutePath();
+        QString startedIn;
+        // Answers the next file dialog with `file`, noting the folder it opened in.
+        const auto answer = [&startedIn](const QString& file) {
+            auto* poll = new QTimer;
+            QObject::connect(poll, &QTimer::timeout, poll, [poll, file, &startedIn]() {
+                auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+                if (!dialog) return;
+                startedIn = dialog->directory().absolutePath();
+                dialog->selectFile(file);
+                QMetaObject::invokeMethod(dialog, "accept"); // a slot, protected as a method
+                poll->deleteLater();
+            });
+            poll->start(20);
+        };
+        const auto action = [&w](const QString& text) {
+            for (QAction* a : w->findChildren<QAction*>()) {
+                if (a->text() == text) return a;
+            }
+            return static_cast<QAction*>(nullptr);
+        };
+        answer(QDir(folder).filePath(QStringLiteral("ledger.csv")));
+        action(QStringLiteral("&Ledger as CSV..."))->trigger();
+        QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("ledger.csv"))));
+        QCOMPARE(ExportActions::lastFolder(), folder);
+        QCOMPARE(ExportActions::startPath(QStringLiteral("pool.png")), QDir(folder).filePath(QStringLiteral("pool.png")));
+        // A restart: another window's Export > Receipt opens there.
+        auto again = makeWindow(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/starvation.workload.json"));
+        startedIn.clear();
+        answer(QDir(folder).filePath(QStringLiteral("receipt.json")));
+        for (QAction* a : again->findChildren<QAction*>()) {
+            if (a->text() == QStringLiteral("&Receipt...")) a->trigger();
+        }
+        again->exportActions()->waitForIdle();
+        QCOMPARE(startedIn, folder);
+        QVERIFY(QFileInfo::exists(QDir(folder).filePath(QStringLiteral("receipt.json"))));
+        QSettings().remove(QStringLiteral("export/folder"));
+    }
+
     void stepsScrubsAndJumpsWithTheKeyboard() {
         auto w = makeWindow();
         LabDocument* doc = w->document();
         w->activateWindow();
+        QTest::keyClick(w.get(), Qt::Key_Home); // it opened at its first eviction
         QCOMPARE(doc->currentTick(), -1);
         QTest::keyClick(w.get(), Qt::Key_Right);
         QCOMPARE(doc->currentTick(), 0);

@@ -7,6 +7,7 @@
 #include "ledgerview.h"
 #include "mainwindow.h"
 #include "poolview.h"
+#include "timelinewidget.h"
 #include "transportbar.h"
 #include "uitestutil.h"
 
@@ -17,6 +18,8 @@
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace plui;
 
@@ -156,6 +159,81 @@ class TestLedgerView : public QObject {
             retracted += w->ledger()->whyText().startsWith(QStringLiteral("<b>Cause:</b> SGLang's retract_decode")) ? 1 : 0;
         }
         QCOMPARE(retracted, w->ledger()->model()->rowCount());
+    }
+
+    // The requester (core's evictionCause requester: whose need caused the eviction) is framed in the pool and
+    // the timeline at every evict's tick of every teaching sample, and only the requesters of that tick's
+    // evicts are; preempt-ahead and SGLang's retract-decode frame none. The starvation sample's bg-report,
+    // which evicted itself at tick 54, is said to have in the pool's caption.
+    void theRequesterIsFramedInThePoolAndTimeline() {
+        const auto check = [](MainWindow& w, int* framed, int* none) {
+            const pl::Session* s = w.document()->session();
+            const auto& events = s->result().ledger.events;
+            for (int r = 0; r < w.ledger()->model()->rowCount(); ++r) {
+                const auto ev = static_cast<std::size_t>(w.ledger()->model()->eventIndex(r));
+                w.ledger()->selectRow(r);
+                QCOMPARE(w.document()->currentTick(), events[ev].tick);
+                std::vector<std::int32_t> expected; // the requesters of this tick's evicts, each once
+                for (std::size_t k = 0; k < events.size(); ++k) {
+                    if (events[k].tick != events[ev].tick || events[k].kind != pl::EventKind::Evict) continue;
+                    const std::int32_t q = pl::evictionCause(s->result().ledger, k).requester;
+                    if (q >= 0 && std::find(expected.begin(), expected.end(), q) == expected.end()) expected.push_back(q);
+                }
+                const std::int32_t requester = pl::evictionCause(s->result().ledger, ev).requester;
+                const auto& grid = w.poolView()->grid()->requesters();
+                QVERIFY(grid == expected);
+                const auto& lanes = w.timeline()->requesterLanes();
+                QVERIFY(std::vector<std::int32_t>(lanes.begin(), lanes.end()) == expected);
+                if (requester >= 0) {
+                    QVERIFY(w.poolView()->grid()->isRequester(requester));
+                    ++*framed;
+                } else {
+                    ++*none;
+                }
+            }
+        };
+        int framed = 0, none = 0;
+        for (const char* sample : {"starvation", "burst-recompute-wave", "swap-wins", "multi-tenant", "livelock-next-block"}) {
+            auto w = makeWindow(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/samples/%1.workload.json").arg(QLatin1String(sample)));
+            check(*w, &framed, &none);
+        }
+        QVERIFY(framed > 0);
+        QCOMPARE(none, 0); // allocation failures all: each has its requester
+        // Preempt-ahead and retract-decode: no requester, none framed.
+        auto w = makeWindow(kWave);
+        QString error;
+        QVERIFY(w->document()->setSetting(QStringLiteral("preempt_ahead"), QStringLiteral("true"), &error));
+        const pl::Session* s = w->document()->session();
+        int ahead = 0;
+        for (int r = 0; r < w->ledger()->model()->rowCount(); ++r) {
+            const auto ev = static_cast<std::size_t>(w->ledger()->model()->eventIndex(r));
+            const pl::EvictionCause cause = pl::evictionCause(s->result().ledger, ev);
+            if (s->result().ledger.events[static_cast<std::size_t>(cause.pressure)].trigger != pl::PressureTrigger::PreemptAhead) continue;
+            QCOMPARE(cause.requester, -1);
+            ++ahead;
+        }
+        QVERIFY(ahead > 0);
+        framed = none = 0;
+        check(*w, &framed, &none);
+        QVERIFY(none >= ahead);
+        // SGLang's retract_decode (core's scenario: b retracted at tick 284; the wave under sglang never retracts).
+        auto retract = makeWindow(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/tests/core/data/sglang/d1-retract-order.workload.json"));
+        framed = none = 0;
+        check(*retract, &framed, &none);
+        QCOMPARE(framed, 0);
+        QCOMPARE(none, 1);
+
+        // bg-report evicted itself at tick 54: framed as requester and said so in the caption.
+        auto starving = makeWindow(kStarvation);
+        starving->ledger()->selectRow(rowOf(*starving, 54, QStringLiteral("bg-report")));
+        const int bg = static_cast<int>(std::find_if(starving->document()->workload().requests.begin(),
+                                                     starving->document()->workload().requests.end(),
+                                                     [](const pl::RequestSpec& q) { return q.id == "bg-report"; }) -
+                                        starving->document()->workload().requests.begin());
+        QVERIFY(starving->poolView()->grid()->isRequester(bg));
+        const QString caption = starving->poolView()->findChild<QLabel*>(QStringLiteral("poolFigures"))->text();
+        QVERIFY2(caption.contains(QStringLiteral("bg-report, which evicted itself")), qPrintable(caption));
+        QVERIFY(starving->poolView()->legendText().contains(QStringLiteral("requester")));
     }
 
     // After the cause and the rule, the panel says what became of the victim: when and how it came back, and

@@ -15,6 +15,7 @@
 
 #include "cost/calibrated_rates.h"
 #include "device_api.h"
+#include "no_device.h"
 #include "engine.h"
 #include "live_backend.h"
 #include "session.h"
@@ -28,6 +29,7 @@
 #include <QUndoStack>
 #include <QApplication>
 #include <QSettings>
+#include <QStatusBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -124,6 +126,15 @@ class TestLiveMode : public QObject {
         QVERIFY2(action->toolTip().contains(QString::fromStdString(why)), qPrintable(action->toolTip()));
         QVERIFY2(action->statusTip().contains(QString::fromStdString(why)), qPrintable(action->statusTip()));
         if (!pl::gpu::builtWithCuda()) QVERIFY(action->toolTip().contains(QStringLiteral("built without CUDA")));
+        // In gpu/'s one sentence (no_device.h), in the tooltip and the status bar: on a machine without a GPU or
+        // driver, "no NVIDIA GPU found (cudaGetDeviceCount: <the CUDA error>)".
+        const QString sentence = QString::fromStdString(pl::gpu::noDeviceText(why));
+        QVERIFY2(action->toolTip().contains(sentence), qPrintable(action->toolTip()));
+        QVERIFY2(w.statusBar()->currentMessage().contains(sentence), qPrintable(w.statusBar()->currentMessage()));
+        if (pl::gpu::builtWithCuda() && why.rfind("cudaGetDeviceCount: ", 0) == 0) {
+            QVERIFY2(action->toolTip().contains(QStringLiteral("no NVIDIA GPU found (cudaGetDeviceCount: cuda")),
+                     qPrintable(action->toolTip()));
+        }
     }
 
     void ledgerShowsDashOutsideLiveRuns() {
