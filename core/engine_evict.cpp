@@ -23,7 +23,7 @@ void EngineImpl::preemptAhead() {
 bool EngineImpl::allocate(std::int32_t r, std::int64_t need) {
     bool logged = false;
     while (s_.free_blocks < need) {
-        if (s_.pending_out_blocks >= need - s_.free_blocks) {
+        if (need <= blocksComing()) {
             return false; // enough blocks are already being copied out: wait for them to land
         }
         if (!evictOne(r, PressureTrigger::AllocationFailed, logged, need)) {

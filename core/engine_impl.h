@@ -44,6 +44,9 @@ class EngineImpl {
 
     std::int64_t blocksFor(std::int64_t tokens) const { return ceilDiv(tokens, c_.block_size_tokens); }
     std::int64_t occupied() const { return c_.capacity_blocks - s_.free_blocks; }
+    // Free blocks and those on their way back from swap-outs in flight: a need within it waits for the copies to
+    // land instead of evicting (tick-model-1, and the profiles' swap what-if).
+    std::int64_t blocksComing() const { return s_.free_blocks + s_.pending_out_blocks; }
     std::int64_t target(std::int32_t r) const {
         return w_.requests[static_cast<std::size_t>(r)].prompt_tokens + s_.req[static_cast<std::size_t>(r)].generated_tokens;
     }

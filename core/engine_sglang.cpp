@@ -77,8 +77,8 @@ void EngineImpl::scheduleSglang() {
         }
         const std::int32_t r = it->second;
         auto& st = rq(r);
-        if (const auto next = std::next(it); st.phase == Phase::SwapOut || st.phase == Phase::SwappedOut) {
-            const SwapResume resumed = tryResumeSwapped(r, s_.free_blocks);
+        const auto next = std::next(it); // (a resumed request leaves the queue)
+        if (const SwapResume resumed = tryResumeSwapped(r, s_.free_blocks); resumed != SwapResume::NotSwapped) {
             if (resumed == SwapResume::Blocked) {
                 break;
             }
@@ -132,10 +132,10 @@ void EngineImpl::scheduleSglang() {
         return n;
     };
     // (Swap what-if: blocks on their way back from swap-outs count as coming; a decode that does not fit waits.)
-    if (stepBlocks(decoders) > s_.free_blocks + s_.pending_out_blocks) {
+    if (stepBlocks(decoders) > blocksComing()) {
         logPressure(-1, PressureTrigger::RetractDecode, stepBlocks(decoders));
         bool firstIter = true;
-        while (firstIter || stepBlocks(decoders) > s_.free_blocks + s_.pending_out_blocks) {
+        while (firstIter || stepBlocks(decoders) > blocksComing()) {
             if (decoders.size() == 1) {
                 break; // "Corner case: only one request left"
             }

@@ -123,22 +123,13 @@ void EngineImpl::scheduleTrtllm() {
             const std::int64_t need = swapped    ? blocksFor(st.swapped_tokens)
                                       : started(r) ? blocksFor(std::min(target(r), st.computed_tokens + std::max<std::int64_t>(1, next))) - st.blocks
                                                    : blocksFor(target(r));
-            if (st.phase == Phase::SwapOut ||
-                (need > s_.free_blocks && s_.pending_out_blocks >= need - s_.free_blocks)) {
-                // Still copying out, or the blocks it needs are on their way back from swap-outs: it waits.
-                if (fromRunning) {
-                    ++ri;
-                } else {
-                    ++w;
-                }
+            const auto passOver = [&] { fromRunning ? (void)++ri : (void)++w; };
+            if (st.phase == Phase::SwapOut || (need > s_.free_blocks && need <= blocksComing())) {
+                passOver(); // still copying out, or the blocks it needs are on their way back from swap-outs: it waits
                 continue;
             }
             if (count < maxRequests && need <= s_.free_blocks) {
-                if (fromRunning) {
-                    ++ri;
-                } else {
-                    ++w;
-                }
+                passOver();
                 if (swapped) {
                     resumeBySwapIn(r); // no step this iteration: it computes once its copy lands
                     continue;

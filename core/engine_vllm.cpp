@@ -47,7 +47,7 @@ void EngineImpl::scheduleVllm() {
         budgetLeft_ = budget;
         bool waits = false;
         while (need > s_.free_blocks) {
-            if (s_.pending_out_blocks >= need - s_.free_blocks) {
+            if (need <= blocksComing()) {
                 waits = true; // (swap what-if) enough blocks are on their way back from swap-outs: it waits for them
                 break;
             }
@@ -85,8 +85,9 @@ void EngineImpl::scheduleVllm() {
                 break; // len(self.running) == self.max_num_running_reqs
             }
             const std::int32_t r = it->second;
-            if (const auto next = std::next(it); rq(r).phase == Phase::SwapOut || rq(r).phase == Phase::SwappedOut) {
-                const SwapResume resumed = tryResumeSwapped(r, s_.free_blocks - p_.watermark_blocks);
+            const auto next = std::next(it); // (a resumed request leaves the queue)
+            if (const SwapResume resumed = tryResumeSwapped(r, s_.free_blocks - p_.watermark_blocks);
+                resumed != SwapResume::NotSwapped) {
                 if (resumed == SwapResume::Blocked) {
                     break;
                 }
