@@ -1,5 +1,5 @@
 #pragma once
-// CompareView: recompute, swap, adaptive and hybrid on the current workload side by side, from one click (or
+// CompareView (compareview.cpp; the table in comparetable.cpp): recompute, swap, adaptive and hybrid on the current workload side by side, from one click (or
 // the tick model and the engine profiles, as `compare --engines`):
 // totals in a table (the best figure of each row bold; latencies in ms where the workload gives config.tick_us,
 // ticks in their tooltips; ITL, and goodput under the lab's SLOs), completion and queue-delay distributions as
