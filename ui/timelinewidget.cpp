@@ -409,8 +409,8 @@ void TimelineWidget::rebuild() {
             ids.push_back(QString::fromStdString(s->workload().requests[static_cast<std::size_t>(r)].id));
     }
     d->plot->yAxis->setTicker(QSharedPointer<LaneIdTicker>::create(std::move(ids), &d->lanes->victimLanes, d->plot->yAxis));
-    const QString flagged = flaggedOnly() && s ? tr("flagged requests only: %1 of %2 (Ctrl+Shift+F shows all)")
-                                                     .arg(n).arg(s->workload().requests.size())
+    // Short: the value axis of a laptop-sized timeline is about 150 px tall.
+    const QString flagged = flaggedOnly() && s ? tr("flagged only: %1 of %2").arg(n).arg(s->workload().requests.size())
                                                : QString();
     d->plot->yAxis->setLabel(n <= 64 ? flagged : tr("request (of %1; drag, zoom)").arg(n) + (flagged.isEmpty() ? QString() : QStringLiteral("; ") + flagged));
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.keyEnd)));

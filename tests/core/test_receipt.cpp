@@ -337,7 +337,8 @@ void TestReceipt::receiptWorkloadReadsItBack() {
         auto file = readTextFile(path, Caps{}.max_file_bytes, "receipt");
         QVERIFY(std::holds_alternative<std::string>(file));
         auto read = receiptWorkload(std::get<std::string>(file), path);
-        QVERIFY2(std::holds_alternative<Workload>(read), std::get<InputError>(read).message().c_str());
+        const auto* e = std::get_if<InputError>(&read); // QVERIFY2 builds its message whether or not it fails
+        QVERIFY2(e == nullptr, e ? e->message().c_str() : "");
         QVERIFY(!std::get<Workload>(read).requests.empty());
     }
     const struct {
