@@ -77,8 +77,14 @@ struct Track {
 class TimelineBuilder {
   public:
     TimelineBuilder(const Workload& w, const RunResult& run, std::span<const TickStats> series,
-                    const TickLength& tick, TraceWriter& out, const std::atomic<bool>* stop)
-        : w_(w), run_(run), series_(series), us_(tick.us), out_(out), tracks_(w.requests.size()), stop_(stop, 1024) {}
+                    const TickLength& tick, TraceWriter& out, const std::atomic<bool>* stop,
+                    std::span<const std::int32_t> onlyRequests)
+        : w_(w), run_(run), series_(series), us_(tick.us), out_(out), tracks_(w.requests.size()),
+          shown_(w.requests.size(), onlyRequests.empty() ? 1 : 0), stop_(stop, 1024) {
+        for (const std::int32_t r : onlyRequests) {
+            if (r >= 0 && static_cast<std::size_t>(r) < shown_.size()) shown_[static_cast<std::size_t>(r)] = 1;
+        }
+    }
 
     void metadataEvents() {
         out_.event(meta("process_name", kRequestsPid, -1, R"("name":"requests")"));
@@ -86,6 +92,7 @@ class TimelineBuilder {
         out_.event(meta("process_name", kCountersPid, -1, R"("name":"pool")"));
         out_.event(meta("process_sort_index", kCountersPid, -1, R"("sort_index":1)"));
         for (std::size_t i = 0; i < w_.requests.size(); ++i) {
+            if (!shown_[i]) continue;
             const auto tid = static_cast<std::int64_t>(i) + 1;
             out_.event(meta("thread_name", kRequestsPid, tid, "\"name\":" + jsonString(w_.requests[i].id)));
             out_.event(meta("thread_sort_index", kRequestsPid, tid, "\"sort_index\":" + num(tid - 1)));
@@ -203,6 +210,7 @@ class TimelineBuilder {
     std::int64_t us_;
     TraceWriter& out_;
     std::vector<Track> tracks_;
+    std::vector<std::uint8_t> shown_; // per request: its track is written (every request unless filtered)
     StopCheck stop_;
 
     std::string ts(Tick t) const { return num(t * us_); }
@@ -296,7 +304,8 @@ class TimelineBuilder {
 
     void enterAt(std::int32_t r, Tick tick, Phase next) {
         Track& t = tracks_[static_cast<std::size_t>(r)];
-        if (t.state != Phase::NotArrived && t.state != Phase::Done && t.state != Phase::Censored) {
+        if (shown_[static_cast<std::size_t>(r)] && t.state != Phase::NotArrived && t.state != Phase::Done &&
+            t.state != Phase::Censored) {
             std::string s = std::string(R"({"name":")") + std::string(timelineStateName(t.state)) +
                             R"(","cat":"state","ph":"X","pid":)" + num(kRequestsPid) + ",\"tid\":" + num(r + 1) +
                             ",\"ts\":" + ts(t.since) + ",\"dur\":" + num((tick - t.since) * us_) +
@@ -312,6 +321,7 @@ class TimelineBuilder {
     }
 
     void evictInstant(const Event& e, const Event* pressure) {
+        if (!shown_[static_cast<std::size_t>(e.request)]) return;
         std::string s = std::string(R"({"name":"evict","cat":"evict","ph":"i","s":"t","pid":)") + num(kRequestsPid) +
                         ",\"tid\":" + num(e.request + 1) + ",\"ts\":" + ts(e.tick) + ",\"args\":{\"victim\":" +
                         jsonString(w_.requests[static_cast<std::size_t>(e.request)].id) + R"(,"rule":")" +
@@ -416,7 +426,8 @@ std::string_view timelineStateName(Phase p) {
 }
 
 void streamTimeline(const Workload& workload, const RunResult& run, std::span<const TickStats> series,
-                    const TickLength& tick, const TimelineSink& sink, const std::atomic<bool>* stop) {
+                    const TickLength& tick, const TimelineSink& sink, const std::atomic<bool>* stop,
+                    std::span<const std::int32_t> onlyRequests) {
     TraceWriter out(sink);
     out.raw(std::string(R"({"displayTimeUnit":"ms","metadata":{"format":")") + std::string(kTimelineFormat) +
             R"(","workload":)" + jsonString(workload.name) + R"(,"engine":")" + std::string(kEngineName) +
@@ -426,8 +437,11 @@ void streamTimeline(const Workload& workload, const RunResult& run, std::span<co
             std::string(toString(workload.policy.victim_rule)) + R"(","tick_us":)" + num(tick.us) +
             R"(,"tick_us_source":)" + jsonString(tick.source) + R"(,"ticks":)" + num(run.totals.ticks) +
             R"(,"requests":)" + num(static_cast<std::int64_t>(workload.requests.size())) + R"(,"evictions":)" +
-            num(run.totals.evictions) + "},\"traceEvents\":[\n");
-    TimelineBuilder builder(workload, run, series, tick, out, stop);
+            num(run.totals.evictions) +
+            (onlyRequests.empty() ? std::string()
+                                  : R"(,"tracks_of_requests":)" + num(static_cast<std::int64_t>(onlyRequests.size()))) +
+            "},\"traceEvents\":[\n");
+    TimelineBuilder builder(workload, run, series, tick, out, stop, onlyRequests);
     builder.metadataEvents();
     builder.requestEvents();
     builder.seriesCounters();
@@ -436,21 +450,22 @@ void streamTimeline(const Workload& workload, const RunResult& run, std::span<co
 }
 
 std::string timelineText(const Workload& workload, const RunResult& run, std::span<const TickStats> series,
-                         const TickLength& tick) {
+                         const TickLength& tick, std::span<const std::int32_t> onlyRequests) {
     std::string text;
-    streamTimeline(workload, run, series, tick, [&](std::string_view piece) { text += piece; });
+    streamTimeline(workload, run, series, tick, [&](std::string_view piece) { text += piece; }, nullptr, onlyRequests);
     return text;
 }
 
 std::optional<std::string> writeTimeline(const std::string& path, const Workload& workload, const RunResult& run,
                                          std::span<const TickStats> series, const TickLength& tick,
-                                         const std::atomic<bool>* stop) {
+                                         const std::atomic<bool>* stop, std::span<const std::int32_t> onlyRequests) {
     AtomicFileWriter file(path);
     if (!file.ok()) {
         return file.error();
     }
     try {
-        streamTimeline(workload, run, series, tick, [&](std::string_view piece) { file.write(piece); }, stop);
+        streamTimeline(workload, run, series, tick, [&](std::string_view piece) { file.write(piece); }, stop,
+                       onlyRequests);
     } catch (const std::logic_error& e) { // `run` is not this workload's run: the file is not written
         return path + ": " + e.what();
     }

@@ -43,16 +43,21 @@ using TimelineSink = std::function<void(std::string_view)>;
 // The trace of `run` (a run of `workload`; `series`: its per-tick figures, EngineOptions::record_series) handed
 // to `sink` piece by piece. Timestamps are ticks x tick.us. `stop` (the lab's Cancel; the CLI gives none) is read
 // every 1024 engine steps and events: once set, pl::Cancelled (stop_check.h). The text does not depend on it.
+// `onlyRequests` (request indices; empty: every request): only these requests' tracks and eviction instants
+// are written, as the lab's flagged-only timeline shows them; the metadata then says how many
+// ("tracks_of_requests"), and the pool's counters are the whole run's. Empty, the bytes are as before it existed.
 void streamTimeline(const Workload& workload, const RunResult& run, std::span<const TickStats> series,
-                    const TickLength& tick, const TimelineSink& sink, const std::atomic<bool>* stop = nullptr);
+                    const TickLength& tick, const TimelineSink& sink, const std::atomic<bool>* stop = nullptr,
+                    std::span<const std::int32_t> onlyRequests = {});
 // The same text whole (tests, small runs).
 std::string timelineText(const Workload& workload, const RunResult& run, std::span<const TickStats> series,
-                         const TickLength& tick);
+                         const TickLength& tick, std::span<const std::int32_t> onlyRequests = {});
 // Written atomically to `path` (a complete file or none); the message "PATH: reason" on failure.
 // Cancelled through `stop`: the exception passes, and no file is left. `run` must be a run of `workload` (the
 // trace steps it again beside the ledger): one that is not gives an error, and no file.
 std::optional<std::string> writeTimeline(const std::string& path, const Workload& workload, const RunResult& run,
                                          std::span<const TickStats> series, const TickLength& tick,
-                                         const std::atomic<bool>* stop = nullptr);
+                                         const std::atomic<bool>* stop = nullptr,
+                                         std::span<const std::int32_t> onlyRequests = {});
 
 } // namespace pl

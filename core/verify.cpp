@@ -170,4 +170,14 @@ std::variant<VerifyOutcome, InputError> verifyReceiptText(const std::string& tex
     return verifyReceipt(std::get<nlohmann::json>(doc), file);
 }
 
+std::variant<Workload, InputError> receiptWorkload(const std::string& text, const std::string& file) {
+    auto doc = parseJsonStrict(text, file, kReceiptFormat);
+    if (auto* e = std::get_if<InputError>(&doc)) {
+        if (!isEmptyJsonText(text)) e->reason = "not a receipt: " + e->reason;
+        return *e;
+    }
+    bool v1 = false;
+    return embeddedWorkload(std::get<nlohmann::json>(doc), file, v1);
+}
+
 } // namespace pl

@@ -2,6 +2,7 @@
 // verify: replay a receipt's embedded workload and policy and compare the result with the receipt.
 
 #include "errors.h"
+#include "model.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,5 +23,10 @@ struct VerifyOutcome {
 // Bad input (not a receipt, embedded workload invalid) is an InputError naming `file` and the JSON path.
 std::variant<VerifyOutcome, InputError> verifyReceipt(const nlohmann::json& receipt, const std::string& file);
 std::variant<VerifyOutcome, InputError> verifyReceiptText(const std::string& text, const std::string& file);
+
+// The workload and policy a receipt embeds (v2 or v1), read back as the workload verify replays: what the lab
+// shows when it opens a receipt read-only. The strict reader reads `text`; bad input is an InputError naming
+// `file` and the JSON path (/format, /workload/..., /policy/...).
+std::variant<Workload, InputError> receiptWorkload(const std::string& text, const std::string& file);
 
 } // namespace pl

@@ -2,6 +2,7 @@
 
 #include "utf8.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace pl {
@@ -298,6 +299,46 @@ std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps, 
         }
     }
     return checkUniqueIds(w.requests, file);
+}
+
+std::optional<IntegerRange> acceptedRange(const Workload& w, std::string_view key, const Caps& caps) {
+    const Config& c = w.config;
+    if (key == "watermark_blocks") return IntegerRange{0, c.capacity_blocks - 1};
+    if (key == "hybrid_swap_percent") return IntegerRange{0, 100};
+    const auto& fields = configFields();
+    const auto field = std::find_if(fields.begin(), fields.end(), [&](const ConfigField& f) { return f.key == key; });
+    if (field == fields.end()) return std::nullopt;
+    IntegerRange range{field->min, kMaxSafeInteger};
+    // Every request must fit the pool: the most tokens one holds, and the most prefix blocks per prompt token.
+    std::int64_t mostTokens = 0;
+    std::int64_t largestBlock = kMaxSafeInteger; // block_size_tokens at which every prefix still fills its prompt
+    Tick lastArrival = -1;
+    for (const RequestSpec& r : w.requests) {
+        mostTokens = std::max(mostTokens, r.prompt_tokens + r.max_output_tokens);
+        lastArrival = std::max(lastArrival, r.arrival_tick);
+        const auto prefix = static_cast<std::int64_t>(r.prefix_blocks.size());
+        if (prefix > 0) largestBlock = std::min(largestBlock, r.prompt_tokens / prefix);
+    }
+    // The pool's bytes, twice for a round trip, stay inside 2^53-1 (checkConfig).
+    const std::int64_t poolTokens = kMaxSafeInteger / 2 / std::max<std::int64_t>(1, c.kv_bytes_per_token);
+    if (key == "capacity_blocks") {
+        range.min = std::max({range.min, c.block_size_tokens > 0 ? ceilDiv(mostTokens, c.block_size_tokens) : 1,
+                              w.policy.watermark_blocks + 1});
+        range.max = std::min(caps.max_capacity_blocks, poolTokens / std::max<std::int64_t>(1, c.block_size_tokens));
+    } else if (key == "block_size_tokens") {
+        if (c.capacity_blocks > 0) range.min = std::max(range.min, ceilDiv(mostTokens, c.capacity_blocks));
+        range.max = std::min(largestBlock, poolTokens / std::max<std::int64_t>(1, c.capacity_blocks));
+    } else if (key == "kv_bytes_per_token") {
+        const std::int64_t blocks = std::max<std::int64_t>(1, c.capacity_blocks);
+        const std::int64_t bs = std::max<std::int64_t>(1, c.block_size_tokens);
+        range.max = blocks > kMaxSafeInteger / bs ? 0 : kMaxSafeInteger / 2 / (blocks * bs);
+    } else if (key == "tick_us") {
+        range.min = 1; // 0 is "unset" (no key in the file), which no value sets
+    } else if (key == "max_ticks") {
+        range.min = std::max(range.min, lastArrival + 1);
+        range.max = caps.max_ticks;
+    }
+    return range;
 }
 
 } // namespace pl

@@ -52,6 +52,20 @@ std::optional<InputError> checkRequest(const RequestSpec& r, std::size_t index, 
 // prefix_blocks may name at most floor(prompt_tokens / block_size_tokens) blocks (full prompt blocks).
 std::optional<InputError> checkPrefixCount(std::size_t count, const RequestSpec& r, std::size_t index, const Config& c,
                                            const std::string& file);
+// The values an integer setting (a `config` key, watermark_blocks or hybrid_swap_percent) may take, the rest of
+// `w` as it is: what the rules above accept, so that the lab offers no value it would then refuse. Exact for
+// every bound these rules tie to other settings: capacity_blocks (every request must fit, the watermark below
+// it, the pool's bytes inside 2^53-1), watermark_blocks (below capacity), block_size_tokens (every request fits,
+// prefix_blocks fill whole prompt blocks, the pool's bytes), kv_bytes_per_token (the pool's bytes), max_ticks
+// (after the last arrival, the cap), tick_us (from 1: its 0 means unset, which no value sets); every other key
+// from its least value to 2^53-1. nullopt for a key that is
+// not an integer setting. min > max when no value fits (the rest of `w` already breaks a rule).
+struct IntegerRange {
+    std::int64_t min = 0;
+    std::int64_t max = kMaxSafeInteger;
+};
+std::optional<IntegerRange> acceptedRange(const Workload& w, std::string_view key, const Caps& caps = {});
+
 std::optional<InputError> checkUniqueIds(const std::vector<RequestSpec>& requests, const std::string& file);
 
 } // namespace pl

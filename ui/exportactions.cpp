@@ -9,6 +9,7 @@
 #include "ledgerview.h"
 #include "mainwindow.h"
 #include "sweepview.h"
+#include "timelinewidget.h"
 
 #include "atomic_file.h"
 #include "receipt.h"
@@ -73,12 +74,14 @@ BundleOutcome makeBundleTexts(const std::shared_ptr<const pl::Session>& session,
 }
 
 // On the worker: the shown run's timeline (Chrome trace JSON) streamed to `path` by core, atomically; the value
-// is the error message, empty when the file was written.
+// is the error message, empty when the file was written. `only`: the requests whose tracks are written (the
+// timeline's Flagged Requests Only), empty for all.
 ReceiptOutcome writeTimelineFile(const std::shared_ptr<const pl::Session>& session, const std::string& path,
-                                 const std::atomic<bool>* stop) {
+                                 const std::atomic<bool>* stop, const std::vector<std::int32_t>& only) {
     return catchingOutcome<std::string>(QStringLiteral("the timeline could not be made"), [&](ReceiptOutcome& out) {
         const pl::Workload& w = session->workload();
-        out.value = pl::writeTimeline(path, w, session->result(), session->series(), pl::tickLengthOf(w), stop).value_or("");
+        out.value = pl::writeTimeline(path, w, session->result(), session->series(), pl::tickLengthOf(w), stop, only)
+                        .value_or("");
     });
 }
 
@@ -154,8 +157,9 @@ bool ExportActions::writeTimeline(const QString& path) {
     if (!session || job_->busy()) return false;
     return job_->start({tr("Writing the timeline %1...").arg(QFileInfo(path).fileName()),
                         tr("Stopping the timeline..."), tr("Timeline not written: cancelled")},
-                       [session, target = path.toStdString()](const std::atomic<bool>* stop) {
-                           return writeTimelineFile(session, target, stop);
+                       [session, target = path.toStdString(),
+                        only = window_->timeline()->shownRequests()](const std::atomic<bool>* stop) {
+                           return writeTimelineFile(session, target, stop, only);
                        },
                        [this, path](ReceiptOutcome outcome) {
                            if (!outcome.value) {

@@ -73,9 +73,13 @@ void FileActions::buildMenu(QMenu* menu) {
     });
     gen->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
     imports_->addTo(menu);
-    auto* save = menu->addAction(tr("&Save Workload As..."), this, [this]() { saveAs(); });
-    // Explicit keys: the platform's SaveAs and Quit are empty on some (Windows, offscreen).
-    save->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    // Explicit keys: the platform's Save, SaveAs and Quit are empty on some (Windows, offscreen).
+    auto* save = menu->addAction(tr("&Save Workload"), this, [this]() { this->save(); });
+    save_ = save;
+    save->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
+    save->setObjectName(QStringLiteral("saveAction"));
+    auto* saveAsAction = menu->addAction(tr("Save Workload &As..."), this, [this]() { saveAs(); });
+    saveAsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
     menu->addSeparator();
     auto* quit = menu->addAction(tr("&Quit"), window_, &QWidget::close);
     quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
@@ -123,12 +127,33 @@ void FileActions::openDialog() {
     if (!path.isEmpty()) window_->openPath(path);
 }
 
+QString FileActions::saveTarget() const {
+    const LabDocument* doc = window_->document();
+    // Generated, imported, a receipt's copy: never saved. A receipt shown read-only is not a workload file.
+    if (!doc->hasWorkload() || !doc->onDisk() || doc->readOnly()) return {};
+    const QString& source = doc->sourceName();
+    if (source.startsWith(QLatin1Char(':'))) return {}; // a bundled sample, compiled in
+    const QFileInfo info(source);
+    return info.isFile() && info.isWritable() ? source : QString();
+}
+
+bool FileActions::save() {
+    if (!window_->document()->hasWorkload()) return false;
+    const QString target = saveTarget();
+    return target.isEmpty() ? saveAs() : writeTo(target);
+}
+
 bool FileActions::saveAs() {
     LabDocument* doc = window_->document();
     if (!doc->hasWorkload()) return false;
     const QString path = QFileDialog::getSaveFileName(window_, tr("Save workload"), QString(),
                                                       tr("Workloads (*.workload.json)"));
     if (path.isEmpty()) return false;
+    return writeTo(path);
+}
+
+bool FileActions::writeTo(const QString& path) {
+    LabDocument* doc = window_->document();
     const std::string text = pl::fullWorkloadJson(doc->workload()).dump(2) + "\n";
     if (auto e = pl::writeFileAtomically(path.toStdString(), text)) {
         window_->reportError(tr("Save failed"), QString::fromStdString(*e));

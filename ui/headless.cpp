@@ -7,6 +7,7 @@
 #include "labcommandline.h"
 #include "labdocument.h"
 #include "mainwindow.h"
+#include "receiptactions.h"
 #include "sweepactions.h"
 
 #include "atomic_file.h"
@@ -118,6 +119,11 @@ int runHeadlessUnguarded(const LabOptions& options, const pl::LiveBackendFactory
                              static_cast<long long>(window.document()->currentTick()));
             }
         }
+    }
+    if (!options.receipt.isEmpty()) { // read-only, at its first eviction as the window opens it; then --tick
+        QString error;
+        if (!window.receiptActions()->openReceipt(options.receipt, &error)) return fail(error);
+        if (options.tick) window.document()->seek(*options.tick);
     }
     if (!options.sweep.isEmpty()) {
         if (window.sweepActions()->openResult(options.sweep)) window.sweepActions()->waitForIdle();

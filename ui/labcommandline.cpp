@@ -62,7 +62,11 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         QStringLiteral("DIR"));
     const QCommandLineOption replace(QStringLiteral("replace"),
                                      QStringLiteral("Let --bundle replace an earlier bundle in DIR."));
-    parser.addOptions({workload, tick, view, shot, size, calibration, sweep, bundle, replace});
+    const QCommandLineOption receipt(QStringLiteral("receipt"),
+                                     QStringLiteral("A receipt to open read-only: its workload and policy, the run, "
+                                                    "and whether it verifies (File > Open Receipt)."),
+                                     QStringLiteral("FILE"));
+    parser.addOptions({workload, receipt, tick, view, shot, size, calibration, sweep, bundle, replace});
     QList<QPair<QString, QCommandLineOption>> keyOptions;
     auto addKeys = [&](const std::vector<std::string_view>& keys, const QString& what) {
         for (auto k : keys) {
@@ -105,6 +109,11 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         return false;
     }
     out->workload = parser.isSet(workload) ? parser.value(workload) : positional.value(0);
+    out->receipt = parser.value(receipt);
+    if (!out->receipt.isEmpty() && !out->workload.isEmpty()) {
+        *error = QStringLiteral("--receipt opens its own workload: give --receipt FILE or a workload, not both");
+        return false;
+    }
     out->calibration = parser.value(calibration);
     out->sweep = parser.value(sweep);
     // Overrides keep their command-line order (a later flag wins).
@@ -119,6 +128,10 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
                 if (seen < values.size()) out->overrides.append({key, values[seen]});
             }
         }
+    }
+    if (!out->receipt.isEmpty() && !out->overrides.isEmpty()) {
+        *error = QStringLiteral("--receipt is read-only: it takes no setting flags");
+        return false;
     }
     if (parser.isSet(tick)) {
         bool ok = false;
@@ -165,7 +178,7 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
         *error = QStringLiteral("--size: %1 is larger than %2x%2").arg(parser.value(size)).arg(kMaxShotSide);
         return false;
     }
-    if (!out->screenshot.isEmpty() && out->workload.isEmpty() && out->view != QLatin1String("breakeven") &&
+    if (!out->screenshot.isEmpty() && out->workload.isEmpty() && out->receipt.isEmpty() && out->view != QLatin1String("breakeven") &&
         !(out->view == QLatin1String("sweep") && !out->sweep.isEmpty())) {
         *error = QStringLiteral("--screenshot needs a workload (--workload FILE)");
         return false;
@@ -195,7 +208,7 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
 
 std::vector<std::string> LabOptions::inputFiles() const {
     std::vector<std::string> files;
-    for (const QString& f : {workload, calibration, sweep}) {
+    for (const QString& f : {workload, receipt, calibration, sweep}) {
         if (!f.isEmpty() && !f.startsWith(QLatin1Char(':'))) files.push_back(f.toStdString()); // ':' a resource
     }
     return files;

@@ -1,6 +1,6 @@
 #pragma once
 // The lab's command line (QCommandLineParser):
-//   preemptlab [WORKLOAD] [--workload FILE] [--<config or policy key> VALUE ...] [--tick N]
+//   preemptlab [WORKLOAD] [--workload FILE | --receipt FILE] [--<config or policy key> VALUE ...] [--tick N]
 //              [--view NAME] [--screenshot OUT.png|svg|pdf] [--bundle DIR [--replace]] [--size WxH]
 //              [--calibration FILE] [--sweep RESULT.json]
 // Every `config` and `policy` key is a flag, underscores written as dashes, as in preemptlab-cli.
@@ -24,6 +24,7 @@ namespace plui {
 
 struct LabOptions {
     QString workload;
+    QString receipt;     // --receipt FILE: a receipt opened read-only (ReceiptActions), instead of a workload
     QString calibration; // --calibration FILE
     QString sweep;       // --sweep RESULT.json: a sweep result shown in the Sweep view
     QList<QPair<QString, QString>> overrides; // (file key, value), in command-line order
@@ -35,7 +36,7 @@ struct LabOptions {
     QSize size{1600, 1000};
     int exitCode = -1; // >= 0: help or version was printed, exit with it
     bool headless() const { return !screenshot.isEmpty() || !bundle.isEmpty(); }
-    // The files the lab reads (--workload, --calibration, --sweep), which no output may be (pl::outputIsAnInput).
+    // The files the lab reads (--workload, --receipt, --calibration, --sweep), which no output may be (pl::outputIsAnInput).
     std::vector<std::string> inputFiles() const;
 };
 

@@ -11,6 +11,7 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QFileInfo>
 #include <QFutureWatcher>
 #include <QThread>
 #include <QUnhandledException>
@@ -98,7 +99,8 @@ bool LabDocument::loadResource(const QString& path, QString* error) {
     return setWorkload(std::get<pl::Workload>(std::move(parsed)), path, error, true);
 }
 
-bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, QString* error, bool onDisk) {
+bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, QString* error, bool onDisk,
+                              QString readOnlyNote) {
     if (auto e = pl::validateWorkload(workload)) {
         if (error) *error = qs(e->message());
         return false;
@@ -107,11 +109,13 @@ bool LabDocument::setWorkload(pl::Workload workload, const QString& sourceName, 
     // the workload the shown run ran (an edit whose run is pending was never seen) and its undo stack.
     if (session_) {
         std::unique_ptr<QUndoStack> shownStack = swapUndoStack(std::make_unique<QUndoStack>());
-        beforeLoad_ = Shown{session_->workload(), sourceName_, onDisk_, shownLive_, session_, liveRun_, std::move(shownStack)};
+        beforeLoad_ = Shown{session_->workload(), sourceName_, onDisk_, shownLive_, session_, liveRun_,
+                            std::move(shownStack), readOnlyNote_};
     }
     workload_ = std::move(workload);
     sourceName_ = sourceName;
     onDisk_ = onDisk;
+    readOnlyNote_ = std::move(readOnlyNote);
     emit savedChanged();
     ++loadCount_;
     selected_ = -1;
@@ -135,11 +139,30 @@ void LabDocument::applyEditedWorkload(pl::Workload workload) {
     startRun(true);
 }
 
+void LabDocument::editCopy() {
+    if (!workload_ || readOnlyNote_.isEmpty()) return;
+    readOnlyNote_.clear();
+    sourceName_ = tr("copy of %1 (unsaved)").arg(QFileInfo(sourceName_).fileName());
+    onDisk_ = false; // never saved: closing or opening another asks first
+    emit savedChanged();
+    emit changed(LabChangeKind::Workload);
+}
+
+bool LabDocument::refuseReadOnly(QString* error) const {
+    if (readOnlyNote_.isEmpty()) return false;
+    if (error) *error = tr("%1; edits are off until File > Edit a Copy").arg(readOnlyNote_);
+    return true;
+}
+
 void LabDocument::markSaved(const QString& path) {
     sourceName_ = path;
     onDisk_ = true;
     undo_->setClean();
     emit savedChanged();
+    if (!readOnlyNote_.isEmpty()) { // a receipt's workload saved as a workload file: that file, editable
+        readOnlyNote_.clear();
+        emit changed(LabChangeKind::Workload);
+    }
 }
 
 bool LabDocument::nothingUnsaved() const { return !workload_ || (onDisk_ && undo_->isClean()); }
@@ -212,6 +235,7 @@ bool LabDocument::applyCalibration(double tickMs, QString* report, QString* erro
         if (error) *error = workload_ ? QStringLiteral("no calibration is loaded") : QStringLiteral("no workload is open");
         return false;
     }
+    if (refuseReadOnly(error)) return false;
     const auto derived = pl::cost::calibrateMachine(*calibration_, workload_->config, tickMs * 1e3,
                                                     pl::cost::meanRequestContext(*workload_));
     if (const auto* e = std::get_if<pl::cost::RatesError>(&derived)) {
@@ -283,6 +307,7 @@ void LabDocument::cancelRun() {
         workload_ = std::move(shown.workload);
         sourceName_ = shown.sourceName;
         onDisk_ = shown.onDisk;
+        readOnlyNote_ = shown.readOnlyNote;
         ++loadCount_; // views reset their per-workload state, as for a load
         selected_ = -1;
         live_ = pendingLive_ = shown.live;
@@ -293,6 +318,7 @@ void LabDocument::cancelRun() {
     } else {
         workload_.reset();
         sourceName_.clear();
+        readOnlyNote_.clear();
         undo_->clear(); // edits of the workload that never ran
         live_ = shownLive_;
         emit changed(LabChangeKind::Workload | LabChangeKind::Session);
@@ -523,6 +549,7 @@ bool LabDocument::setSetting(const QString& key, const QString& value, QString* 
         return false;
     }
     if (settingValue(key) == value) return true;
+    if (refuseReadOnly(error)) return false;
     pl::Workload after = *workload_;
     if (auto e = pl::applyOverride(after, key.toStdString(), value.toStdString())) {
         if (error) *error = qs(e->message());
@@ -542,6 +569,7 @@ bool LabDocument::replaceWorkload(pl::Workload after, const QString& text, QStri
         if (error) *error = QStringLiteral("no workload is open");
         return false;
     }
+    if (refuseReadOnly(error)) return false;
     if (auto e = pl::validateWorkload(after)) {
         if (error) *error = qs(e->message());
         return false;
@@ -556,6 +584,7 @@ bool LabDocument::setRequest(int index, const pl::RequestSpec& spec, QString* er
         if (error) *error = QStringLiteral("no such request");
         return false;
     }
+    if (refuseReadOnly(error)) return false;
     pl::Workload after = *workload_;
     after.requests[static_cast<std::size_t>(index)] = spec;
     // Keep the normalised order (arrival_tick, id) that the engine expects.

@@ -52,8 +52,16 @@ class LabDocument : public QObject {
     // workload's is kept until the new run is installed, for cancelRun). `onDisk`: it was
     // read from a file or a bundled sample; otherwise (generated, imported) it is unsaved until markSaved, and
     // closing or opening another asks first as for edits.
-    bool setWorkload(pl::Workload workload, const QString& sourceName, QString* error, bool onDisk = false);
-    // Save As wrote the workload to `path`: it is on disk, its edits are saved.
+    // `readOnlyNote` (not empty): the workload is shown read-only (a receipt's: File > Open Receipt), every edit
+    // refused with the note, until editCopy().
+    bool setWorkload(pl::Workload workload, const QString& sourceName, QString* error, bool onDisk = false,
+                     QString readOnlyNote = {});
+    // Read-only: why edits are off ("a receipt"), empty when the workload may be edited.
+    const QString& readOnlyNote() const { return readOnlyNote_; }
+    bool readOnly() const { return !readOnlyNote_.isEmpty(); }
+    // Edit a Copy: the read-only workload becomes an ordinary unsaved one ("copy of F (unsaved)"), edits on.
+    void editCopy();
+    // Save As wrote the workload to `path`: it is on disk, its edits are saved (a read-only one is that file now).
     void markSaved(const QString& path);
     // Nothing would be lost by replacing the workload: none open, or on disk with no unsaved edit.
     bool nothingUnsaved() const;
@@ -179,6 +187,7 @@ class LabDocument : public QObject {
 
   private:
     void startRun(bool keepTick);
+    bool refuseReadOnly(QString* error) const; // true (and the reason) while the workload is read-only
     void stopBackgroundRun();
     void installSession(LabRun run, std::int64_t tick);
     void updateVictims();
@@ -196,9 +205,11 @@ class LabDocument : public QObject {
         std::shared_ptr<pl::Session> session;
         std::shared_ptr<const pl::RunResult> liveRun;
         std::unique_ptr<QUndoStack> undo; // its edits, and one whose run was pending when the load came
+        QString readOnlyNote;
     };
     std::optional<Shown> beforeLoad_;
     bool onDisk_ = false;
+    QString readOnlyNote_;
     bool quietEdits_ = false; // applyEditedWorkload installs without running (cancelRun moving the undo index)
     bool pendingLive_ = false; // the live mode of the newest run started
     bool shownLive_ = false;   // the live mode of the run on screen (cancelRun puts the switch back to it)

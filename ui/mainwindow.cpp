@@ -13,14 +13,17 @@
 #include "sweepview.h"
 #include "fileactions.h"
 #include "helpactions.h"
+#include "labbanner.h"
 #include "labcommandline.h"
 #include "labdocument.h"
 #include "labslos.h"
 #include "ledgerview.h"
+#include "livelockhint.h"
 #include "livemodeaction.h"
 #include "plotswidget.h"
 #include "policypanel.h"
 #include "poolview.h"
+#include "receiptactions.h"
 #include "timelinewidget.h"
 #include "traceimportactions.h"
 #include "transportbar.h"
@@ -172,6 +175,7 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     showPool->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     viewMenu->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
+    addTeachingActions(fileMenu, viewMenu);
     auto* runMenu = menuBar()->addMenu(tr("&Run"));
     compareAction_ = runMenu->addAction(tr("&Compare recovery modes"), this, [this, compareDock]() {
         compareDock->show();
@@ -269,6 +273,16 @@ MainWindow::~MainWindow() {
     disconnect(doc_->undoGroup(), nullptr, this, nullptr);
 }
 
+void MainWindow::addTeachingActions(QMenu* fileMenu, QMenu* viewMenu) {
+    banner_ = new LabBanner(pool_);
+    pool_->setBanner(banner_);
+    receipts_ = new ReceiptActions(this, banner_);
+    receipts_->addTo(fileMenu, files_->saveAction());
+    livelock_ = new LivelockHint(doc_, banner_, statusBar(), this);
+    viewMenu->addSeparator();
+    viewMenu->addAction(timeline_->flaggedOnlyAction());
+}
+
 QDockWidget* MainWindow::addDock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName(name + QStringLiteral("Dock"));
@@ -303,7 +317,7 @@ bool MainWindow::confirmDiscardEdits() {
     box.setInformativeText(doc_->onDisk() ? tr("Save them before they are lost?") : tr("Save it before it is lost?"));
     box.setDefaultButton(QMessageBox::Save);
     switch (box.exec()) {
-    case QMessageBox::Save: return files_->saveAs();
+    case QMessageBox::Save: return files_->save();
     case QMessageBox::Discard: return true;
     default: return false;
     }
@@ -413,6 +427,10 @@ void MainWindow::applyStartupOptions(const LabOptions& options) {
         if (!calibration_->loadCalibration(options.calibration, &error)) reportError(tr("Cannot load calibration"), error);
     }
     if (!options.sweep.isEmpty()) sweeps_->openResult(options.sweep);
+    if (!options.receipt.isEmpty()) {
+        if (receipts_->openReceipt(options.receipt) && options.tick) doc_->seek(*options.tick);
+        return;
+    }
     if (options.workload.isEmpty()) {
         reopenLastSession();
         return;
@@ -559,7 +577,9 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 void MainWindow::dropEvent(QDropEvent* event) {
     const auto urls = event->mimeData()->urls();
     if (!urls.isEmpty() && urls.first().isLocalFile()) {
-        openPath(urls.first().toLocalFile());
+        const QString path = urls.first().toLocalFile();
+        if (ReceiptActions::isReceiptPath(path)) receipts_->openReceipt(path);
+        else openPath(path);
         event->acceptProposedAction();
     }
 }

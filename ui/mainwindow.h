@@ -24,12 +24,15 @@ class GateActions;
 class SweepActions;
 class SweepView;
 class FileActions;
+class LabBanner;
 class LabDocument;
 class LabSlos;
+class LivelockHint;
 class LedgerView;
 class PlotsWidget;
 class PolicyPanel;
 class PoolView;
+class ReceiptActions;
 class TimelineWidget;
 class TransportBar;
 class WorkloadPanel;
@@ -65,6 +68,9 @@ class MainWindow : public QMainWindow {
     SweepView* sweep() const { return sweep_; }
     SweepActions* sweepActions() const { return sweeps_; }
     CalibrationActions* calibrationActions() const { return calibration_; }
+    ReceiptActions* receiptActions() const { return receipts_; }
+    LivelockHint* livelockHint() const { return livelock_; }
+    LabBanner* banner() const { return banner_; }
 
     // A view by its --view name ("window" is the whole window); its dock is shown and raised. nullptr if unknown.
     QWidget* view(const QString& name);
@@ -117,6 +123,9 @@ class MainWindow : public QMainWindow {
     // (not after a cancelled one).
     void loadPath(const QString& path, std::function<void(const QString& error)> done);
     void proportionDocks();
+    // File > Open Receipt and Edit a Copy, the banner over the pool and its livelock hint, View > Flagged
+    // Requests Only (receiptactions.h, livelockhint.h, timelinewidget.h).
+    void addTeachingActions(QMenu* fileMenu, QMenu* viewMenu);
     QProgressBar* busyBar_ = nullptr;
     QPushButton* busyCancel_ = nullptr;
     QAction* cancelAction_ = nullptr;
@@ -145,6 +154,9 @@ class MainWindow : public QMainWindow {
     SweepView* sweep_ = nullptr;
     SweepActions* sweeps_ = nullptr;
     CalibrationActions* calibration_ = nullptr;
+    ReceiptActions* receipts_ = nullptr;
+    LivelockHint* livelock_ = nullptr;
+    LabBanner* banner_ = nullptr;
     QString lastError_;
 };
 

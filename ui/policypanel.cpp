@@ -6,6 +6,7 @@
 #include "model.h"
 #include "qtext.h"
 #include "workload_io.h"
+#include "workload_rules.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -14,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QRegularExpression>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QSlider>
 #include <QVBoxLayout>
@@ -41,17 +43,68 @@ QStringList choicesFor(const QString& key) {
 
 constexpr int kSliderSteps = 100;
 
-// Slider position <-> value: base/4 .. base*4 on a log scale; a zero base spans 0..64 linearly.
-double sliderToValue(int pos, double base) {
-    if (base <= 0) return std::round(pos * 64.0 / kSliderSteps);
-    return std::max(1.0, std::round(base * std::pow(4.0, (pos - kSliderSteps / 2) / (kSliderSteps / 2.0))));
+// Slider position <-> value over a span: lo..hi on a log scale, or linearly when lo is 0 (a zero base). Every
+// position gives a value inside the span, and the span lies inside what the workload rules accept.
+double sliderToValue(int pos, const SliderSpan& span) {
+    const double f = static_cast<double>(pos) / kSliderSteps;
+    if (span.lo <= 0) return std::round(span.lo + f * (span.hi - span.lo));
+    return std::clamp(std::round(span.lo * std::pow(span.hi / span.lo, f)), span.lo, span.hi);
 }
-int valueToSlider(double value, double base) {
-    if (base <= 0) return std::clamp(static_cast<int>(std::lround(value * kSliderSteps / 64.0)), 0, kSliderSteps);
-    if (value <= 0) return 0;
-    const double pos = kSliderSteps / 2.0 + std::log(value / base) / std::log(4.0) * (kSliderSteps / 2.0);
-    return std::clamp(static_cast<int>(std::lround(pos)), 0, kSliderSteps);
+int valueToSlider(double value, const SliderSpan& span) {
+    if (span.hi <= span.lo) return 0;
+    double f = 0;
+    if (span.lo <= 0) f = (value - span.lo) / (span.hi - span.lo);
+    else if (value > 0) f = std::log(value / span.lo) / std::log(span.hi / span.lo);
+    return std::clamp(static_cast<int>(std::lround(f * kSliderSteps)), 0, kSliderSteps);
 }
+
+// The span a key's slider covers: a quarter to four times the opened value (0 to 64 for a zero one), cut to
+// the values core's rules accept with the rest of the workload as it is now (pl::acceptedRange: a pool too
+// small for the largest request is never offered).
+SliderSpan spanFor(const pl::Workload& w, const QString& key, double base) {
+    SliderSpan span{base <= 0 ? 0.0 : std::max(1.0, std::round(base / 4)), base <= 0 ? 64.0 : base * 4};
+    if (const auto range = pl::acceptedRange(w, key.toStdString())) {
+        span.accepted = {static_cast<double>(range->min), static_cast<double>(range->max)};
+        span.lo = std::clamp(span.lo, span.accepted.first, span.accepted.second);
+        span.hi = std::clamp(span.hi, span.lo, span.accepted.second);
+    }
+    return span;
+}
+
+} // namespace
+
+// The refusal line: one line in a fixed place above the form (hidden, it keeps its height, so the rows never
+// move), elided to the panel's width; the whole message is its tooltip.
+class RefusalLabel : public QLabel {
+  public:
+    explicit RefusalLabel(QWidget* parent) : QLabel(parent) {
+        setStyleSheet(QStringLiteral("color: #b91c1c"));
+        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+        setFixedHeight(fontMetrics().height() + 4);
+        QSizePolicy keep = sizePolicy();
+        keep.setRetainSizeWhenHidden(true);
+        setSizePolicy(keep);
+    }
+    void setMessage(const QString& message) {
+        full_ = message;
+        setToolTip(message);
+        elide();
+        setVisible(!message.isEmpty());
+    }
+    const QString& message() const { return full_; }
+
+  protected:
+    void resizeEvent(QResizeEvent* event) override {
+        QLabel::resizeEvent(event);
+        elide();
+    }
+
+  private:
+    void elide() { setText(fontMetrics().elidedText(full_, Qt::ElideRight, std::max(0, contentsRect().width()))); }
+    QString full_;
+};
+
+namespace {
 
 // A byte count as the panel edits it: "256 KiB", never rounded ("262145 B"); typed as "512K", "1.5 MiB" or
 // plain digits. `per` follows the unit ("/tick").
@@ -114,10 +167,8 @@ QString keyToolTip(const QString& key, bool config) {
 PolicyPanel::PolicyPanel(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(doc) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    error_ = new QLabel(this);
+    error_ = new RefusalLabel(this);
     error_->setObjectName(QStringLiteral("policyError"));
-    error_->setWordWrap(true);
-    error_->setStyleSheet(QStringLiteral("color: #b91c1c"));
     error_->hide();
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
@@ -141,6 +192,7 @@ void PolicyPanel::build() {
     editors_.clear();
     sliders_.clear();
     bases_.clear();
+    spans_.clear();
     auto* form = new QFormLayout(form_);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     // In a narrow dock a number field and its slider go under the key's name rather than off the edge.
@@ -200,13 +252,15 @@ void PolicyPanel::build() {
                     }
                 }
                 spin->setDecimals(0);
-                spin->setRange(0, static_cast<double>(pl::kMaxSafeInteger));
-                spin->setValue(value.toDouble());
+                const double base = value.toDouble();
+                const SliderSpan span = spanFor(doc_->workload(), key, base);
+                // An unset tick_us (0) still shows as 0, though no edit can set it back.
+                spin->setRange(std::min(span.accepted.first, base), span.accepted.second);
+                spin->setValue(base);
                 spin->setKeyboardTracking(false);
                 if (bytes) showExactBytes(spin);
                 // Wide enough for the file's value and the largest its slider reaches (4x), with the unit:
                 // 68719476736 must not show as "687194767".
-                const double base = value.toDouble();
                 const QFontMetrics metrics = spin->fontMetrics();
                 int textWidth = 0;
                 for (double v : {base, base * 4, bytes ? 1023.0 * 1024 : 888.0}) {
@@ -217,11 +271,9 @@ void PolicyPanel::build() {
                 slider->setRange(0, kSliderSteps);
                 slider->setMinimumWidth(70);
                 bases_.insert(key, base);
-                slider->setValue(valueToSlider(base, base));
-                slider->setToolTip(base > 0 ? tr("%1 to %2 (log scale)")
-                                                  .arg(spin->textFromValue(std::max(1.0, std::round(base / 4))),
-                                                       spin->textFromValue(base * 4))
-                                            : tr("0 to 64"));
+                spans_.insert(key, span);
+                slider->setValue(valueToSlider(base, span));
+                describeSpan(key, slider, spin);
                 h->addWidget(spin);
                 h->addWidget(slider, 1);
                 connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key](double v) {
@@ -229,9 +281,13 @@ void PolicyPanel::build() {
                 });
                 connect(slider, &QSlider::valueChanged, this, [this, key, spin, bytes](int pos) {
                     if (syncing_) return;
-                    double v = sliderToValue(pos, bases_.value(key));
-                    // Whole KiB from 4 KiB up: "312 KiB", not "319837 B".
-                    if (bytes && v >= 4096) v = std::round(v / 1024) * 1024;
+                    const SliderSpan now = spans_.value(key); // another key's edit may have moved it
+                    double v = sliderToValue(pos, now);
+                    // Whole KiB from 4 KiB up: "312 KiB", not "319837 B" (kept inside the span).
+                    if (bytes && v >= 4096) {
+                        const double kib = std::round(v / 1024) * 1024;
+                        if (kib >= now.lo && kib <= now.hi) v = kib;
+                    }
                     spin->setValue(v);
                 });
                 editor = spin;
@@ -251,6 +307,7 @@ void PolicyPanel::build() {
     for (QWidget* w : std::as_const(editors_))
         if (qobject_cast<QDoubleSpinBox*>(w)) w->setFixedWidth(widest);
     markApplicable();
+    form_->setEnabled(!doc_->readOnly()); // a receipt: shown, not edited (File > Edit a Copy)
 }
 
 // Keys that only one recovery mode reads are greyed under the others (still editable through the file, and
@@ -288,24 +345,43 @@ void PolicyPanel::syncValues() {
             if (dynamic_cast<BytesSpinBox*>(spin)) showExactBytes(spin); // its signals are blocked here
         }
         if (auto* slider = qobject_cast<QSlider*>(sliders_.value(it.key()))) {
+            // Another key's edit moves what this one accepts (block size, watermark: capacity's least).
+            const SliderSpan span = spanFor(doc_->workload(), it.key(), bases_.value(it.key()));
+            spans_.insert(it.key(), span);
+            auto* spin = qobject_cast<QDoubleSpinBox*>(w);
+            if (spin) spin->setRange(std::min(span.accepted.first, value.toDouble()), span.accepted.second);
+            if (spin) spin->setValue(value.toDouble());
             const QSignalBlocker blockSlider(slider);
-            slider->setValue(valueToSlider(value.toDouble(), bases_.value(it.key())));
+            slider->setValue(valueToSlider(value.toDouble(), span));
+            if (spin) describeSpan(it.key(), slider, spin);
         }
     }
     markApplicable();
+    form_->setEnabled(!doc_->readOnly()); // a receipt: shown, not edited (File > Edit a Copy)
     syncing_ = false;
 }
+
+void PolicyPanel::describeSpan(const QString& key, QSlider* slider, QDoubleSpinBox* spin) {
+    const SliderSpan span = spans_.value(key);
+    QString tip = span.lo > 0 ? tr("%1 to %2 (log scale)").arg(spin->textFromValue(span.lo), spin->textFromValue(span.hi))
+                              : tr("%1 to %2").arg(spin->textFromValue(span.lo), spin->textFromValue(span.hi));
+    if (span.accepted.first > 0 && span.lo == span.accepted.first)
+        tip += tr("\nThe least this workload accepts: %1").arg(spin->textFromValue(span.accepted.first));
+    if (slider->property("ownToolTip").isValid()) slider->setProperty("ownToolTip", tip);
+    if (slider->isEnabledTo(form_)) slider->setToolTip(tip);
+}
+
+QString PolicyPanel::refusal() const { return error_->message(); }
 
 void PolicyPanel::apply(const QString& key, const QString& value) {
     if (syncing_) return;
     QString error;
     if (!doc_->setSetting(key, value, &error)) {
-        error_->setText(tr("Not applied: %1").arg(error));
-        error_->show();
+        error_->setMessage(tr("Not applied: %1").arg(error));
         syncValues();
         return;
     }
-    error_->hide();
+    error_->setMessage(QString());
 }
 
 } // namespace plui

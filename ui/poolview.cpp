@@ -78,6 +78,10 @@ PoolView::PoolView(LabDocument* doc, QWidget* parent) : QWidget(parent), doc_(do
     refresh();
 }
 
+void PoolView::setBanner(QWidget* banner) {
+    if (auto* outer = qobject_cast<QVBoxLayout*>(layout())) outer->insertWidget(0, banner);
+}
+
 QString PoolView::legendText() const { return legend_->text(); }
 
 // The prefix-sharing marks are explained only where the workload shares prefixes.

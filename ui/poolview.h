@@ -25,6 +25,8 @@ class PoolView : public QWidget {
     BlockGridWidget* grid() const { return grid_; }
     QString legendText() const; // what the legend under the pool explains
     void refresh();
+    // A strip of notes (LabBanner) above the pool's tool row; the view lays it out, the caller owns its rows.
+    void setBanner(QWidget* banner);
 
   private:
     LabDocument* doc_;

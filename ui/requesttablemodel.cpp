@@ -84,7 +84,8 @@ bool RequestTableModel::setData(const QModelIndex& index, const QVariant& value,
 
 Qt::ItemFlags RequestTableModel::flags(const QModelIndex& index) const {
     Qt::ItemFlags f = QAbstractTableModel::flags(index);
-    if (index.isValid() && index.column() != Status) f |= Qt::ItemIsEditable;
+    // A receipt shown read-only: its cells do not open an editor (File > Edit a Copy).
+    if (index.isValid() && index.column() != Status && !doc_->readOnly()) f |= Qt::ItemIsEditable;
     return f;
 }
 

@@ -1,6 +1,7 @@
 #include "timelinemodel.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace plui {
 
@@ -143,12 +144,44 @@ TimelineModel TimelineModel::build(const pl::Workload& workload, const pl::RunRe
         }
         m.lanes[r] = std::move(segs);
     }
+    m.requests.resize(n);
+    std::iota(m.requests.begin(), m.requests.end(), 0);
     return m;
 }
 
-const LaneSegment* TimelineModel::segmentAt(int request, std::int64_t tick) const {
-    if (request < 0 || static_cast<std::size_t>(request) >= lanes.size()) return nullptr;
-    const auto& segs = lanes[static_cast<std::size_t>(request)];
+TimelineModel TimelineModel::onlyRequests(const std::vector<std::int32_t>& keep) const {
+    TimelineModel m;
+    m.endTick = endTick;
+    m.keyEnd = keyEnd;
+    for (const std::int32_t r : keep) {
+        const int lane = laneOf(r);
+        if (lane < 0) continue;
+        m.lanes.push_back(lanes[static_cast<std::size_t>(lane)]);
+        m.requests.push_back(r);
+    }
+    for (const LaneMarker& marker : markers) {
+        if (std::binary_search(m.requests.begin(), m.requests.end(), marker.request)) m.markers.push_back(marker);
+    }
+    return m;
+}
+
+std::vector<std::int32_t> TimelineModel::flaggedRequests() const {
+    std::vector<std::int32_t> out;
+    for (const LaneMarker& marker : markers) out.push_back(marker.request);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+int TimelineModel::laneOf(int request) const {
+    // Lanes are in request order (every request, or an ascending subset).
+    const auto it = std::lower_bound(requests.begin(), requests.end(), request);
+    return it != requests.end() && *it == request ? static_cast<int>(it - requests.begin()) : -1;
+}
+
+const LaneSegment* TimelineModel::segmentAt(int lane, std::int64_t tick) const {
+    if (lane < 0 || static_cast<std::size_t>(lane) >= lanes.size()) return nullptr;
+    const auto& segs = lanes[static_cast<std::size_t>(lane)];
     auto it = std::upper_bound(segs.begin(), segs.end(), tick,
                                [](std::int64_t t, const LaneSegment& s) { return t < s.begin; });
     if (it == segs.begin()) return nullptr;
@@ -156,8 +189,8 @@ const LaneSegment* TimelineModel::segmentAt(int request, std::int64_t tick) cons
     return tick < it->end ? &*it : nullptr;
 }
 
-bool TimelineModel::activeAt(int request, std::int64_t tick) const {
-    const LaneSegment* s = segmentAt(request, tick);
+bool TimelineModel::activeAt(int lane, std::int64_t tick) const {
+    const LaneSegment* s = segmentAt(lane, tick);
     return s != nullptr && s->state != LaneState::Done && s->state != LaneState::Censored;
 }
 

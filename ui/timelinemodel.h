@@ -33,17 +33,24 @@ struct LaneMarker {
 };
 
 struct TimelineModel {
-    std::vector<std::vector<LaneSegment>> lanes; // per request (workload order)
-    std::vector<LaneMarker> markers;
+    std::vector<std::vector<LaneSegment>> lanes; // per lane: every request in workload order, or some of them
+    std::vector<std::int32_t> requests;          // per lane, its request (index into the workload's requests)
+    std::vector<LaneMarker> markers;             // `request` is the request's index, not its lane
     std::int64_t endTick = 0;                    // ticks of the run
     std::int64_t keyEnd = 0; // where the last segment ends: past endTick by one where a request was censored
                              // at max_ticks (that tick is drawn)
 
     static TimelineModel build(const pl::Workload& workload, const pl::RunResult& run);
-    // The state of `request` at `tick`, or nullptr before its arrival.
-    const LaneSegment* segmentAt(int request, std::int64_t tick) const;
-    // Whether `request` is in the system at `tick` (arrived, not yet done or censored).
-    bool activeAt(int request, std::int64_t tick) const;
+    // The flagged-only timeline: the lanes of `keep` (request indices, ascending) alone, their markers with them.
+    TimelineModel onlyRequests(const std::vector<std::int32_t>& keep) const;
+    // The requests with a starvation marker (ExcessiveWait, RepeatedPreemption), ascending.
+    std::vector<std::int32_t> flaggedRequests() const;
+    // The lane of `request`, or -1 when it has none here (filtered out, or out of range).
+    int laneOf(int request) const;
+    // The state of lane `lane` at `tick`, or nullptr before its request's arrival.
+    const LaneSegment* segmentAt(int lane, std::int64_t tick) const;
+    // Whether the request of lane `lane` is in the system at `tick` (arrived, not yet done or censored).
+    bool activeAt(int lane, std::int64_t tick) const;
     // The first lane in [from, to) active at `tick`, or -1 (from < 0 and to past the end are clamped).
     int firstActiveLane(std::int64_t tick, int from = 0, int to = -1) const;
 };

@@ -12,7 +12,9 @@
 
 #include <qcustomplot.h>
 
+#include <QAction>
 #include <QLabel>
+#include <QSettings>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -222,8 +224,24 @@ struct TimelineWidget::Impl {
     QCPGraph* preemptMarkers = nullptr;
     std::unique_ptr<PlotCursor> cursor;
     CursorLaneMarks* cursorMarks = nullptr; // on the cursor's layer, above its line
-    TimelineModel model;
+    TimelineModel model; // the lanes drawn: every request's, or the flagged ones' (flaggedOnly)
+    QAction* flaggedOnly = nullptr;
+    // The request of a lane drawn, or -1.
+    int requestOf(int lane) const {
+        return lane >= 0 && static_cast<std::size_t>(lane) < model.requests.size() ? model.requests[static_cast<std::size_t>(lane)] : -1;
+    }
+    // The lanes drawn of `requests`, those that have one.
+    std::vector<int> lanesOf(const std::vector<std::int32_t>& requests) const {
+        std::vector<int> out;
+        for (const std::int32_t r : requests)
+            if (const int lane = model.laneOf(r); lane >= 0) out.push_back(lane);
+        return out;
+    }
 };
+
+namespace {
+const QString kFlaggedOnlyKey = QStringLiteral("timeline/flaggedOnly");
+}
 
 TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()) {
     d->doc = doc;
@@ -264,6 +282,20 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     d->plot->setInteractions(QCP::Interactions(QCP::iRangeDrag) | QCP::iRangeZoom);
     d->plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     d->plot->setNoAntialiasingOnDrag(true);
+    // View > Flagged Requests Only, also the timeline's context menu: the lanes of the requests with a marker.
+    d->flaggedOnly = new QAction(tr("&Flagged Requests Only"), this);
+    d->flaggedOnly->setObjectName(QStringLiteral("flaggedOnlyAction"));
+    d->flaggedOnly->setCheckable(true);
+    d->flaggedOnly->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+    d->flaggedOnly->setToolTip(tr("The timeline shows only the requests marked as starving (excessive wait, "
+                                  "repeated preemption); Export > Timeline writes only theirs"));
+    d->flaggedOnly->setChecked(QSettings().value(kFlaggedOnlyKey, false).toBool());
+    connect(d->flaggedOnly, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue(kFlaggedOnlyKey, on);
+        rebuild();
+    });
+    d->plot->addAction(d->flaggedOnly);
+    d->plot->setContextMenuPolicy(Qt::ActionsContextMenu);
 
     // Markers no taller than a lane and a half: at 5 px lanes, 9 px triangles would pile into one band.
     connect(d->plot, &QCustomPlot::beforeReplot, this, [this] {
@@ -284,7 +316,7 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
             return;
         }
         const auto tick = static_cast<std::int64_t>(std::floor(d->plot->xAxis->pixelToCoord(e->pos().x())));
-        const auto& spec = d->doc->workload().requests[static_cast<std::size_t>(lane)];
+        const auto& spec = d->doc->session()->workload().requests[static_cast<std::size_t>(d->requestOf(lane))];
         QString text = QStringLiteral("%1  (priority %2, tenant %3)\nprompt %4, output %5\ntick %6: ")
                            .arg(QString::fromStdString(spec.id)).arg(spec.priority)
                            .arg(QString::fromStdString(spec.tenant)).arg(spec.prompt_tokens)
@@ -295,7 +327,7 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
         QToolTip::showText(e->globalPosition().toPoint(), text, d->plot);
     });
     connect(d->plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
-        if (e->button() == Qt::LeftButton) d->doc->selectRequest(laneAt(e->pos()));
+        if (e->button() == Qt::LeftButton) d->doc->selectRequest(d->requestOf(laneAt(e->pos())));
     });
     connect(d->plot, &QCustomPlot::mouseDoubleClick, this, [this](QMouseEvent* e) {
         d->doc->seek(static_cast<std::int64_t>(std::floor(d->plot->xAxis->pixelToCoord(e->pos().x()))));
@@ -309,6 +341,14 @@ TimelineWidget::~TimelineWidget() = default;
 QCustomPlot* TimelineWidget::plot() const { return d->plot; }
 
 const TimelineModel& TimelineWidget::model() const { return d->model; }
+
+QAction* TimelineWidget::flaggedOnlyAction() const { return d->flaggedOnly; }
+
+bool TimelineWidget::flaggedOnly() const { return d->flaggedOnly->isChecked(); }
+
+std::vector<std::int32_t> TimelineWidget::shownRequests() const {
+    return flaggedOnly() ? d->model.requests : std::vector<std::int32_t>{};
+}
 
 int TimelineWidget::laneAt(QPoint pos) const {
     if (!d->plot->axisRect()->rect().contains(pos)) return -1;
@@ -344,6 +384,7 @@ void TimelineWidget::rebuild() {
         d->model = TimelineModel{};
     } else {
         d->model = TimelineModel::build(s->workload(), s->result());
+        if (flaggedOnly()) d->model = d->model.onlyRequests(d->model.flaggedRequests());
     }
     // The lanes are stepped in ticks; with config.tick_us the axis says how long one is.
     const std::int64_t tickUs = s ? s->workload().config.tick_us : 0;
@@ -354,7 +395,7 @@ void TimelineWidget::rebuild() {
         auto& xs = m.kind == MarkerKind::ExcessiveWait ? wx : px;
         auto& ys = m.kind == MarkerKind::ExcessiveWait ? wy : py;
         xs.push_back(static_cast<double>(m.tick) + 0.5);
-        ys.push_back(m.request);
+        ys.push_back(d->model.laneOf(m.request));
     }
     d->waitMarkers->setData(wx, wy);
     d->preemptMarkers->setData(px, py);
@@ -364,12 +405,19 @@ void TimelineWidget::rebuild() {
     std::vector<QString> ids;
     if (s) {
         ids.reserve(static_cast<std::size_t>(n));
-        for (const auto& r : s->workload().requests) ids.push_back(QString::fromStdString(r.id));
+        for (const std::int32_t r : d->model.requests)
+            ids.push_back(QString::fromStdString(s->workload().requests[static_cast<std::size_t>(r)].id));
     }
     d->plot->yAxis->setTicker(QSharedPointer<LaneIdTicker>::create(std::move(ids), &d->lanes->victimLanes, d->plot->yAxis));
-    d->plot->yAxis->setLabel(n <= 64 ? QString() : tr("request (of %1; drag, zoom)").arg(n));
+    // Short: the value axis of a laptop-sized timeline is about 150 px tall.
+    const QString flagged = flaggedOnly() && s ? tr("flagged only: %1 of %2").arg(n).arg(s->workload().requests.size())
+                                               : QString();
+    d->plot->yAxis->setLabel(n <= 64 ? flagged : tr("request (of %1; drag, zoom)").arg(n) + (flagged.isEmpty() ? QString() : QStringLiteral("; ") + flagged));
     d->plot->xAxis->setRange(0, static_cast<double>(std::max<std::int64_t>(1, d->model.keyEnd)));
-    showNoRun(d->plot, s == nullptr, d->doc->noRunReason());
+    const bool noneFlagged = s != nullptr && n == 0 && flaggedOnly();
+    showNoRun(d->plot, s == nullptr || noneFlagged,
+              noneFlagged ? tr("No request is flagged in this run (View > Flagged Requests Only, Ctrl+Shift+F, shows all)")
+                          : d->doc->noRunReason());
     d->cursor->setVisible(s != nullptr);
     // Many requests: show the first 60 lanes; zoom or drag to see the rest.
     d->plot->yAxis->setRange(-0.5, std::min(n, 60) - 0.5);
@@ -385,12 +433,10 @@ bool TimelineWidget::updateCursor() {
     d->cursorMarks->tick = tick;
     const QCPRange before = d->plot->yAxis->range();
     followCursor(tick);
-    const auto& victims = d->doc->victimsAtCursor();
-    std::vector<int> lanes(victims.begin(), victims.end());
+    std::vector<int> lanes = d->lanesOf(d->doc->victimsAtCursor());
     const bool victimsChanged = lanes != d->lanes->victimLanes;
     d->lanes->victimLanes = std::move(lanes); // the lane ticker names them too
-    const auto& requesters = d->doc->requestersAtCursor();
-    std::vector<int> requesterLanes(requesters.begin(), requesters.end());
+    std::vector<int> requesterLanes = d->lanesOf(d->doc->requestersAtCursor());
     const bool requestersChanged = requesterLanes != d->lanes->requesterLanes;
     d->lanes->requesterLanes = std::move(requesterLanes);
     return victimsChanged || requestersChanged || d->plot->yAxis->range() != before;
@@ -409,12 +455,12 @@ void TimelineWidget::followCursor(std::int64_t tick) {
     if (n == 0 || (r.lower <= -0.5 && r.upper >= n - 0.5)) return;
     const int lo = std::max(0, static_cast<int>(std::ceil(r.lower)));
     const int hi = std::min(n, static_cast<int>(std::floor(r.upper)) + 1);
-    const int sel = d->doc->selectedRequest();
+    const int sel = d->model.laneOf(d->doc->selectedRequest());
     if (sel >= lo && sel < hi) return;
     // At an eviction tick the victim's lane is what the user came to see: bring it into view (centred).
-    const auto& victims = d->doc->victimsAtCursor();
+    const std::vector<int> victims = d->lanesOf(d->doc->victimsAtCursor());
     if (!victims.empty()) {
-        for (std::int32_t v : victims) {
+        for (const int v : victims) {
             if (v >= lo && v < hi) return;
         }
         const double top = std::clamp(victims.front() - r.size() / 2, -0.5, std::max(-0.5, n - 0.5 - r.size()));
@@ -428,8 +474,8 @@ void TimelineWidget::followCursor(std::int64_t tick) {
 }
 
 void TimelineWidget::updateSelection() {
-    d->lanes->selectedLane = d->doc->selectedRequest();
-    const int sel = d->doc->selectedRequest();
+    const int sel = d->model.laneOf(d->doc->selectedRequest());
+    d->lanes->selectedLane = sel;
     if (sel >= 0) {
         // Bring the selected lane into view when it is outside.
         const QCPRange r = d->plot->yAxis->range();

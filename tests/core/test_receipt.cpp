@@ -26,6 +26,7 @@ class TestReceipt : public QObject {
     void hashesFollowTheirParts();
     void eventHashCoversTheWrittenEvents();
     void verifyPassesUntouchedReceipt();
+    void receiptWorkloadReadsItBack();
     void verifyNamesTheFirstDifference();
     void verifyNamesTheFieldBehindRecomputedHashes();
     void oracleNoticesErasedTokens();
@@ -318,6 +319,48 @@ void TestReceipt::writtenChecksAreTheOraclesOnTheSameText() {
     const OracleReport nothing = unstarted.end(nlohmann::json::object());
     QVERIFY(!nothing.passed);
     QCOMPARE(nothing.violations.front(), std::string("the receipt has no 'workload' or 'policy' object"));
+}
+
+// pl::receiptWorkload: what the lab opens read-only. A receipt's workload and policy come back as the
+// workload that made it (v2 written now, a v1 one from before compact candidates), and bad input names the
+// file and the field.
+void TestReceipt::receiptWorkloadReadsItBack() {
+    const Workload w = pltest::loadSampleFile(PREEMPTLAB_SOURCE_DIR "/samples/livelock-next-block.workload.json");
+    const std::string text = receiptText(w, runWorkload(w));
+    auto back = receiptWorkload(text, "x.receipt.json");
+    QVERIFY(std::holds_alternative<Workload>(back));
+    Workload withoutNotes = w; // a receipt keeps no notes
+    withoutNotes.notes.clear();
+    QVERIFY(std::get<Workload>(back) == withoutNotes);
+    for (const char* v1 : {"v1-burst-recompute-wave.receipt.json", "v1-multi-tenant-tenant-fair.receipt.json"}) {
+        const std::string path = PREEMPTLAB_SOURCE_DIR "/tests/core/data/" + std::string(v1);
+        auto file = readTextFile(path, Caps{}.max_file_bytes, "receipt");
+        QVERIFY(std::holds_alternative<std::string>(file));
+        auto read = receiptWorkload(std::get<std::string>(file), path);
+        const auto* e = std::get_if<InputError>(&read); // QVERIFY2 builds its message whether or not it fails
+        QVERIFY2(e == nullptr, e ? e->message().c_str() : "");
+        QVERIFY(!std::get<Workload>(read).requests.empty());
+    }
+    const struct {
+        std::string text;
+        std::string path;
+    } bad[] = {{"", ""},
+               {"{\"format\": \"preemptlab.workload.v1\"}", "/format"},
+               {"{\"format\": \"preemptlab.receipt.v2\", \"policy\": {}}", "/workload"},
+               {"[1, 2", ""}};
+    for (const auto& b : bad) {
+        auto read = receiptWorkload(b.text, "bad.receipt.json");
+        QVERIFY2(std::holds_alternative<InputError>(read), b.text.c_str());
+        const InputError& e = std::get<InputError>(read);
+        QCOMPARE(e.file, std::string("bad.receipt.json"));
+        if (!b.path.empty()) QCOMPARE(e.path, b.path);
+    }
+    // A receipt whose embedded workload breaks a rule names the field under /workload.
+    nlohmann::json doc = nlohmann::json::parse(text);
+    doc["workload"]["config"]["capacity_blocks"] = 1;
+    auto broken = receiptWorkload(doc.dump(), "edited.receipt.json");
+    QVERIFY(std::holds_alternative<InputError>(broken));
+    QVERIFY2(std::get<InputError>(broken).path.rfind("/workload", 0) == 0, std::get<InputError>(broken).message().c_str());
 }
 
 QTEST_GUILESS_MAIN(TestReceipt)

@@ -29,6 +29,7 @@ class TestTimeline : public QObject {
     void evictInstantsAreTheReceiptsEvicts();
     void countersFollowTheSeries();
     void sameRunSameBytes();
+    void onlyRequestsKeepsTheirTracksWhole();
     void tickLengthScalesTimestamps();
     void badPathWritesNothing();
     void aStopFlagCancelsAndLeavesNoFile();
@@ -489,6 +490,34 @@ void TestTimeline::cliBadTraceOutNamesTheFile() {
     // The trace may not replace the workload it was made from.
     const auto r2 = runCli({"run", sample, "--trace-out", sample});
     QCOMPARE(r2.code, 2);
+}
+
+// The lab's flagged-only timeline exports only the flagged requests' tracks: exactly their slices and evict
+// instants, as the whole trace has them, and the pool's counters unchanged.
+void TestTimeline::onlyRequestsKeepsTheirTracksWhole() {
+    const Workload w = loadSample("starvation");
+    EngineOptions options;
+    options.record_series = true;
+    std::vector<TickStats> series;
+    const RunResult run = runWorkload(w, nullptr, {}, options, &series);
+    std::vector<std::int32_t> only;
+    for (const RequestRecord& r : run.records)
+        if (r.excessive_wait || r.repeated_preemption) only.push_back(r.request);
+    QVERIFY(!only.empty() && only.size() < w.requests.size());
+    const json whole = json::parse(timelineText(w, run, series, tickLengthOf(w)));
+    const json part = json::parse(timelineText(w, run, series, tickLengthOf(w), only));
+    QVERIFY(!whole["metadata"].contains("tracks_of_requests"));
+    QCOMPARE(part["metadata"]["tracks_of_requests"].get<std::int64_t>(), static_cast<std::int64_t>(only.size()));
+    const auto keep = [&](const json& e) {
+        if (e["pid"] != 1 || !e.contains("tid")) return true; // processes' names, counters
+        const auto r = e["tid"].get<std::int32_t>() - 1;
+        return std::find(only.begin(), only.end(), r) != only.end();
+    };
+    json expected = json::array();
+    for (const json& e : whole["traceEvents"])
+        if (keep(e)) expected.push_back(e);
+    QVERIFY(expected.size() < whole["traceEvents"].size());
+    QVERIFY(part["traceEvents"] == expected);
 }
 
 QTEST_GUILESS_MAIN(TestTimeline)

@@ -1,7 +1,9 @@
 // Settings changed in memory: a workload validated without a file (what the lab and the CLI's flags change) and
 // every override a flag or the lab's panel applies, with the errors that name the flag.
+#include "engine_fixtures.h"
 #include "workload_io.h"
 #include "workload_io_fixtures.h"
+#include "workload_rules.h"
 
 #include <QtTest>
 
@@ -15,6 +17,7 @@ class TestWorkloadOverrides : public QObject {
     void overrides();
     void overrideErrors_data();
     void overrideErrors();
+    void acceptedRangesAreWhatValidationAccepts();
 };
 
 void TestWorkloadOverrides::validateInMemory() {
@@ -167,6 +170,48 @@ void TestWorkloadOverrides::overrideErrors() {
     QCOMPARE(QString::fromStdString(e->path), flag);
     QVERIFY2(QString::fromStdString(e->reason).contains(reason), e->reason.c_str());
     QCOMPARE(pl::fullWorkloadJson(w), before); // a failed override changes nothing
+}
+
+// pl::acceptedRange (the lab's sliders offer only these): for every integer setting of every sample, both ends
+// validate and the values just outside them are refused.
+void TestWorkloadOverrides::acceptedRangesAreWhatValidationAccepts() {
+    int boundsChecked = 0;
+    for (const std::string& path : pltest::sampleFiles()) {
+        const pl::Workload w = pltest::loadSampleFile(path);
+        std::vector<std::string_view> keys; // every integer setting (enable_prefix_caching is a flag)
+        for (const pl::ConfigField& f : pl::configFields()) keys.push_back(f.key);
+        keys.push_back("watermark_blocks");
+        keys.push_back("hybrid_swap_percent");
+        for (std::string_view key : keys) {
+            const auto range = pl::acceptedRange(w, key);
+            QVERIFY2(range.has_value(), std::string(key).c_str());
+            QVERIFY2(range->min <= range->max, (path + " " + std::string(key)).c_str());
+            const auto accepts = [&](std::int64_t v) {
+                pl::Workload after = w;
+                if (pl::applyOverride(after, key, std::to_string(v))) return false;
+                return !pl::validateWorkload(after);
+            };
+            const std::string what = path + " " + std::string(key) + " ";
+            QVERIFY2(accepts(range->min), (what + std::to_string(range->min)).c_str());
+            QVERIFY2(accepts(range->max), (what + std::to_string(range->max)).c_str());
+            if (range->min > 0) {
+                QVERIFY2(!accepts(range->min - 1), (what + std::to_string(range->min - 1)).c_str());
+                ++boundsChecked;
+            }
+            if (range->max < pl::kMaxSafeInteger) {
+                QVERIFY2(!accepts(range->max + 1), (what + std::to_string(range->max + 1)).c_str());
+                ++boundsChecked;
+            }
+        }
+        // The capacity the largest request needs: the bound the lab's slider used to cross.
+        const auto capacity = pl::acceptedRange(w, "capacity_blocks");
+        std::int64_t need = w.policy.watermark_blocks + 1;
+        for (const auto& r : w.requests)
+            need = std::max(need, pl::ceilDiv(r.prompt_tokens + r.max_output_tokens, w.config.block_size_tokens));
+        QCOMPARE(capacity->min, need);
+    }
+    QVERIFY(boundsChecked > 0);
+    QVERIFY(!pl::acceptedRange(pltest::loadSampleFile(pltest::sampleFiles().front()), "recovery"));
 }
 
 QTEST_APPLESS_MAIN(TestWorkloadOverrides)

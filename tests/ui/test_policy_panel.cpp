@@ -89,12 +89,24 @@ class TestPolicyPanel : public QObject {
         QCOMPARE(capacity->value(), 64.0);
         QCOMPARE(receiptTextOf(*doc), before);
         QCOMPARE(doc->currentTick(), 40);
-        // A value the workload cannot take is refused and explained, and the control snaps back.
+        // A capacity too small for the largest request is never offered (issue 27: 1 was, and was refused): the
+        // field stops at the least the workload accepts, the 54 blocks its largest request needs, which applies.
         capacity->setValue(1);
-        QCOMPARE(doc->workload().config.capacity_blocks, 64);
-        auto* err = w->policy()->findChild<QLabel*>(QStringLiteral("policyError"));
-        QVERIFY(err && err->isVisible() && err->text().contains(QStringLiteral("capacity")));
+        QCOMPARE(capacity->value(), 54.0);
+        QCOMPARE(doc->workload().config.capacity_blocks, 54);
+        doc->undoStack()->undo();
         QCOMPARE(capacity->value(), 64.0);
+        // A value the workload cannot take is refused and explained, and the control snaps back.
+        auto* profile = qobject_cast<QComboBox*>(w->policy()->editor(QStringLiteral("engine_profile")));
+        auto* ahead = qobject_cast<QCheckBox*>(w->policy()->editor(QStringLiteral("preempt_ahead")));
+        QVERIFY(profile && ahead);
+        profile->setCurrentText(QStringLiteral("vllm-v1"));
+        ahead->setChecked(true);
+        QVERIFY(!doc->workload().policy.preempt_ahead);
+        auto* err = w->policy()->findChild<QLabel*>(QStringLiteral("policyError"));
+        QVERIFY(err && err->isVisible() && err->toolTip().contains(QStringLiteral("preempt_ahead")));
+        QVERIFY(!ahead->isChecked());
+        doc->undoStack()->undo();
     }
 
     void bytesTextIsExact_data() {
