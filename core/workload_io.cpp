@@ -5,6 +5,7 @@
 
 #include "json_pointer.h"
 #include "json_reader.h"
+#include "workload_plain.h"
 #include "workload_rules.h"
 
 #include <algorithm>
@@ -433,6 +434,14 @@ Result<Workload> readWorkloadText(std::string_view text, const std::string& file
 
 Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps,
                                const std::atomic<bool>* stop) {
+    if (auto plain = readPlainWorkload(text, caps, stop)) {
+        return std::move(*plain);
+    }
+    return parseWorkloadStrict(text, file, caps, stop);
+}
+
+Result<Workload> parseWorkloadStrict(std::string_view text, const std::string& file, const Caps& caps,
+                                     const std::atomic<bool>* stop) {
     return readWorkloadText(text, file, caps, stop, true);
 }
 

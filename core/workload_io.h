@@ -34,15 +34,22 @@ struct Caps {
 template <typename T>
 using Result = std::variant<T, InputError>;
 
-// Parse and validate a workload document. `file` is only used in error messages. Each request is read as soon
-// as the parser has it and its JSON freed; the checks that need the config follow, in validateWorkload's order.
-// `stop` (the lab's Cancel on a big file; the CLI gives none) is read while reading the file, parsing it and
-// converting its requests (StopCheck, stop_check.h): once set, they end with pl::Cancelled and no workload.
+// Parse and validate a workload document. `file` is only used in error messages. Text written plainly (as the
+// project and its importers write it) is read by the fast path (readPlainWorkload, workload_plain.h: no JSON
+// document); anything else, and every text with a mistake, by parseWorkloadStrict, so every error is the strict
+// reader's. `stop` (the lab's Cancel on a big file; the CLI gives none) is read while reading the file, parsing
+// it and converting its requests (StopCheck, stop_check.h): once set, they end with pl::Cancelled and no workload.
 Result<Workload> parseWorkload(std::string_view text, const std::string& file, const Caps& caps = {},
                                const std::atomic<bool>* stop = nullptr);
+// The strict reader alone: nlohmann_json's SAX parser into a DOM that checks duplicate keys, depth, caps and
+// UTF-8 and reports syntax errors by line and column (json_reader.h); each request is read as soon as the parser
+// has it and its JSON freed; the checks that need the config follow, in validateWorkload's order. The reference
+// the fast path is held to (test_workload_plain, fuzz_workload).
+Result<Workload> parseWorkloadStrict(std::string_view text, const std::string& file, const Caps& caps = {},
+                                     const std::atomic<bool>* stop = nullptr);
 // The same reading with the whole document held as JSON first (its requests read from the DOM, as
 // workloadFromJson does): at 300,000 requests 3.6 times the peak memory and 1.4 times the time. Not for use:
-// the reference that the tests and the fuzzer hold parseWorkload's results to, error for error.
+// the reference that the tests and the fuzzer hold parseWorkloadStrict's results to, error for error.
 Result<Workload> parseWorkloadWhole(std::string_view text, const std::string& file, const Caps& caps = {},
                                     const std::atomic<bool>* stop = nullptr);
 Result<Workload> workloadFromJson(const nlohmann::json& doc, const std::string& file, const Caps& caps = {},

@@ -3,6 +3,7 @@
 #include "trace/trace_rows.h"
 #include "verify.h"
 #include "workload_io.h"
+#include "workload_io_fixtures.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>
@@ -188,8 +189,8 @@ void TestHostileInput::verifyReportsLineAndColumn() {
 void TestHostileInput::requestCapBoundary() {
     Caps caps;
     caps.max_requests = 3;
-    QVERIFY(std::holds_alternative<Workload>(parseWorkload(workloadWith(3), "w.json", caps)));
-    const auto over = parseWorkload(workloadWith(4), "w.json", caps);
+    QVERIFY(std::holds_alternative<Workload>(pltest::workloadio::parseBothWays(workloadWith(3), "w.json", caps)));
+    const auto over = pltest::workloadio::parseBothWays(workloadWith(4), "w.json", caps);
     QVERIFY(std::holds_alternative<InputError>(over));
     const InputError& e = std::get<InputError>(over);
     QCOMPARE(e.path, std::string("/requests"));
@@ -203,7 +204,7 @@ void TestHostileInput::requestCapBoundary() {
 // and in a file (whose paths are the file's order, before normalisation).
 void TestHostileInput::duplicateIdsAmongMany() {
     const std::string text = workloadWith(20000);
-    auto parsed = parseWorkload(text, "many.json");
+    auto parsed = pltest::workloadio::parseBothWays(text, "many.json");
     QVERIFY(std::holds_alternative<Workload>(parsed));
     Workload w = std::get<Workload>(std::move(parsed));
     QVERIFY(!validateWorkload(w));
@@ -222,7 +223,7 @@ void TestHostileInput::duplicateIdsAmongMany() {
     };
     replace(R"("id": "r15000")", R"("id": "r7000")");
     replace(R"("id": "r19999")", R"("id": "r3")");
-    const auto fromFile = parseWorkload(dup, "many.json");
+    const auto fromFile = pltest::workloadio::parseBothWays(dup, "many.json");
     QVERIFY(std::holds_alternative<InputError>(fromFile));
     QCOMPARE(std::get<InputError>(fromFile).message(),
              std::string("many.json: /requests/15000/id: duplicate id \"r7000\" (first used at /requests/7000)"));
@@ -231,8 +232,8 @@ void TestHostileInput::duplicateIdsAmongMany() {
 void TestHostileInput::prefixBlockCapBoundary() {
     Caps caps;
     caps.max_prefix_blocks = 5;
-    QVERIFY(std::holds_alternative<Workload>(parseWorkload(workloadWithPrefixes({3, 0, 2}), "w.json", caps)));
-    const auto over = parseWorkload(workloadWithPrefixes({3, 0, 3}), "w.json", caps);
+    QVERIFY(std::holds_alternative<Workload>(pltest::workloadio::parseBothWays(workloadWithPrefixes({3, 0, 2}), "w.json", caps)));
+    const auto over = pltest::workloadio::parseBothWays(workloadWithPrefixes({3, 0, 3}), "w.json", caps);
     QVERIFY(std::holds_alternative<InputError>(over));
     const InputError& e = std::get<InputError>(over);
     QCOMPARE(e.file, std::string("w.json"));
@@ -243,7 +244,7 @@ void TestHostileInput::prefixBlockCapBoundary() {
     // Other arrays named prefix_blocks (not at /requests/N/) are not counted: here an unknown key's, refused later.
     const std::string stray = R"({"format": "preemptlab.workload.v1", "name": "x", "prefix_blocks": [1, 2, 3, 4, 5, 6],
                                  "requests": [{"id": "a", "arrival_tick": 0, "prompt_tokens": 1, "output_tokens": 1}]})";
-    const auto unknown = parseWorkload(stray, "w.json", caps);
+    const auto unknown = pltest::workloadio::parseBothWays(stray, "w.json", caps);
     QVERIFY(std::holds_alternative<InputError>(unknown));
     QVERIFY2(std::get<InputError>(unknown).reason.find("unknown key") != std::string::npos,
              std::get<InputError>(unknown).reason.c_str());
@@ -267,7 +268,7 @@ void TestHostileInput::prefixBlockCapStopsReadingA64GiBDocument() {
 // A workload built in memory (importer, lab) is held to the same cap by validateWorkload, and a DOM read
 // elsewhere by workloadFromJson.
 void TestHostileInput::prefixBlockCapInMemory() {
-    auto parsed = parseWorkload(workloadWithPrefixes({4, 4, 4}), "w.json");
+    auto parsed = pltest::workloadio::parseBothWays(workloadWithPrefixes({4, 4, 4}), "w.json");
     QVERIFY(std::holds_alternative<Workload>(parsed));
     const Workload& w = std::get<Workload>(parsed);
     Caps caps;
@@ -300,12 +301,12 @@ void TestHostileInput::notesAreCapped() {
     std::string text = R"({"format": "preemptlab.workload.v1", "name": "n", "notes": ")";
     text += std::string((std::size_t{1} << 20) + 1, 'a');
     text += R"(", "requests": [{"id": "a", "arrival_tick": 0, "prompt_tokens": 1, "output_tokens": 1}]})";
-    const auto over = parseWorkload(text, "notes.json", caps);
+    const auto over = pltest::workloadio::parseBothWays(text, "notes.json", caps);
     QVERIFY(std::holds_alternative<InputError>(over));
     QCOMPARE(std::get<InputError>(over).message(),
              std::string("notes.json: /notes: holds 1048577 bytes, over the cap of 1048576 bytes (1 MiB) for free text"));
     caps.max_notes_bytes = std::int64_t{1} << 21;
-    const auto under = parseWorkload(text, "notes.json", caps);
+    const auto under = pltest::workloadio::parseBothWays(text, "notes.json", caps);
     QVERIFY(std::holds_alternative<Workload>(under));
     QVERIFY(validateWorkload(std::get<Workload>(under), caps) == std::nullopt);
     QCOMPARE(validateWorkload(std::get<Workload>(under), Caps{})->path, std::string("/notes"));

@@ -250,7 +250,7 @@ void TestWorkloadIo::emptyFilesSaySo() {
     QCOMPARE(
         parseError(text).message(),
         std::string("bad.json: the file is empty (a preemptlab.workload.v1 JSON document was expected)"));
-    auto fromStdin = pl::parseWorkload(text, "-");
+    auto fromStdin = parseBothWays(text, "-");
     QVERIFY(std::holds_alternative<pl::InputError>(fromStdin));
     QCOMPARE(std::get<pl::InputError>(fromStdin).message(),
              std::string("-: standard input is empty (a preemptlab.workload.v1 JSON document was expected)"));

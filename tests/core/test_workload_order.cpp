@@ -5,6 +5,7 @@
 // paths and caps.
 #include "json_reader.h"
 #include "workload_io.h"
+#include "workload_io_fixtures.h"
 
 #include <QtTest>
 
@@ -114,8 +115,8 @@ class TestWorkloadOrder : public QObject {
         QFETCH(QString, reason);
         const std::string configFirst = document.toStdString();
         const json doc = json::parse(configFirst);
-        const auto a = pl::parseWorkload(configFirst, "bad.json");
-        const auto b = pl::parseWorkload(requestsFirst(doc), "bad.json");
+        const auto a = pltest::workloadio::parseBothWays(configFirst, "bad.json");
+        const auto b = pltest::workloadio::parseBothWays(requestsFirst(doc), "bad.json");
         const auto fromDom = pl::workloadFromJson(doc, "bad.json");
         QCOMPARE(describe(b), describe(a));
         QCOMPARE(describe(fromDom), describe(a));
@@ -129,8 +130,8 @@ class TestWorkloadOrder : public QObject {
 
     void aValidDocumentReadsTheSameEitherWay() {
         const json doc = baseDocument();
-        const auto a = pl::parseWorkload(doc.dump(), "ok.json");
-        const auto b = pl::parseWorkload(requestsFirst(doc), "ok.json");
+        const auto a = pltest::workloadio::parseBothWays(doc.dump(), "ok.json");
+        const auto b = pltest::workloadio::parseBothWays(requestsFirst(doc), "ok.json");
         const auto fromDom = pl::workloadFromJson(doc, "ok.json");
         QVERIFY2(std::holds_alternative<pl::Workload>(a), describe(a).c_str());
         QVERIFY(std::get<pl::Workload>(b).requests == std::get<pl::Workload>(a).requests);
@@ -144,7 +145,7 @@ class TestWorkloadOrder : public QObject {
         doc["requests"][0]["output_tokens"] = "x";
         std::string text = requestsFirst(doc);
         text.back() = ','; // "...}" -> "...,": the document ends inside its object
-        const auto e = pl::parseWorkload(text, "bad.json");
+        const auto e = pltest::workloadio::parseBothWays(text, "bad.json");
         QVERIFY(std::holds_alternative<pl::InputError>(e));
         QVERIFY2(std::get<pl::InputError>(e).path.rfind("line 1, column ", 0) == 0, describe(e).c_str());
     }

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace pltest::workloadio {
 
@@ -41,8 +42,25 @@ inline json mutated(const std::function<void(json&)>& change) {
     return doc;
 }
 
+// parseWorkload (its fast path first, core/workload_plain.h) and the strict reader alone read `text` alike: the
+// same workload, field by field, or the same error (file, path and reason). Returns parseWorkload's result.
+inline pl::Result<pl::Workload> parseBothWays(std::string_view text, const std::string& file,
+                                              const pl::Caps& caps = {}) {
+    auto result = pl::parseWorkload(text, file, caps);
+    const auto strict = pl::parseWorkloadStrict(text, file, caps);
+    const auto* e1 = std::get_if<pl::InputError>(&result);
+    const auto* e2 = std::get_if<pl::InputError>(&strict);
+    if ((e1 == nullptr) != (e2 == nullptr) || (e1 != nullptr && e1->message() != e2->message()) ||
+        (e1 == nullptr && !(std::get<pl::Workload>(result) == std::get<pl::Workload>(strict)))) {
+        qFatal("parseWorkload and parseWorkloadStrict differ (%s / %s) on: %s",
+               e1 != nullptr ? e1->message().c_str() : "a workload", e2 != nullptr ? e2->message().c_str() : "a workload",
+               std::string(text.substr(0, 200)).c_str());
+    }
+    return result;
+}
+
 inline pl::Workload parseOk(const std::string& text) {
-    auto result = pl::parseWorkload(text, "ok.json");
+    auto result = parseBothWays(text, "ok.json");
     if (auto* e = std::get_if<pl::InputError>(&result)) {
         qFatal("unexpected error: %s", e->message().c_str());
     }
@@ -50,7 +68,7 @@ inline pl::Workload parseOk(const std::string& text) {
 }
 
 inline pl::InputError parseError(const std::string& text, const pl::Caps& caps = {}) {
-    auto result = pl::parseWorkload(text, "bad.json", caps);
+    auto result = parseBothWays(text, "bad.json", caps);
     if (!std::holds_alternative<pl::InputError>(result)) {
         qFatal("expected an error for: %s", text.substr(0, 200).c_str());
     }

@@ -1,12 +1,15 @@
 // Fuzz target: the workload parser and validator (parseWorkload, validateWorkload, the normalised JSON).
 // Properties checked on every input:
 //  - bad input yields an InputError with a reason and the file name, never a crash or an exception;
-//  - reading the requests while parsing (parseWorkload) gives what reading them from the whole DOM does;
+//  - the fast path (readPlainWorkload), when it reads the input at all, gives the strict reader's workload, field by
+//    field, and parseWorkload (the fast path, else the strict reader) gives the strict reader's error or workload;
+//  - reading the requests while parsing (parseWorkloadStrict) gives what reading them from the whole DOM does;
 //  - an accepted workload also passes validateWorkload (the lab's in-memory check agrees with the reader);
 //  - an accepted workload written back (fullWorkloadJson) parses again to the same workload (round trip).
 #include "fuzz_common.h"
 
 #include "workload_io.h"
+#include "workload_plain.h"
 
 #include <cstdint>
 
@@ -14,16 +17,32 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace pl;
     const std::string file = "fuzz.workload.json";
     const Caps caps = fuzz::smallCaps();
-    auto parsed = parseWorkload(fuzz::asText(data, size), file, caps);
+    const std::string_view text = fuzz::asText(data, size);
+    auto parsed = parseWorkload(text, file, caps);
+    const auto strict = parseWorkloadStrict(text, file, caps);
+    // The same error or the same workload, field by field.
+    const auto differ = [](const Result<Workload>& a, const Result<Workload>& b) {
+        const auto* ea = std::get_if<InputError>(&a);
+        const auto* eb = std::get_if<InputError>(&b);
+        return (ea == nullptr) != (eb == nullptr) || (ea != nullptr && ea->message() != eb->message()) ||
+               (ea == nullptr && !(std::get<Workload>(a) == std::get<Workload>(b)));
+    };
+    const auto described = [](const Result<Workload>& r) {
+        const auto* e = std::get_if<InputError>(&r);
+        return e != nullptr ? e->message() : std::string("a workload");
+    };
+    if (auto plain = readPlainWorkload(text, caps)) {
+        if (differ(Result<Workload>(std::move(*plain)), strict)) {
+            fuzz::bug("the fast path reads a workload where the strict reader reads " + described(strict));
+        }
+    }
+    if (differ(parsed, strict)) {
+        fuzz::bug("parseWorkload and parseWorkloadStrict differ: " + described(parsed) + " / " + described(strict));
+    }
     // Requests read while parsing, or from the whole document's JSON: the same error or the same workload.
-    const auto whole = parseWorkloadWhole(fuzz::asText(data, size), file, caps);
-    const auto* e1 = std::get_if<InputError>(&parsed);
-    const auto* e2 = std::get_if<InputError>(&whole);
-    if ((e1 == nullptr) != (e2 == nullptr) || (e1 != nullptr && e1->message() != e2->message()) ||
-        (e1 == nullptr && fullWorkloadJson(std::get<Workload>(parsed)) != fullWorkloadJson(std::get<Workload>(whole)))) {
-        fuzz::bug("parseWorkload and parseWorkloadWhole differ: " +
-                  (e1 != nullptr ? e1->message() : std::string("a workload")) + " / " +
-                  (e2 != nullptr ? e2->message() : std::string("a workload")));
+    const auto whole = parseWorkloadWhole(text, file, caps);
+    if (differ(strict, whole)) {
+        fuzz::bug("parseWorkloadStrict and parseWorkloadWhole differ: " + described(strict) + " / " + described(whole));
     }
     if (auto* e = std::get_if<InputError>(&parsed)) {
         fuzz::checkError(*e, file);
