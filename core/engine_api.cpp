@@ -26,13 +26,14 @@ std::string_view toString(Phase p) {
 }
 
 
-Event& EngineImpl::emit(EventKind kind, std::int32_t request) {
+// The ledger's events carry the request as the int32 the receipt writes (none: -1, a pressure no one request caused).
+Event& EngineImpl::emit(EventKind kind, RequestIndex request) {
     auto& events = e_.ledger_.events;
     Event& ev = events.emplace_back();
     ev.seq = static_cast<std::int64_t>(events.size()) - 1;
     ev.tick = t_;
     ev.kind = kind;
-    ev.request = request;
+    ev.request = request.value();
     ev.capacity_blocks = c_.capacity_blocks;
     ev.host_bytes = s_.host_used;
     ev.prefix = e_.prefix_;
@@ -40,11 +41,11 @@ Event& EngineImpl::emit(EventKind kind, std::int32_t request) {
 }
 
 // Keep what the live backend measured, beside (never inside) the hashed event.
-void EngineImpl::annotate(std::int64_t seq, std::int32_t r, const char* kind, std::int64_t tokens,
+void EngineImpl::annotate(std::int64_t seq, RequestIndex r, const char* kind, std::int64_t tokens,
                           const LiveMeasurement& m) {
     LiveAnnotation a;
     a.seq = seq;
-    a.request = r;
+    a.request = r.value();
     a.kind = kind;
     a.tokens = tokens;
     a.measured_us = m.measured_us;
@@ -61,8 +62,8 @@ void EngineImpl::init(Engine& e) {
     const auto& w = e.workload_;
     const auto n = w.requests.size();
     s.req.assign(n, RequestState{});
-    for (std::size_t i = 0; i < n; ++i) {
-        s.req[i].output_tokens = w.requests[i].output_tokens;
+    for (const RequestIndex r : s.req.indices()) {
+        s.req[r].output_tokens = w.requests[r.slot()].output_tokens;
     }
     s.free_blocks = w.config.capacity_blocks;
     s.unfinished = static_cast<std::int64_t>(n);
@@ -74,9 +75,9 @@ void EngineImpl::init(Engine& e) {
     std::sort(tenants.begin(), tenants.end());
     tenants.erase(std::unique(tenants.begin(), tenants.end()), tenants.end());
     e.tenants_ = tenants;
-    for (std::size_t i = 0; i < n; ++i) {
-        s.req[i].tenant = static_cast<std::int32_t>(
-            std::lower_bound(tenants.begin(), tenants.end(), w.requests[i].tenant) - tenants.begin());
+    for (const RequestIndex r : s.req.indices()) {
+        s.req[r].tenant = static_cast<std::int32_t>(
+            std::lower_bound(tenants.begin(), tenants.end(), w.requests[r.slot()].tenant) - tenants.begin());
     }
     e.ranks_ = VictimRanks::of(w);
     e.prefix_ = sharesPrefixes(w);
@@ -133,8 +134,8 @@ Engine::State Engine::stateWithoutRequests() {
     // Set aside while the rest is copied, and put back whatever happens (a copy can throw bad_alloc).
     struct Aside {
         State& s;
-        std::vector<RequestState> req;
-        std::vector<std::vector<std::int32_t>> held;
+        PerRequest<RequestState> req;
+        PerRequest<std::vector<std::int32_t>> held;
         explicit Aside(State& state) : s(state), req(std::move(state.req)), held(std::move(state.held)) {}
         ~Aside() {
             s.req = std::move(req);
@@ -187,14 +188,14 @@ bool Engine::runToNextPressure() {
     return false;
 }
 
-std::span<const RequestState> Engine::requests() const { return s_->req; }
+std::span<const RequestState> Engine::requests() const { return s_->req.values(); }
 std::span<const std::int32_t> Engine::blockOwners() const { return s_->owner; }
 std::span<const std::uint8_t> Engine::blockInFlight() const { return s_->in_flight; }
 std::span<const std::int32_t> Engine::blockRefCount() const { return s_->ref; }
 std::span<const std::int64_t> Engine::blockPrefixId() const { return s_->block_key; }
 std::span<const std::int32_t> Engine::heldBlocks(std::int32_t r) const {
-    const auto i = static_cast<std::size_t>(r);
-    return i < s_->held.size() ? std::span<const std::int32_t>(s_->held[i]) : std::span<const std::int32_t>();
+    const RequestIndex i(r); // the lab's int32 (an event's request): -1 or past the end holds nothing
+    return s_->held.contains(i) ? std::span<const std::int32_t>(s_->held[i]) : std::span<const std::int32_t>();
 }
 const std::vector<TickStats>& Engine::series() const { return series_; }
 const std::vector<std::string>& Engine::tenants() const { return tenants_; }
@@ -207,7 +208,7 @@ std::vector<std::int32_t> Engine::waitingQueue() const {
     std::vector<std::int32_t> q;
     q.reserve(s_->waiting.size());
     for (const auto& entry : s_->waiting) {
-        q.push_back(entry.second);
+        q.push_back(entry.second.value());
     }
     return q;
 }

@@ -27,7 +27,7 @@ namespace {
 constexpr std::int32_t kNone = -1;
 }
 
-void EngineImpl::holdMore(std::int32_t r, std::int64_t n) {
+void EngineImpl::holdMore(RequestIndex r, std::int64_t n) {
     auto& st = rq(r);
     if (st.blocks == 0) {
         s_.holders += 1;
@@ -82,7 +82,7 @@ std::int32_t EngineImpl::popFreeBlock() {
     return b;
 }
 
-void EngineImpl::takeBlocks(std::int32_t r, std::int64_t n) {
+void EngineImpl::takeBlocks(RequestIndex r, std::int64_t n) {
     if (n <= 0) {
         return;
     }
@@ -96,40 +96,40 @@ void EngineImpl::takeBlocks(std::int32_t r, std::int64_t n) {
     }
     s_.free_blocks -= n;
     if (e_.tracked_) {
-        auto& mine = s_.held[static_cast<std::size_t>(r)];
+        auto& mine = s_.held[r];
         for (std::int64_t i = 0; i < n; ++i) {
             const auto b = popFreeBlock();
             s_.ref[static_cast<std::size_t>(b)] = 1;
             if (e_.options_.track_block_owners) {
-                s_.owner[static_cast<std::size_t>(b)] = r;
+                setOwner(b, r);
             }
             mine.push_back(b);
         }
     }
 }
 
-// The lowest-numbered other request holding b (the pool map shows one holder per block); kFreeBlock when none.
+// The lowest-numbered other request holding b (the pool map shows one holder per block); none when none.
 // b's holders besides `leaving` number ref[b]. They are nearly always admitted requests or ones whose swap-out
 // is in flight, holding b at the same place in their block lists as `leaving` did (`pos`: a shared prefix
 // block stands for the same prefix id at the same position). So those requests are asked at `pos` first, then
 // anywhere in their lists, and only when they still do not account for all ref[b] holders is every request
 // scanned (a scan per release was a tenth of the lab's time on 300,000 requests that share prefixes).
-std::int32_t EngineImpl::otherHolder(std::int32_t b, std::int32_t leaving, std::size_t pos) const {
+RequestIndex EngineImpl::otherHolder(std::int32_t b, RequestIndex leaving, std::size_t pos) const {
     const auto others = static_cast<std::size_t>(s_.ref[static_cast<std::size_t>(b)]);
-    const auto heldAt = [&](std::int32_t r) {
-        const auto& mine = s_.held[static_cast<std::size_t>(r)];
+    const auto heldAt = [&](RequestIndex r) {
+        const auto& mine = s_.held[r];
         return r != leaving && pos < mine.size() && mine[pos] == b;
     };
-    const auto heldAnywhere = [&](std::int32_t r) {
-        const auto& mine = s_.held[static_cast<std::size_t>(r)];
+    const auto heldAnywhere = [&](RequestIndex r) {
+        const auto& mine = s_.held[r];
         return r != leaving && std::find(mine.begin(), mine.end(), b) != mine.end();
     };
     // The admitted and copying requests that `holds` says hold b, when they are all of its holders.
-    std::vector<std::int32_t> found;
+    std::vector<RequestIndex> found;
     const auto allAmongAdmitted = [&](const auto& holds) {
         found.clear();
         for (const auto* list : {&s_.running, &s_.copies}) {
-            for (const std::int32_t r : *list) {
+            for (const RequestIndex r : *list) {
                 if (holds(r)) {
                     found.push_back(r);
                 }
@@ -140,19 +140,19 @@ std::int32_t EngineImpl::otherHolder(std::int32_t b, std::int32_t leaving, std::
         return found.size() == others;
     };
     if (allAmongAdmitted(heldAt) || allAmongAdmitted(heldAnywhere)) {
-        return found.empty() ? kFreeBlock : found.front();
+        return found.empty() ? RequestIndex::none() : found.front();
     }
-    for (std::size_t r = 0; r < s_.held.size(); ++r) {
-        if (heldAnywhere(static_cast<std::int32_t>(r))) {
-            return static_cast<std::int32_t>(r);
+    for (const RequestIndex r : s_.held.indices()) {
+        if (heldAnywhere(r)) {
+            return r;
         }
     }
-    return kFreeBlock;
+    return RequestIndex::none();
 }
 
 // Let go of n of r's blocks: the first n (a landed swap-out prefix) or the last n (dropped tail). Returns
 // how many went back to the pool: a block still held by another request stays where it is.
-std::int64_t EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool fromTail) {
+std::int64_t EngineImpl::releaseBlocks(RequestIndex r, std::int64_t n, bool fromTail) {
     auto& st = rq(r);
     if (n <= 0) {
         return 0;
@@ -172,7 +172,7 @@ std::int64_t EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool from
         s_.free_blocks += n;
         return n;
     }
-    auto& mine = s_.held[static_cast<std::size_t>(r)];
+    auto& mine = s_.held[r];
     const auto count = static_cast<std::ptrdiff_t>(n);
     const auto first = fromTail ? mine.end() - count : mine.begin();
     const bool owners = e_.options_.track_block_owners;
@@ -188,8 +188,8 @@ std::int64_t EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool from
             s_.in_flight[i] = 0;
         }
         if (--s_.ref[i] > 0) {
-            if (owners && s_.owner[i] == r) {
-                s_.owner[i] = otherHolder(b, r, static_cast<std::size_t>(it - mine.begin()));
+            if (owners && ownerOf(b) == r) {
+                setOwner(b, otherHolder(b, r, static_cast<std::size_t>(it - mine.begin())));
             }
             continue;
         }
@@ -213,14 +213,14 @@ std::int64_t EngineImpl::releaseBlocks(std::int32_t r, std::int64_t n, bool from
 
 // Blocks among r's that no other request holds (what an eviction of r returns to the pool), counted over
 // its first `n` blocks.
-std::int64_t EngineImpl::exclusiveBlocks(std::int32_t r, std::int64_t n) const {
+std::int64_t EngineImpl::exclusiveBlocks(RequestIndex r, std::int64_t n) const {
     if (!e_.prefix_) {
         return n;
     }
     if (e_.runs_) {
         return s_.extents.exclusive(r, n);
     }
-    const auto& mine = s_.held[static_cast<std::size_t>(r)];
+    const auto& mine = s_.held[r];
     std::int64_t own = 0;
     for (std::int64_t i = 0; i < n; ++i) {
         own += s_.ref[static_cast<std::size_t>(mine[static_cast<std::size_t>(i)])] == 1 ? 1 : 0;
@@ -230,7 +230,7 @@ std::int64_t EngineImpl::exclusiveBlocks(std::int32_t r, std::int64_t n) const {
 
 // How many of r's leading prefix blocks (at most `limit`) the cache holds; `shared` counts those another
 // request holds now (attaching them takes nothing from the free pool).
-std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared) {
+std::int64_t EngineImpl::prefixHits(RequestIndex r, std::int64_t limit, std::int64_t& shared) {
     const std::uint64_t version = e_.runs_ ? s_.extents.version() : s_.cache_version;
     if (s_.memo_request == r && s_.memo_version == version && s_.memo_limit == limit) {
         shared = s_.memo_shared;
@@ -262,7 +262,7 @@ std::int64_t EngineImpl::prefixHits(std::int32_t r, std::int64_t limit, std::int
 
 // r (holding nothing) takes its first h prefix blocks from the cache: reference count + 1 each. Their tokens
 // count as computed, and the replay it owes covers the dropped context from its start, so they shorten it.
-void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
+void EngineImpl::attachPrefix(RequestIndex r, std::int64_t h) {
     if (h <= 0) {
         return;
     }
@@ -279,7 +279,7 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
         return;
     }
     const auto& ids = prefixIds(r);
-    auto& mine = s_.held[static_cast<std::size_t>(r)];
+    auto& mine = s_.held[r];
     for (std::int64_t i = 0; i < h; ++i) {
         const std::int32_t b = s_.prefix_cache.find(ids[static_cast<std::size_t>(i)]);
         const auto bi = static_cast<std::size_t>(b);
@@ -288,7 +288,7 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
             s_.cache_version += 1;
             s_.free_blocks -= 1;
             if (e_.options_.track_block_owners) {
-                s_.owner[bi] = r;
+                setOwner(b, r);
             }
         }
         mine.push_back(b);
@@ -297,7 +297,7 @@ void EngineImpl::attachPrefix(std::int32_t r, std::int64_t h) {
 
 // r's context grew: each newly completed leading prefix block is registered under its id, unless that id
 // already names another block (the first block computed for an id is the one the cache keeps).
-void EngineImpl::registerPrefix(std::int32_t r) {
+void EngineImpl::registerPrefix(RequestIndex r) {
     auto& st = rq(r);
     const auto& ids = prefixIds(r);
     const std::int64_t full = std::min(static_cast<std::int64_t>(ids.size()), st.computed_tokens / c_.block_size_tokens);
@@ -308,7 +308,7 @@ void EngineImpl::registerPrefix(std::int32_t r) {
         }
         return;
     }
-    const auto& mine = s_.held[static_cast<std::size_t>(r)];
+    const auto& mine = s_.held[r];
     for (; st.prefix_settled < full; ++st.prefix_settled) {
         const auto i = static_cast<std::size_t>(st.prefix_settled);
         const auto b = mine[i];

@@ -11,7 +11,7 @@ namespace pl {
 void EngineImpl::preemptAhead() {
     bool logged = false;
     while (s_.free_blocks + s_.pending_out_blocks < p_.watermark_blocks + growthThisTick()) {
-        if (!evictOne(-1, PressureTrigger::PreemptAhead, logged, p_.watermark_blocks + growthThisTick())) {
+        if (!evictOne(RequestIndex::none(), PressureTrigger::PreemptAhead, logged, p_.watermark_blocks + growthThisTick())) {
             break;
         }
     }
@@ -20,7 +20,7 @@ void EngineImpl::preemptAhead() {
 
 // Make `need` blocks free for r, evicting victims as the rule says. False when r must wait this tick
 // (blocks are on their way back from swap-outs, or there is nobody to evict) or r itself was evicted.
-bool EngineImpl::allocate(std::int32_t r, std::int64_t need) {
+bool EngineImpl::allocate(RequestIndex r, std::int64_t need) {
     bool logged = false;
     while (s_.free_blocks < need) {
         if (need <= blocksComing()) {
@@ -38,8 +38,8 @@ bool EngineImpl::allocate(std::int32_t r, std::int64_t need) {
 }
 
 // Choose and evict one victim among the running requests that hold blocks. False when there is none.
-bool EngineImpl::evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need,
-                          void (*takeBack)(EngineImpl&, std::int32_t)) {
+bool EngineImpl::evictOne(RequestIndex requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need,
+                          void (*takeBack)(EngineImpl&, RequestIndex)) {
     const std::size_t begin = gatherCandidates();
     auto& cands = e_.ledger_.candidates;
     const std::size_t count = cands.size() - begin;
@@ -52,10 +52,11 @@ bool EngineImpl::evictOne(std::int32_t requester, PressureTrigger trigger, bool&
     }
     const VictimContext ctx = e_.ranks_.context(p_.victim_rule);
     const std::size_t chosen = chooseVictim(ctx, std::span<const Candidate>(cands).subspan(begin, count));
+    const RequestIndex victim(cands[begin + chosen].request); // (a candidate carries the receipt's int32)
     if (takeBack != nullptr) {
-        takeBack(*this, cands[begin + chosen].request);
+        takeBack(*this, victim);
     }
-    evict(cands[begin + chosen].request, begin, count);
+    evict(victim, begin, count);
     return true;
 }
 
@@ -74,10 +75,10 @@ std::size_t EngineImpl::gatherCandidates() {
 }
 
 // r as a candidate, with the figures every victim rule compares, appended to the ledger's candidates.
-void EngineImpl::appendCandidate(std::int32_t r) {
+void EngineImpl::appendCandidate(RequestIndex r) {
     const auto& st = rq(r);
     Candidate c;
-    c.request = r;
+    c.request = r.value();
     c.tenant = st.tenant;
     c.priority = spec(r).priority;
     c.arrival_tick = spec(r).arrival_tick;
@@ -119,7 +120,7 @@ std::int64_t EngineImpl::listCandidates(std::size_t begin, std::size_t count, Ev
     return static_cast<std::int64_t>(keep.size());
 }
 
-void EngineImpl::logPressure(std::int32_t requester, PressureTrigger trigger, std::int64_t need) {
+void EngineImpl::logPressure(RequestIndex requester, PressureTrigger trigger, std::int64_t need) {
     s_.totals.pressure_events += 1;
     Event& ev = emit(EventKind::Pressure, requester);
     ev.trigger = trigger;
@@ -128,7 +129,7 @@ void EngineImpl::logPressure(std::int32_t requester, PressureTrigger trigger, st
     ev.occupied_blocks = occupied();
 }
 
-void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::size_t candidatesCount) {
+void EngineImpl::evict(RequestIndex victim, std::size_t candidatesBegin, std::size_t candidatesCount) {
     auto& st = rq(victim);
     const std::int64_t context = st.computed_tokens;
     const std::int64_t blocks = st.blocks;
@@ -222,14 +223,14 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
     if (e_.backend_ != nullptr) {
         const auto seq = e_.ledger_.events[evIndex].seq;
         if (swapBytes > 0) {
-            annotate(seq, victim, "swap_out", swapTokens, e_.backend_->swapOut(victim, swapTokens));
+            annotate(seq, victim, "swap_out", swapTokens, e_.backend_->swapOut(victim.value(), swapTokens));
         }
         // The replay measured is the tokens this eviction drops (they fit in the blocks it frees); the carried
         // ones were measured at the eviction that dropped them.
         if (replay - carried > 0) {
-            annotate(seq, victim, "replay", replay - carried, e_.backend_->dropAndReplay(victim, replay - carried));
+            annotate(seq, victim, "replay", replay - carried, e_.backend_->dropAndReplay(victim.value(), replay - carried));
         } else if (replay > 0) {
-            e_.backend_->drop(victim);
+            e_.backend_->drop(victim.value());
         }
     }
 
@@ -256,7 +257,7 @@ void EngineImpl::evict(std::int32_t victim, std::size_t candidatesBegin, std::si
         s_.swapped_waiting += 1;
         st.phase = Phase::SwapOut;
         if (e_.options_.track_block_owners) {
-            for (auto b : s_.held[static_cast<std::size_t>(victim)]) {
+            for (auto b : s_.held[victim]) {
                 s_.in_flight[static_cast<std::size_t>(b)] = 1;
             }
         }

@@ -9,6 +9,7 @@
 #include "engine_state.h"
 #include "ledger.h"
 #include "live_backend.h"
+#include "request_index.h"
 #include "victim.h"
 
 #include <cstdint>
@@ -47,21 +48,20 @@ class EngineImpl {
     // Free blocks and those on their way back from swap-outs in flight: a need within it waits for the copies to
     // land instead of evicting (tick-model-1, and the profiles' swap what-if).
     std::int64_t blocksComing() const { return s_.free_blocks + s_.pending_out_blocks; }
-    std::int64_t target(std::int32_t r) const {
-        return w_.requests[static_cast<std::size_t>(r)].prompt_tokens + s_.req[static_cast<std::size_t>(r)].generated_tokens;
-    }
-    RequestState& rq(std::int32_t r) { return s_.req[static_cast<std::size_t>(r)]; }
-    const RequestSpec& spec(std::int32_t r) const { return w_.requests[static_cast<std::size_t>(r)]; }
+    std::int64_t target(RequestIndex r) const { return spec(r).prompt_tokens + s_.req[r].generated_tokens; }
+    RequestState& rq(RequestIndex r) { return s_.req[r]; }
+    // Workload::requests is a plain vector (model.h): the one place the engine subscripts it.
+    const RequestSpec& spec(RequestIndex r) const { return w_.requests[r.slot()]; }
     // The prefix ids r's blocks are cached under: its declared prefix_blocks, and under vllm-v1 with
     // enable_prefix_caching ids of its own for every block after them.
-    const PrefixIds& prefixIds(std::int32_t r) const {
-        return e_.own_ids_.empty() ? spec(r).prefix_blocks : e_.own_ids_[static_cast<std::size_t>(r)];
+    const PrefixIds& prefixIds(RequestIndex r) const {
+        return e_.own_ids_.empty() ? spec(r).prefix_blocks : e_.own_ids_[r.slot()]; // (per request, as spec's)
     }
     // vLLM's free queue (with enable_prefix_caching): every freed block joins the queue of cached free blocks.
     bool oneFreeQueue() const { return !e_.own_ids_.empty(); }
 
-    Event& emit(EventKind kind, std::int32_t request);
-    void annotate(std::int64_t seq, std::int32_t r, const char* kind, std::int64_t tokens, const LiveMeasurement& m);
+    Event& emit(EventKind kind, RequestIndex request);
+    void annotate(std::int64_t seq, RequestIndex r, const char* kind, std::int64_t tokens, const LiveMeasurement& m);
     // A request arrives at this tick (arrivals() has work).
     bool arrivalDue() const {
         return s_.next_arrival < w_.requests.size() && w_.requests[s_.next_arrival].arrival_tick <= t_;
@@ -71,46 +71,51 @@ class EngineImpl {
     void preemptAhead();
     void runRequests();
     void admit();
-    bool joinRunning(std::int32_t r, bool erased = false);
-    void resumeBySwapIn(std::int32_t r, bool erased = false);
+    bool joinRunning(RequestIndex r, bool erased = false);
+    void resumeBySwapIn(RequestIndex r, bool erased = false);
     // The engine profiles' waiting loops meet a swapped request (a what-if: recovery swap, hybrid or adaptive
     // under a profile): Skip one still copying out, Resumed one whose blocks were free (its swap-in started),
     // Blocked one whose blocks are not (head-of-line), NotSwapped a request that recomputes.
     enum class SwapResume { NotSwapped, Skip, Resumed, Blocked };
-    SwapResume tryResumeSwapped(std::int32_t r, std::int64_t freeBlocks);
-    std::int64_t admissionGate(std::int32_t r, std::int64_t budget, std::int64_t cached, std::int64_t& needNow,
+    SwapResume tryResumeSwapped(RequestIndex r, std::int64_t freeBlocks);
+    std::int64_t admissionGate(RequestIndex r, std::int64_t budget, std::int64_t cached, std::int64_t& needNow,
                                std::int64_t& chunk) const;
     bool skipQuiescentTicks();
-    void emitFinal(EventKind kind, std::int32_t r, std::int64_t blocks, std::int64_t freed);
-    std::int64_t reusableCachedBlocks(std::int32_t head, std::int64_t wanted);
+    void emitFinal(EventKind kind, RequestIndex r, std::int64_t blocks, std::int64_t freed);
+    std::int64_t reusableCachedBlocks(RequestIndex head, std::int64_t wanted);
     void censorAll();
 
-    std::int64_t demandOf(std::int32_t r, std::int64_t& budget) const;
+    std::int64_t demandOf(RequestIndex r, std::int64_t& budget) const;
     std::int64_t growthThisTick() const;
-    bool allocate(std::int32_t r, std::int64_t need);
-    void takeBlocks(std::int32_t r, std::int64_t n);
-    std::int64_t releaseBlocks(std::int32_t r, std::int64_t n, bool fromTail);
-    void holdMore(std::int32_t r, std::int64_t n);
+    bool allocate(RequestIndex r, std::int64_t need);
+    void takeBlocks(RequestIndex r, std::int64_t n);
+    std::int64_t releaseBlocks(RequestIndex r, std::int64_t n, bool fromTail);
+    void holdMore(RequestIndex r, std::int64_t n);
     std::int32_t popFreeBlock();
     void lruUnlink(std::int32_t b);
     void lruPushBack(std::int32_t b);
-    std::int32_t otherHolder(std::int32_t b, std::int32_t leaving, std::size_t pos) const;
-    std::int64_t exclusiveBlocks(std::int32_t r, std::int64_t n) const;
-    std::int64_t prefixHits(std::int32_t r, std::int64_t limit, std::int64_t& shared);
-    void attachPrefix(std::int32_t r, std::int64_t h);
-    void registerPrefix(std::int32_t r);
+    RequestIndex otherHolder(std::int32_t b, RequestIndex leaving, std::size_t pos) const;
+    // The pool map keeps each block's owner as the int32 the lab reads (Engine::blockOwners), kFreeBlock for none:
+    // the one place a request index goes into it and comes out.
+    static_assert(RequestIndex::none().value() == kFreeBlock);
+    RequestIndex ownerOf(std::int32_t b) const { return RequestIndex(s_.owner[static_cast<std::size_t>(b)]); }
+    void setOwner(std::int32_t b, RequestIndex r) { s_.owner[static_cast<std::size_t>(b)] = r.value(); }
+    std::int64_t exclusiveBlocks(RequestIndex r, std::int64_t n) const;
+    std::int64_t prefixHits(RequestIndex r, std::int64_t limit, std::int64_t& shared);
+    void attachPrefix(RequestIndex r, std::int64_t h);
+    void registerPrefix(RequestIndex r);
     // takeBack (vllm-v1): called with the victim before it is evicted, to give back a step already scheduled.
-    bool evictOne(std::int32_t requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need,
-                  void (*takeBack)(EngineImpl&, std::int32_t) = nullptr);
-    void evict(std::int32_t victim, std::size_t candidatesBegin, std::size_t candidatesCount);
+    bool evictOne(RequestIndex requester, PressureTrigger trigger, bool& pressureLogged, std::int64_t need,
+                  void (*takeBack)(EngineImpl&, RequestIndex) = nullptr);
+    void evict(RequestIndex victim, std::size_t candidatesBegin, std::size_t candidatesCount);
     std::int64_t listCandidates(std::size_t begin, std::size_t count, Event& ev);
     std::size_t gatherCandidates();
-    void appendCandidate(std::int32_t r);
-    void logPressure(std::int32_t requester, PressureTrigger trigger, std::int64_t need);
-    void progress(std::int32_t r, std::int64_t chunk);
-    void complete(std::int32_t r);
-    void enqueue(std::int32_t r, bool preempted = false);
-    std::int64_t queuePosition(std::int32_t r) const;
+    void appendCandidate(RequestIndex r);
+    void logPressure(RequestIndex requester, PressureTrigger trigger, std::int64_t need);
+    void progress(RequestIndex r, std::int64_t chunk);
+    void complete(RequestIndex r);
+    void enqueue(RequestIndex r, bool preempted = false);
+    std::int64_t queuePosition(RequestIndex r) const;
     void compactRunning();
     // vllm-v1 (engine_vllm.cpp): Scheduler.schedule() and the step it schedules.
     void scheduleVllm();
@@ -127,30 +132,30 @@ class EngineImpl {
         std::int64_t newBlocks = 0; // blocks allocated for them
         std::int64_t fromFree = 0;  // blocks that must be free: the new ones and the hits no one else holds
     };
-    VllmAdmission vllmAdmission(std::int32_t r, std::int64_t budget);
+    VllmAdmission vllmAdmission(RequestIndex r, std::int64_t budget);
     bool trtllmStepsAreQuiet() const;
     bool sglangStepsAreQuiet(std::int64_t d) const;
     void sglangDecayRatio(std::int64_t steps);
     void noteQuietDecodeStep(); // engine_profiles.cpp
     // sglang (engine_sglang.cpp): Scheduler.get_next_batch_to_run() and the batch it runs.
     void scheduleSglang();
-    std::int32_t retractionVictim(std::size_t begin, std::size_t count) const;
+    RequestIndex retractionVictim(std::size_t begin, std::size_t count) const;
     // trtllm-* (engine_trtllm.cpp): the capacity scheduler, the micro-batch token limit and the step.
     void scheduleTrtllm();
     // engine_profiles.cpp: a waiting request joins the running list to (re)compute its context.
-    void admitForRecompute(std::int32_t r, std::int64_t newBlocks, std::int64_t hits = 0);
+    void admitForRecompute(RequestIndex r, std::int64_t newBlocks, std::int64_t hits = 0);
     bool vllmFcfs() const { return p_.victim_rule != VictimRule::PriorityNewest; }
     struct ScheduledStep {
-        std::int32_t request;
+        RequestIndex request;
         std::int64_t tokens;
         std::int64_t new_blocks;
     };
     std::vector<ScheduledStep> scheduled_;
     std::int64_t budgetLeft_ = 0; // the running loop's token budget while victims are taken back
-    std::vector<std::int32_t> trtRunning_; // trtllm: the running requests in activeRequests order (reused)
+    std::vector<RequestIndex> trtRunning_; // trtllm: the running requests in activeRequests order (reused)
 
   public:
-    void takeBackStep(std::int32_t victim); // (evictOne's takeBack under vllm-v1)
+    void takeBackStep(RequestIndex victim); // (evictOne's takeBack under vllm-v1)
 };
 
 } // namespace pl

@@ -11,7 +11,7 @@ namespace pl {
 // preemption: it recomputes prompt + generated, replaying what it owes) is logged. Its first `hits` blocks come
 // from the prefix cache (vllm-v1 with enable_prefix_caching; 0 otherwise); the caller allocates the blocks of
 // its first chunk (`newBlocks`, taken here before the event so occupancy includes them).
-void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks, std::int64_t hits) {
+void EngineImpl::admitForRecompute(RequestIndex r, std::int64_t newBlocks, std::int64_t hits) {
     auto& st = rq(r);
     const bool first = joinRunning(r);
     const std::int64_t cached = hits * c_.block_size_tokens;
@@ -35,7 +35,7 @@ void EngineImpl::admitForRecompute(std::int32_t r, std::int64_t newBlocks, std::
 // preempted one and resumes as in tick-model-1 (resumeBySwapIn), its blocks from `freeBlocks`, no tokens from
 // the step's budget (the copy runs on the link; it computes again once the copy lands). One still copying out
 // is passed over, as tick-model-1 does. The caller has moved its queue iterator past r.
-EngineImpl::SwapResume EngineImpl::tryResumeSwapped(std::int32_t r, std::int64_t freeBlocks) {
+EngineImpl::SwapResume EngineImpl::tryResumeSwapped(RequestIndex r, std::int64_t freeBlocks) {
     const auto& st = rq(r);
     if (st.phase == Phase::SwapOut) {
         return SwapResume::Skip;
@@ -95,7 +95,7 @@ void EngineImpl::noteQuietDecodeStep() {
     bool decodeOnly = !evictedThisTick_;
     std::int64_t minRemaining = kMaxSafeInteger;
     for (std::size_t i = 0; i < s_.running.size() && decodeOnly; ++i) {
-        const std::int32_t r = s_.running[i];
+        const RequestIndex r = s_.running[i];
         const auto& st = rq(r);
         if (st.phase == Phase::Decode && st.computed_tokens + 1 == target(r)) {
             minRemaining = std::min(minRemaining, st.output_tokens - st.generated_tokens);

@@ -75,7 +75,7 @@ void EngineImpl::scheduleSglang() {
         if (c_.max_num_seqs > 0 && batch >= c_.max_num_seqs) {
             break; // get_num_allocatable_reqs <= 0: batch_is_full
         }
-        const std::int32_t r = it->second;
+        const RequestIndex r = it->second;
         auto& st = rq(r);
         const auto next = std::next(it); // (a resumed request leaves the queue)
         if (const SwapResume resumed = tryResumeSwapped(r, s_.free_blocks); resumed != SwapResume::NotSwapped) {
@@ -118,7 +118,7 @@ void EngineImpl::scheduleSglang() {
     }
 
     // 2. update_running_batch: a decode batch.
-    std::vector<std::int32_t> decoders;
+    std::vector<RequestIndex> decoders;
     for (auto r : s_.running) {
         if (rq(r).phase == Phase::Decode) decoders.push_back(r);
     }
@@ -126,14 +126,14 @@ void EngineImpl::scheduleSglang() {
         return;
     }
     // check_decode_mem: the blocks the batch's next step takes (the pending token's KV crossing a block edge).
-    auto stepBlocks = [&](const std::vector<std::int32_t>& batchNow) {
+    auto stepBlocks = [&](const std::vector<RequestIndex>& batchNow) {
         std::int64_t n = 0;
         for (auto r : batchNow) n += rq(r).computed_tokens >= rq(r).blocks * bs ? 1 : 0;
         return n;
     };
     // (Swap what-if: blocks on their way back from swap-outs count as coming; a decode that does not fit waits.)
     if (stepBlocks(decoders) > blocksComing()) {
-        logPressure(-1, PressureTrigger::RetractDecode, stepBlocks(decoders));
+        logPressure(RequestIndex::none(), PressureTrigger::RetractDecode, stepBlocks(decoders));
         bool firstIter = true;
         while (firstIter || stepBlocks(decoders) > blocksComing()) {
             if (decoders.size() == 1) {
@@ -146,7 +146,7 @@ void EngineImpl::scheduleSglang() {
                 appendCandidate(r);
             }
             const std::size_t count = decoders.size();
-            const std::int32_t victim = retractionVictim(begin, count);
+            const RequestIndex victim = retractionVictim(begin, count);
             evict(victim, begin, count);
             std::erase(decoders, victim);
         }
@@ -186,8 +186,8 @@ bool EngineImpl::sglangStepsAreQuiet(std::int64_t d) const {
     if (c_.max_num_seqs > 0 && static_cast<std::int64_t>(s_.running.size()) >= c_.max_num_seqs) {
         return true; // batch_is_full
     }
-    const std::int32_t head = s_.waiting.begin()->second;
-    const auto& st = s_.req[static_cast<std::size_t>(head)];
+    const RequestIndex head = s_.waiting.begin()->second;
+    const auto& st = s_.req[head];
     const std::int64_t chunkSize = stepTokenBudget();
     const std::int64_t extend = target(head) - st.computed_tokens;
     if (blocksFor(st.computed_tokens + std::min(extend, chunkSize)) - st.blocks > s_.free_blocks) {
@@ -195,7 +195,7 @@ bool EngineImpl::sglangStepsAreQuiet(std::int64_t d) const {
     }
     std::int64_t remaining = 0; // sum of min(max_new_tokens - output, 4096) at the last iteration
     for (auto r : s_.running) {
-        remaining += std::min(spec(r).max_output_tokens - s_.req[static_cast<std::size_t>(r)].generated_tokens - (d - 1),
+        remaining += std::min(spec(r).max_output_tokens - s_.req[r].generated_tokens - (d - 1),
                               kClipMaxNewTokens);
     }
     const std::int64_t ratio = std::max(s_.new_token_ratio_ppm - (d - 1) * kRatioDecayPpm, kMinRatioPpm);
@@ -212,16 +212,16 @@ void EngineImpl::sglangDecayRatio(std::int64_t steps) {
 // end, so the fewest output tokens go first, ties to the longest prompt; Python's stable sort leaves equal keys
 // in batch order, so the last of them in the batch (the latest admitted) is popped. Under another victim_rule
 // (a what-if) that rule chooses.
-std::int32_t EngineImpl::retractionVictim(std::size_t begin, std::size_t count) const {
+RequestIndex EngineImpl::retractionVictim(std::size_t begin, std::size_t count) const {
     const auto cands = std::span<const Candidate>(e_.ledger_.candidates).subspan(begin, count);
     if (p_.victim_rule != VictimRule::FewestDecoded) {
-        return cands[chooseVictim(e_.ranks_.context(p_.victim_rule), cands)].request;
+        return RequestIndex(cands[chooseVictim(e_.ranks_.context(p_.victim_rule), cands)].request);
     }
     const Candidate* best = &cands.front();
     for (const auto& c : cands) {
         if (sglangRetractKey(c) > sglangRetractKey(*best)) best = &c;
     }
-    return best->request;
+    return RequestIndex(best->request); // (a candidate carries the receipt's int32)
 }
 
 } // namespace pl

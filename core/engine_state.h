@@ -5,6 +5,7 @@
 #include "engine.h"
 #include "prefix_extents.h"
 #include "prefix_index.h"
+#include "request_index.h"
 
 #include <ext/pb_ds/assoc_container.hpp>
 #include <ext/pb_ds/tree_policy.hpp>
@@ -19,7 +20,7 @@ namespace pl {
 struct Engine::State {
     Tick next_tick = 0;
     bool finished = false;
-    std::vector<RequestState> req;
+    PerRequest<RequestState> req;
     std::size_t next_arrival = 0;        // index into the (arrival, id)-sorted request list
     // Waiting queue: (priority, request index). Index order is (arrival_tick, id) order, so this is the
     // contract's (priority, arrival_tick, id) order.
@@ -28,16 +29,16 @@ struct Engine::State {
     // An order-statistics tree (libstdc++'s policy-based red-black tree): an evict's queue_position is
     // order_of_key, O(log n) in the queue's length (a std::set needed a walk from the head, issue 23).
     using WaitingQueue =
-        __gnu_pbds::tree<std::pair<std::int64_t, std::int32_t>, __gnu_pbds::null_type,
-                         std::less<std::pair<std::int64_t, std::int32_t>>, __gnu_pbds::rb_tree_tag,
+        __gnu_pbds::tree<std::pair<std::int64_t, RequestIndex>, __gnu_pbds::null_type,
+                         std::less<std::pair<std::int64_t, RequestIndex>>, __gnu_pbds::rb_tree_tag,
                          __gnu_pbds::tree_order_statistics_node_update>;
     WaitingQueue waiting;
     std::int64_t fcfs_front = 0;
     std::int64_t fcfs_back = 0;
     // sglang: new_token_ratio in parts per million (the engine keeps a float; the lab is integer-only).
     std::int64_t new_token_ratio_ppm = 700000;
-    std::vector<std::int32_t> running;   // admitted requests in admission order (includes those copying in)
-    std::vector<std::int32_t> copies;    // requests with a swap copy in flight, in start order (FIFO link)
+    std::vector<RequestIndex> running;   // admitted requests in admission order (includes those copying in)
+    std::vector<RequestIndex> copies;    // requests with a swap copy in flight, in start order (FIFO link)
     std::int64_t free_blocks = 0;
     std::int64_t pending_out_blocks = 0; // device blocks that return when in-flight swap-outs land
     std::int64_t host_used = 0;
@@ -56,13 +57,13 @@ struct Engine::State {
     // [0, fresh_next): the blocks taken at least once. Blocks [fresh_next, capacity_blocks) have never been
     // used: free, not in flight, no holder, no prefix id. A fresh pool fills from block 0 upwards.
     std::int32_t fresh_next = 0;
-    std::vector<std::int32_t> owner;
+    std::vector<std::int32_t> owner;     // request index per block (RequestIndex::value()), kFreeBlock when free
     std::vector<std::uint8_t> in_flight;
     // Prefix sharing without the pool map: the cache by runs of ids (prefix_extents.h).
     PrefixExtents extents;
     // Block identities (with track_block_owners; engine_blocks.cpp).
     std::vector<std::int32_t> free_list;              // stack of freed block ids without a prefix id
-    std::vector<std::vector<std::int32_t>> held;      // block ids per request, in logical order
+    PerRequest<std::vector<std::int32_t>> held;       // block ids per request, in logical order
     std::vector<std::int32_t> ref;                    // holders per block
     // Prefix cache (prefix sharing with the pool map): id -> block, the id per block, and the free blocks that still carry
     // an id as a doubly linked list, least recently freed at the head.
@@ -76,7 +77,7 @@ struct Engine::State {
     // count crossing zero); the last lookup is memoised against it, so a queue head that waits tick after
     // tick costs one comparison, not a walk through its prefix.
     std::uint64_t cache_version = 0;
-    std::int32_t memo_request = -1;
+    RequestIndex memo_request = RequestIndex::none();
     std::uint64_t memo_version = 0;
     std::int64_t memo_limit = 0;
     std::int64_t memo_hits = 0;

@@ -32,20 +32,20 @@ void EngineImpl::scheduleTrtllm() {
     // activeRequests, in (priority, arrival) order: the running requests (sorted here; a few hundred at most)
     // merged on the fly with the waiting queue, whose key is the same (priority, index) order. Every pass below
     // stops at the first request it cannot take, so a long queue costs nothing beyond its head.
-    std::vector<std::int32_t>& running = trtRunning_;
+    std::vector<RequestIndex>& running = trtRunning_;
     running.clear();
     for (auto r : s_.running) {
         if (isRunnable(rq(r).phase)) running.push_back(r);
     }
-    const auto key = [&](std::int32_t r) { return std::pair(spec(r).priority, r); };
-    std::sort(running.begin(), running.end(), [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
+    const auto key = [&](RequestIndex r) { return std::pair(spec(r).priority, r); };
+    std::sort(running.begin(), running.end(), [&](RequestIndex a, RequestIndex b) { return key(a) < key(b); });
     // Started: it holds blocks (generating, or part of its context computed); a paused request has none.
-    const auto started = [&](std::int32_t r) { return isRunnable(rq(r).phase) && rq(r).blocks > 0; };
+    const auto started = [&](RequestIndex r) { return isRunnable(rq(r).phase) && rq(r).blocks > 0; };
     std::int64_t count = 0;
     bool budgetSpent = false;
     // Schedule r's step now (its blocks are taken at once, so `free_blocks` is what is left for the rest).
     // False when the token limit stops the micro batch here.
-    const auto schedule = [&](std::int32_t r) {
+    const auto schedule = [&](RequestIndex r) {
         auto& st = rq(r);
         const std::int64_t left = target(r) - st.computed_tokens;
         std::int64_t tokens = std::min(left, budget);
@@ -70,10 +70,10 @@ void EngineImpl::scheduleTrtllm() {
 
     if (noEvict) {
         std::int64_t available = s_.free_blocks;
-        const auto remaining = [&](std::int32_t r) {
+        const auto remaining = [&](RequestIndex r) {
             return std::max<std::int64_t>(0, blocksFor(spec(r).prompt_tokens + spec(r).max_output_tokens) - rq(r).blocks);
         };
-        std::vector<std::int32_t> pending; // started but still in their context (chunked)
+        std::vector<RequestIndex> pending; // started but still in their context (chunked)
         for (auto r : running) { // generation in progress first
             if (count >= maxRequests || budgetSpent) break;
             if (rq(r).phase == Phase::Decode) {
@@ -88,7 +88,7 @@ void EngineImpl::scheduleTrtllm() {
         std::size_t p = 0;
         while (count < maxRequests && !budgetSpent && (p < pending.size() || w != s_.waiting.end())) {
             const bool fromPending = w == s_.waiting.end() || (p < pending.size() && key(pending[p]) < *w);
-            const std::int32_t r = fromPending ? pending[p] : w->second;
+            const RequestIndex r = fromPending ? pending[p] : w->second;
             const std::int64_t reserve = remaining(r);
             if (reserve > available) break;
             if (fromPending) {
@@ -105,13 +105,13 @@ void EngineImpl::scheduleTrtllm() {
         std::size_t ri = 0;
         std::size_t hi = running.size();
         auto w = s_.waiting.begin();
-        std::pair<std::int64_t, std::int32_t> endKey{std::numeric_limits<std::int64_t>::max(), 0};
+        std::pair<std::int64_t, RequestIndex> endKey{std::numeric_limits<std::int64_t>::max(), RequestIndex(0)};
         while (!budgetSpent) {
             const bool haveRunning = ri < hi;
             const bool haveWaiting = w != s_.waiting.end() && *w < endKey;
             if (!haveRunning && !haveWaiting) break;
             const bool fromRunning = haveRunning && (!haveWaiting || key(running[ri]) < *w);
-            const std::int32_t r = fromRunning ? running[ri] : w->second;
+            const RequestIndex r = fromRunning ? running[ri] : w->second;
             const auto& st = rq(r);
             // (Swap what-if) a swapped request resumes in its activeRequests place when the blocks it copies back
             // into are free; one still copying out is passed over.
@@ -139,7 +139,7 @@ void EngineImpl::scheduleTrtllm() {
             }
             // Pause the last started request in [current, end): the last running one not yet scheduled.
             if (ri >= hi) break; // none started at or after it
-            const std::int32_t victim = running[hi - 1];
+            const RequestIndex victim = running[hi - 1];
             logPressure(r, need <= s_.free_blocks ? PressureTrigger::RequestCap : PressureTrigger::AllocationFailed, need);
             const std::size_t begin = e_.ledger_.candidates.size();
             for (std::size_t k = ri; k < hi; ++k) {
@@ -179,9 +179,9 @@ bool EngineImpl::trtllmStepsAreQuiet() const {
     if (s_.waiting.empty()) {
         return true;
     }
-    const std::int32_t head = s_.waiting.begin()->second;
+    const RequestIndex head = s_.waiting.begin()->second;
     if (p_.engine_profile == EngineProfile::TrtllmMaxUtilization) {
-        const auto key = [&](std::int32_t r) { return std::pair(spec(r).priority, r); };
+        const auto key = [&](RequestIndex r) { return std::pair(spec(r).priority, r); };
         for (auto r : s_.running) {
             if (key(r) > key(head)) {
                 return false;
@@ -191,13 +191,13 @@ bool EngineImpl::trtllmStepsAreQuiet() const {
     if ((c_.max_num_seqs > 0 && running == c_.max_num_seqs) || running == budget) {
         return true; // nobody else can be scheduled
     }
-    const auto& st = s_.req[static_cast<std::size_t>(head)];
+    const auto& st = s_.req[head];
     if (running > 0 && target(head) - st.computed_tokens > budget - running) {
         return true; // its context does not fit the token limit left after the decodes, and only a micro batch
                      // with nothing else in it takes a chunk: the batch stops at it, every iteration
     }
-    const auto reservation = [&](std::int32_t r) {
-        return blocksFor(spec(r).prompt_tokens + spec(r).max_output_tokens) - s_.req[static_cast<std::size_t>(r)].blocks;
+    const auto reservation = [&](RequestIndex r) {
+        return blocksFor(spec(r).prompt_tokens + spec(r).max_output_tokens) - s_.req[r].blocks;
     };
     if (p_.engine_profile == EngineProfile::TrtllmGuaranteedNoEvict) {
         std::int64_t available = s_.free_blocks;

@@ -30,7 +30,7 @@ void EngineImpl::scheduleVllm() {
 
     // 1. The RUNNING loop, in self.running order (admission order; a resumed request is appended last).
     for (std::size_t i = 0; i < s_.running.size() && budget > 0; ++i) {
-        const std::int32_t r = s_.running[i];
+        const RequestIndex r = s_.running[i];
         auto& st = rq(r);
         if (!isRunnable(st.phase)) {
             continue; // preempted earlier in this step (removed from self.running in vLLM)
@@ -53,7 +53,7 @@ void EngineImpl::scheduleVllm() {
             }
             // "The request cannot be scheduled. Preempt the lowest-priority request."
             if (!evictOne(r, PressureTrigger::AllocationFailed, logged, need,
-                          [](EngineImpl& e, std::int32_t victim) { e.takeBackStep(victim); })) {
+                          [](EngineImpl& e, RequestIndex victim) { e.takeBackStep(victim); })) {
                 preemptedItself = true; // nobody holds blocks (cannot happen: r itself does)
                 break;
             }
@@ -84,7 +84,7 @@ void EngineImpl::scheduleVllm() {
             if (c_.max_num_seqs > 0 && running >= c_.max_num_seqs) {
                 break; // len(self.running) == self.max_num_running_reqs
             }
-            const std::int32_t r = it->second;
+            const RequestIndex r = it->second;
             const auto next = std::next(it); // (a resumed request leaves the queue)
             if (const SwapResume resumed = tryResumeSwapped(r, s_.free_blocks - p_.watermark_blocks);
                 resumed != SwapResume::NotSwapped) {
@@ -140,7 +140,7 @@ bool EngineImpl::vllmStepsAreQuiet() {
 // one its declared prefix). num_new_tokens = num_tokens - that, at most `budget`: a resumed request recomputes its
 // prompt and every token it generated (the last one's KV was never written). allocate_slots takes the new blocks
 // and the hit blocks that sit in the free queue (ref_cnt 0) out of the free blocks.
-EngineImpl::VllmAdmission EngineImpl::vllmAdmission(std::int32_t r, std::int64_t budget) {
+EngineImpl::VllmAdmission EngineImpl::vllmAdmission(RequestIndex r, std::int64_t budget) {
     VllmAdmission a;
     std::int64_t shared = 0;
     if (c_.enable_prefix_caching) {
@@ -156,7 +156,7 @@ EngineImpl::VllmAdmission EngineImpl::vllmAdmission(std::int32_t r, std::int64_t
 // A victim that was already scheduled this step: its tokens go back to the budget and the blocks allocated
 // for its step are released before it is evicted (scheduler.py: scheduled_running_reqs.remove(preempted_req),
 // token_budget += num_scheduled_tokens.pop(...), req_to_new_blocks.pop(...)).
-void EngineImpl::takeBackStep(std::int32_t victim) {
+void EngineImpl::takeBackStep(RequestIndex victim) {
     for (auto it = scheduled_.begin(); it != scheduled_.end(); ++it) {
         if (it->request == victim) {
             budgetLeft_ += it->tokens;

@@ -184,9 +184,9 @@ void PrefixExtents::append(std::vector<Held>& runs, std::int64_t len, std::int64
     runs.push_back(Held{len, id});
 }
 
-std::int64_t PrefixExtents::heldLength(std::int32_t r) const {
+std::int64_t PrefixExtents::heldLength(RequestIndex r) const {
     std::int64_t n = 0;
-    for (const Held& h : held_[static_cast<std::size_t>(r)]) {
+    for (const Held& h : held_[r]) {
         n += h.len;
     }
     return n;
@@ -224,8 +224,8 @@ std::int64_t PrefixExtents::hits(const std::vector<IdRun>& ids, std::int64_t lim
     return h;
 }
 
-std::int64_t PrefixExtents::attach(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t h) {
-    auto& mine = held_[static_cast<std::size_t>(r)];
+std::int64_t PrefixExtents::attach(RequestIndex r, const std::vector<IdRun>& ids, std::int64_t h) {
+    auto& mine = held_[r];
     std::int64_t fromFree = 0;
     for (const IdRun& run : ids) {
         if (run.pos >= h) {
@@ -266,8 +266,8 @@ void PrefixExtents::takeSlow(std::int64_t fromCache) {
     }
 }
 
-void PrefixExtents::registerSlow(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
-    auto& mine = held_[static_cast<std::size_t>(r)];
+void PrefixExtents::registerSlow(RequestIndex r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
+    auto& mine = held_[r];
     for (std::size_t ri = 0; ri < ids.size(); ++ri) {
         const IdRun& run = ids[ri];
         const std::int64_t p0 = std::max(from, run.pos);
@@ -278,7 +278,7 @@ void PrefixExtents::registerSlow(std::int32_t r, const std::vector<IdRun>& ids, 
         if (p0 >= p1) {
             continue;
         }
-        runAt_[static_cast<std::size_t>(r)] = ri;
+        runAt_[r] = ri;
         std::int64_t x = run.id + (p0 - run.pos);
         const std::int64_t end = run.id + (p1 - run.pos);
         while (x < end) {
@@ -286,7 +286,7 @@ void PrefixExtents::registerSlow(std::int32_t r, const std::vector<IdRun>& ids, 
             // case, no search), else from the index.
             std::int32_t below = kNone;
             std::int32_t above = kNone;
-            if (const std::int32_t g = grown_[static_cast<std::size_t>(r)];
+            if (const std::int32_t g = grown_[r];
                 g != kNone && ext_[static_cast<std::size_t>(g)].len > 0 &&
                 ext_[static_cast<std::size_t>(g)].first + ext_[static_cast<std::size_t>(g)].len == x) {
                 below = g;
@@ -318,19 +318,19 @@ void PrefixExtents::registerSlow(std::int32_t r, const std::vector<IdRun>& ids, 
                 if (above != kNone && ext_[static_cast<std::size_t>(above)].first == gapEnd) {
                     coalesce(below); // it now touches the extent above
                 }
-                grown_[static_cast<std::size_t>(r)] = below;
+                grown_[r] = below;
             } else {
                 const std::int32_t e = make(x, gapEnd - x, 1, below);
                 coalesce(e); // only an extent above can join it: it survives
-                grown_[static_cast<std::size_t>(r)] = e;
+                grown_[r] = e;
             }
             x = gapEnd;
         }
     }
 }
 
-std::int64_t PrefixExtents::release(std::int32_t r, std::int64_t lo, std::int64_t hi) {
-    auto& mine = held_[static_cast<std::size_t>(r)];
+std::int64_t PrefixExtents::release(RequestIndex r, std::int64_t lo, std::int64_t hi) {
+    auto& mine = held_[r];
     const std::int64_t covered = heldLength(r);
     std::int64_t freed = hi > covered ? hi - std::max(lo, covered) : 0; // the newest blocks have no id
     std::int64_t end = covered;
@@ -395,10 +395,10 @@ std::int64_t PrefixExtents::release(std::int32_t r, std::int64_t lo, std::int64_
     return freed;
 }
 
-std::int64_t PrefixExtents::exclusive(std::int32_t r, std::int64_t n) const {
+std::int64_t PrefixExtents::exclusive(RequestIndex r, std::int64_t n) const {
     std::int64_t own = 0;
     std::int64_t pos = 0;
-    for (const Held& run : held_[static_cast<std::size_t>(r)]) {
+    for (const Held& run : held_[r]) {
         if (pos >= n) {
             break;
         }

@@ -20,6 +20,7 @@
 // computed by it while another block already held the id). Blocks past the runs (its newest) have no id.
 
 #include "prefix_ids.h"
+#include "request_index.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -42,7 +43,7 @@ class PrefixExtents {
     std::int64_t hits(const std::vector<IdRun>& ids, std::int64_t limit, std::int64_t& shared) const;
     // Request r (holding nothing) takes its first h ids from the cache; returns how many came from the free
     // pool (their holder count was 0).
-    std::int64_t attach(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t h);
+    std::int64_t attach(RequestIndex r, const std::vector<IdRun>& ids, std::int64_t h);
     // `taken` blocks leave the free pool (they join a request's newest blocks, without an id): id-less ones
     // first (`plainFree` of them), then cached ones from the least recently freed on, whose ids leave the cache.
     void take(std::int64_t taken, std::int64_t plainFree) {
@@ -60,18 +61,18 @@ class PrefixExtents {
     }
     // r's blocks at positions [from, to) now hold computed tokens (from: the first block r has not settled,
     // which is the first past its runs): each id not in the cache is registered to r's block there.
-    void registerRange(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
+    void registerRange(RequestIndex r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
         if (!growInPlace(r, ids, from, to)) {
             registerSlow(r, ids, from, to);
         }
     }
     // r lets go of its blocks at positions [lo, hi), last first: a tail (hi: all it holds) or a front (lo: 0).
     // Returns how many went back to the free pool (a block another request holds stays).
-    std::int64_t release(std::int32_t r, std::int64_t lo, std::int64_t hi);
+    std::int64_t release(RequestIndex r, std::int64_t lo, std::int64_t hi);
     // Of r's first n blocks, those no other request holds.
-    std::int64_t exclusive(std::int32_t r, std::int64_t n) const;
+    std::int64_t exclusive(RequestIndex r, std::int64_t n) const;
     // Positions r's runs cover (its blocks past them have no id).
-    std::int64_t heldLength(std::int32_t r) const;
+    std::int64_t heldLength(RequestIndex r) const;
     // Of the first `steps` cached free blocks in reuse order, how many come before the first one among the
     // first `hits` ids of `ids` (all of `steps`, at most cachedFree(), when none is).
     std::int64_t reusableBefore(const std::vector<IdRun>& ids, std::int64_t hits, std::int64_t steps) const;
@@ -102,9 +103,9 @@ class PrefixExtents {
     std::int32_t tail_ = -1;
     std::int64_t cachedFree_ = 0;
     std::uint64_t version_ = 0;
-    std::vector<std::vector<Held>> held_; // per request, positions [0, sum of len)
-    std::vector<std::int32_t> grown_;     // per request, the extent it last registered into (a hint)
-    std::vector<std::size_t> runAt_;      // per request, the id run its last registration ended in (a hint)
+    PerRequest<std::vector<Held>> held_; // per request, positions [0, sum of len)
+    PerRequest<std::int32_t> grown_;     // per request, the extent it last registered into (a hint)
+    PerRequest<std::size_t> runAt_;      // per request, the id run its last registration ended in (a hint)
     mutable std::vector<std::pair<std::int32_t, std::int64_t>> scratch_; // reused by reusableBefore and release
 
     static constexpr std::int32_t kNoExtent = -1;
@@ -112,16 +113,15 @@ class PrefixExtents {
     // The usual registration, inline: r grows the chain it registered into last time, with ids that continue
     // the same run, and no extent stands in the way: that extent and r's last run get longer, nothing is
     // searched. False (nothing done) otherwise.
-    bool growInPlace(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
-        const auto ri = static_cast<std::size_t>(r);
-        const std::int32_t g = grown_[ri];
-        const std::size_t c = runAt_[ri];
+    bool growInPlace(RequestIndex r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to) {
+        const std::int32_t g = grown_[r];
+        const std::size_t c = runAt_[r];
         if (g == kNoExtent || c >= ids.size() || from <= ids[c].pos || to > ids[c].pos + ids[c].len) {
             return false; // positions from - 1 .. to - 1 are not all in the run of the last registration
         }
         Extent& ex = ext_[static_cast<std::size_t>(g)];
         const std::int64_t x = ids[c].id + (from - ids[c].pos);
-        auto& mine = held_[ri];
+        auto& mine = held_[r];
         if (ex.len == 0 || ex.ref != 1 || ex.first + ex.len != x || mine.empty() || mine.back().id < 0 ||
             mine.back().id + mine.back().len != x) {
             return false;
@@ -139,7 +139,7 @@ class PrefixExtents {
         return true;
     }
     void takeSlow(std::int64_t fromCache);
-    void registerSlow(std::int32_t r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to);
+    void registerSlow(RequestIndex r, const std::vector<IdRun>& ids, std::int64_t from, std::int64_t to);
     std::int32_t find(std::int64_t id) const;
     std::int32_t make(std::int64_t first, std::int64_t len, std::int32_t ref, std::int32_t below);
     void drop(std::int32_t e);

@@ -1,5 +1,7 @@
 #include "victim.h"
 
+#include "request_index.h"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -9,16 +11,17 @@ namespace pl {
 VictimRanks VictimRanks::of(const Workload& workload) {
     const auto& reqs = workload.requests;
     VictimRanks r;
-    std::vector<std::int32_t> byId(reqs.size());
-    std::iota(byId.begin(), byId.end(), 0);
-    std::sort(byId.begin(), byId.end(), [&](std::int32_t a, std::int32_t b) {
-        return reqs[static_cast<std::size_t>(a)].id < reqs[static_cast<std::size_t>(b)].id;
-    });
+    std::vector<RequestIndex> byId(reqs.size());
+    for (const RequestIndex i : RequestIndices(reqs.size())) {
+        byId[i.slot()] = i;
+    }
+    std::sort(byId.begin(), byId.end(),
+              [&](RequestIndex a, RequestIndex b) { return reqs[a.slot()].id < reqs[b.slot()].id; });
     r.id_rank.assign(reqs.size(), 0);
     r.arrival_rank.resize(reqs.size());
     std::iota(r.arrival_rank.begin(), r.arrival_rank.end(), 0);
-    for (std::size_t i = 0; i < byId.size(); ++i) {
-        r.id_rank[static_cast<std::size_t>(byId[i])] = static_cast<std::int32_t>(i);
+    for (std::size_t rank = 0; rank < byId.size(); ++rank) {
+        r.id_rank[byId[rank].slot()] = static_cast<std::int32_t>(rank);
     }
     return r;
 }

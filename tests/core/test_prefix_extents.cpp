@@ -160,18 +160,18 @@ void TestPrefixExtents::aChainStaysOneExtent() {
     for (std::int64_t p = 0; p < 750; p += 18) {
         const std::int64_t to = std::min<std::int64_t>(750, p + 18);
         x.take(to - p, 1 << 20);
-        x.registerRange(0, runs, p, to);
+        x.registerRange(RequestIndex(0), runs, p, to);
     }
     QCOMPARE(x.extentCount(), std::size_t{1});
     std::int64_t shared = 0;
     QCOMPARE(x.hits(runs, 749, shared), 749);
     QCOMPARE(shared, 749);
-    QCOMPARE(x.attach(1, runs, 749), 0);
+    QCOMPARE(x.attach(RequestIndex(1), runs, 749), 0);
     QCOMPARE(x.extentCount(), std::size_t{2}); // [1000, 1749) held twice, 1749 once
-    QCOMPARE(x.exclusive(0, 750), 1);
-    QCOMPARE(x.release(0, 0, 750), 1);  // only 1749 was r0's alone
+    QCOMPARE(x.exclusive(RequestIndex(0), 750), 1);
+    QCOMPARE(x.release(RequestIndex(0), 0, 750), 1);  // only 1749 was r0's alone
     QCOMPARE(x.extentCount(), std::size_t{2});
-    QCOMPARE(x.release(1, 0, 749), 749);
+    QCOMPARE(x.release(RequestIndex(1), 0, 749), 749);
     QCOMPARE(x.extentCount(), std::size_t{1});
     QCOMPARE(x.cachedFree(), 750);
     x.take(10, 0); // drops 1740..1749
@@ -208,7 +208,7 @@ void TestPrefixExtents::matchesAPerIdModel() {
         std::vector<std::int64_t> settled(n, 0);
         for (int op = 0; op < 200; ++op) {
             const std::size_t r = static_cast<std::size_t>(next(0, static_cast<std::int64_t>(n) - 1));
-            const auto ri = static_cast<std::int32_t>(r);
+            const auto ri = RequestIndex::fromSlot(r);
             auto& mine = m.held[r];
             const auto blocks = static_cast<std::int64_t>(mine.size());
             const auto total = static_cast<std::int64_t>(ids[r].size());
