@@ -53,13 +53,15 @@ class Session {
 
     std::size_t snapshotCount() const; // defined in session.cpp (Snapshot is incomplete here)
     Tick snapshotInterval() const { return interval_; }
+    // Snapshots taken over the run, thinned ones included: each copied the per-block state.
+    std::size_t snapshotsTaken() const { return snapshotsTaken_; }
     // What the snapshots hold in memory, about (shared request chunks counted once); kept under the control's
     // max_snapshot_bytes where two snapshots fit in it.
     std::size_t snapshotBytes() const;
 
   private:
     struct Snapshot;
-    Snapshot takeSnapshot(Engine& engine) const;
+    Snapshot takeSnapshot(Engine& engine);
     void thinSnapshots();
     Workload workload_;
     RunResult full_;
@@ -69,6 +71,7 @@ class Session {
     std::unique_ptr<Engine> cursor_;
     std::vector<Snapshot> snapshots_;
     Tick interval_ = 64;
+    std::size_t snapshotsTaken_ = 0;
     std::size_t snapshotBytes_ = 0; // a running total, recounted when thinning
     Tick cursorTick_ = -1;
 };

@@ -163,12 +163,14 @@ int cmdBench(int argc, char** argv) {
     double seekMeanUs = 0;
     double seekMaxUs = 0;
     std::size_t snapshots = 0;
+    std::size_t snapshotsTaken = 0;
     std::size_t snapshotBytes = 0;
     if (args.has("seek")) {
         const auto t2 = std::chrono::steady_clock::now();
         Session session(w);
         sessionSeconds = secondsSince(t2);
         snapshots = session.snapshotCount();
+        snapshotsTaken = session.snapshotsTaken();
         snapshotBytes = session.snapshotBytes();
         std::uint64_t x = 12345;
         const int jumps = 200;
@@ -203,6 +205,7 @@ int cmdBench(int argc, char** argv) {
         if (args.has("seek")) {
             j["session_seconds"] = sessionSeconds;
             j["snapshots"] = snapshots;
+            j["snapshots_taken"] = snapshotsTaken;
             j["snapshot_bytes"] = snapshotBytes;
             j["seek_mean_us"] = seekMeanUs;
             j["seek_max_us"] = seekMaxUs;
@@ -220,8 +223,9 @@ int cmdBench(int argc, char** argv) {
                 static_cast<double>(receipt.size()) / static_cast<double>(w.requests.size()));
     std::printf("memory          %.0f bytes of resident memory per request (run state + ledger)\n", bytesPerRequest);
     if (args.has("seek")) {
-        std::printf("session         %.3f s to run with series, pool map and %zu snapshots (%s)\n", sessionSeconds,
-                    snapshots, formatBytes(static_cast<std::int64_t>(snapshotBytes)).c_str());
+        std::printf("session         %.3f s to run with series, pool map and %zu snapshots (%s; %zu taken)\n",
+                    sessionSeconds, snapshots, formatBytes(static_cast<std::int64_t>(snapshotBytes)).c_str(),
+                    snapshotsTaken);
         std::printf("seek            %.0f us mean, %.0f us max over 200 random jumps\n", seekMeanUs, seekMaxUs);
     }
     return kExitOk;

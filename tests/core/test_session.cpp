@@ -1,6 +1,7 @@
 // Session: seeking back and forth gives exactly the state a fresh engine reaches by running forward.
 #include "engine_fixtures.h"
 
+#include "engine_state.h"
 #include "session.h"
 #include "trace/generator.h"
 
@@ -20,6 +21,8 @@ class TestSession : public QObject {
     void snapshotsShareUnchangedRequests();
     void poolMapCoversTheBlocksTaken();
     void aHugePoolCostsWhatTheRunTouches();
+    void stateMovesItsWaitingQueue();
+    void intervalStartsFromTheLastArrival();
 };
 
 namespace {
@@ -178,6 +181,58 @@ void TestSession::aHugePoolCostsWhatTheRunTouches() {
     QVERIFY(!s.cursor().blockOwners().empty());
     QVERIFY(s.cursor().blockOwners().size() < 10'000);
     compareWithFresh(w, s, s.lastTick() / 2);
+}
+
+// Moving an engine state moves its waiting queue (libstdc++'s policy-based tree has no move of its own: a move
+// copied every node, and a growing vector of snapshots copied each whole state).
+void TestSession::stateMovesItsWaitingQueue() {
+    Engine::State a;
+    for (std::int32_t r = 0; r < 100; ++r) a.waiting.insert({100 - r, r});
+    Engine::State b(std::move(a));
+    QCOMPARE(b.waiting.size(), std::size_t{100});
+    QCOMPARE(a.waiting.size(), std::size_t{0}); // NOLINT(bugprone-use-after-move): moved, not copied
+    QCOMPARE(b.waiting.order_of_key({50, 0}), std::size_t{49});
+    Engine::State c;
+    c.waiting.insert({7, 7});
+    c = std::move(b);
+    QCOMPARE(c.waiting.size(), std::size_t{100});
+    QCOMPARE(b.waiting.size(), std::size_t{0}); // NOLINT(bugprone-use-after-move)
+    QCOMPARE(c.waiting.begin()->second, 99);
+    Engine::State d(c); // copies stay copies
+    QCOMPARE(d.waiting.size(), std::size_t{100});
+    QCOMPARE(c.waiting.size(), std::size_t{100});
+}
+
+// A run lasts at least until its last arrival, so the snapshots start at the interval that keeps at most 128
+// of them up to there (doubling from 64 reaches the same one; starting lower took ~5x the copies): arrivals over
+// 30,000 ticks start at 256 (30,000 / 128 = 234), and seeks still restore exactly what a fresh run reaches.
+void TestSession::intervalStartsFromTheLastArrival() {
+    trace::GeneratorParams p;
+    p.seed = 3;
+    p.count = 3000;
+    p.rate_per_tick = 0.1;
+    p.prompt_median = 32;
+    p.output_median = 16;
+    p.prompt_max = 128;
+    p.output_max = 64;
+    p.config.capacity_blocks = 512;
+    p.config.max_ticks = 100000;
+    auto generated = trace::generateWorkload(p);
+    QVERIFY(std::holds_alternative<Workload>(generated));
+    const Workload w = std::get<Workload>(std::move(generated));
+    const Tick lastArrival = w.requests.back().arrival_tick;
+    QVERIFY2(lastArrival > 64 * 128 * 2 && lastArrival < 256 * 128, qPrintable(QString::number(lastArrival)));
+    Session s(w);
+    QCOMPARE(s.snapshotInterval(), Tick{256});
+    QVERIFY(s.snapshotCount() <= 128);
+    QVERIFY(s.snapshotCount() >= static_cast<std::size_t>(lastArrival / 256));
+    // Doubling from 64 took 128 at 64, then 64 more at 128 and at 256: about 256 copies to keep about 120.
+    QVERIFY2(s.snapshotsTaken() <= 130, qPrintable(QString::number(s.snapshotsTaken())));
+    const Tick last = s.lastTick();
+    for (Tick t : {last - 1, Tick{300}, last / 2 + 5, Tick{0}, Tick{255}, Tick{256}, Tick{257}}) {
+        s.seek(t);
+        compareWithFresh(w, s, t);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestSession)
