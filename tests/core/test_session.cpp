@@ -2,6 +2,7 @@
 #include "engine_fixtures.h"
 
 #include "engine_state.h"
+#include "receipt.h"
 #include "session.h"
 #include "trace/generator.h"
 
@@ -22,7 +23,8 @@ class TestSession : public QObject {
     void poolMapCoversTheBlocksTaken();
     void aHugePoolCostsWhatTheRunTouches();
     void stateMovesItsWaitingQueue();
-    void intervalStartsFromTheLastArrival();
+    void intervalFollowsTheRunsLength();
+    void fullRunIsTheRunWithThePoolMap();
 };
 
 namespace {
@@ -114,6 +116,7 @@ void TestSession::snapshotsShareUnchangedRequests() {
     QVERIFY(std::holds_alternative<Workload>(generated));
     const Workload w = std::get<Workload>(std::move(generated));
     Session s(w);
+    s.seek(s.lastTick()); // snapshots are taken as seeks first reach each part of the run
     QVERIFY2(s.snapshotCount() > 64, qPrintable(QString::number(s.snapshotCount())));
     const std::size_t whole = w.requests.size() * sizeof(RequestState);
     QVERIFY2(s.snapshotBytes() < s.snapshotCount() * whole / 8,
@@ -129,6 +132,7 @@ void TestSession::snapshotsShareUnchangedRequests() {
     RunControl capped;
     capped.max_snapshot_bytes = s.snapshotBytes() / 2;
     Session small(w, capped);
+    small.seek(small.lastTick());
     QVERIFY2(small.snapshotBytes() <= capped.max_snapshot_bytes,
              qPrintable(QStringLiteral("%1 > %2").arg(small.snapshotBytes()).arg(capped.max_snapshot_bytes)));
     QVERIFY(small.snapshotCount() < s.snapshotCount());
@@ -203,10 +207,11 @@ void TestSession::stateMovesItsWaitingQueue() {
     QCOMPARE(c.waiting.size(), std::size_t{100});
 }
 
-// A run lasts at least until its last arrival, so the snapshots start at the interval that keeps at most 128
-// of them up to there (doubling from 64 reaches the same one; starting lower took ~5x the copies): arrivals over
-// 30,000 ticks start at 256 (30,000 / 128 = 234), and seeks still restore exactly what a fresh run reaches.
-void TestSession::intervalStartsFromTheLastArrival() {
+// A simulated session takes its snapshots (with the pool map) as seeks first reach each part of the run, at the
+// interval that keeps at most 128 over the run's known length: none but the first before a seek, all of them,
+// never thinned, after a seek to the end; doubling from 64 during the run took about twice as many copies.
+// Seeks restore exactly what a fresh run reaches wherever the furthest seek so far stopped.
+void TestSession::intervalFollowsTheRunsLength() {
     trace::GeneratorParams p;
     p.seed = 3;
     p.count = 3000;
@@ -220,18 +225,83 @@ void TestSession::intervalStartsFromTheLastArrival() {
     auto generated = trace::generateWorkload(p);
     QVERIFY(std::holds_alternative<Workload>(generated));
     const Workload w = std::get<Workload>(std::move(generated));
-    const Tick lastArrival = w.requests.back().arrival_tick;
-    QVERIFY2(lastArrival > 64 * 128 * 2 && lastArrival < 256 * 128, qPrintable(QString::number(lastArrival)));
     Session s(w);
+    const Tick ticks = s.lastTick() + 1;
+    QVERIFY2(ticks > 64 * 128 * 2 && ticks <= 256 * 128, qPrintable(QString::number(ticks)));
     QCOMPARE(s.snapshotInterval(), Tick{256});
-    QVERIFY(s.snapshotCount() <= 128);
-    QVERIFY(s.snapshotCount() >= static_cast<std::size_t>(lastArrival / 256));
-    // Doubling from 64 took 128 at 64, then 64 more at 128 and at 256: about 256 copies to keep about 120.
-    QVERIFY2(s.snapshotsTaken() <= 130, qPrintable(QString::number(s.snapshotsTaken())));
+    QCOMPARE(s.snapshotCount(), std::size_t{1});
     const Tick last = s.lastTick();
-    for (Tick t : {last - 1, Tick{300}, last / 2 + 5, Tick{0}, Tick{255}, Tick{256}, Tick{257}}) {
+    // Forward in steps past the frontier, back inside it, forward from the cursor, then to the end.
+    for (Tick t : {Tick{300}, Tick{255}, Tick{256}, Tick{257}, Tick{1000}, Tick{700}, last / 2 + 5, Tick{0}, last - 1}) {
+        s.seek(t);
+        QCOMPARE(s.currentTick(), t);
+        compareWithFresh(w, s, t);
+    }
+    s.seek(last);
+    compareWithFresh(w, s, last);
+    // One every 256 ticks or a little further apart: an idle stretch (nothing arrived yet) is stepped over whole.
+    const auto most = static_cast<std::size_t>((ticks - 1) / 256 + 1);
+    QVERIFY2(s.snapshotCount() <= most && s.snapshotCount() >= most * 9 / 10,
+             qPrintable(QStringLiteral("%1 snapshots over %2 ticks").arg(s.snapshotCount()).arg(ticks)));
+    QCOMPARE(s.snapshotsTaken(), s.snapshotCount());
+    for (Tick t : {last / 3, Tick{257}, last}) {
         s.seek(t);
         compareWithFresh(w, s, t);
+    }
+    Session filled(w); // as the lab does while idle: a slice at a time, then the seeks find them all
+    int slices = 0;
+    while (filled.fillSnapshots(1000)) ++slices;
+    QCOMPARE(slices, static_cast<int>((ticks - 1) / 1000)); // the last slice reaches the end and says so
+    QCOMPARE(filled.snapshotCount(), s.snapshotCount());
+    QVERIFY(!filled.fillSnapshots(1000));
+    for (Tick t : {last, last / 2 + 3, Tick{-1}, Tick{513}}) {
+        filled.seek(t);
+        compareWithFresh(w, filled, t);
+    }
+    Session stepping(w); // one step at a time past the frontier
+    for (Tick t = 0; t < 600; ++t) stepping.stepForward();
+    compareWithFresh(w, stepping, 599);
+    QVERIFY(stepping.snapshotCount() >= 2 && stepping.snapshotCount() <= 3); // ticks 0, 256 and 512, or about
+}
+
+// The simulated full run does without the pool map (block identities change no event): its ledger, records and
+// whole candidate lists are those of the run with the pool map the session made before, and its receipt is
+// the CLI's, byte for byte, on every bundled sample.
+void TestSession::fullRunIsTheRunWithThePoolMap() {
+    for (const char* name : {"seed-example", "swap-wins", "livelock-next-block", "generated-bursty-shared-prefix",
+                             "burst-recompute-wave", "starvation", "multi-tenant", "engines-disagree",
+                             "recompute-wins", "mooncake-conv-slice", "azure-conv-slice"}) {
+        const auto w = loadSample(name);
+        Session s(w);
+        RunResult tracked;
+        EngineOptions options{true, true};
+        options.keep_all_candidates = w.requests.size() <= kWholeCandidateListRequests;
+        Engine e(w, tracked.ledger, options);
+        e.runToEnd();
+        collectResult(e, nullptr, tracked);
+        QVERIFY2(receiptText(w, s.result()) == receiptText(w, tracked), name);
+        QVERIFY2(receiptText(w, s.result()) == receiptText(w, runWorkload(w)), name);
+        const auto& a = s.result().ledger.all_candidates;
+        const auto& b = tracked.ledger.all_candidates;
+        QCOMPARE(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            QVERIFY2(a[i].request == b[i].request && a[i].blocks == b[i].blocks &&
+                         a[i].context_tokens == b[i].context_tokens && a[i].tenant_blocks == b[i].tenant_blocks &&
+                         a[i].generated_tokens == b[i].generated_tokens && a[i].admit_seq == b[i].admit_seq,
+                     name);
+        }
+        QCOMPARE(s.series().size(), e.series().size());
+        for (std::size_t i = 0; i < e.series().size(); ++i) {
+            const auto& x = s.series()[i];
+            const auto& y = e.series()[i];
+            QVERIFY2(x.tick == y.tick && x.occupied_blocks == y.occupied_blocks &&
+                         x.in_flight_blocks == y.in_flight_blocks && x.waiting == y.waiting &&
+                         x.running == y.running && x.host_bytes == y.host_bytes &&
+                         x.replay_tokens_total == y.replay_tokens_total && x.completed == y.completed &&
+                         x.swap_out_bytes_total == y.swap_out_bytes_total &&
+                         x.swap_in_bytes_total == y.swap_in_bytes_total,
+                     qPrintable(QStringLiteral("%1 tick %2").arg(name).arg(i)));
+        }
     }
 }
 
