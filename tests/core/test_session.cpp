@@ -49,6 +49,24 @@ void compareWithFresh(const Workload& w, const Session& s, Tick t) {
     QCOMPARE(s.cursor().freeBlocks(), fresh.freeBlocks());
 }
 
+// Generated short requests (prompts about 32 tokens, outputs about 16) arriving at `rate` per tick.
+Workload shortRequests(std::uint64_t seed, std::int64_t count, double rate, std::int64_t blocks,
+                       std::int64_t maxTicks = trace::GeneratorParams::defaultConfig().max_ticks) {
+    trace::GeneratorParams p;
+    p.seed = seed;
+    p.count = count;
+    p.rate_per_tick = rate;
+    p.prompt_median = 32;
+    p.output_median = 16;
+    p.prompt_max = 128;
+    p.output_max = 64;
+    p.config.capacity_blocks = blocks;
+    p.config.max_ticks = maxTicks;
+    auto generated = trace::generateWorkload(p);
+    if (!std::holds_alternative<Workload>(generated)) qFatal("the generator refused its parameters");
+    return std::get<Workload>(std::move(generated));
+}
+
 } // namespace
 
 void TestSession::seekMatchesFreshRun() {
@@ -103,18 +121,7 @@ void TestSession::fullRunMatchesRunWorkload() {
 // long done, so consecutive snapshots share them and the snapshots hold a small part of 128 whole copies;
 // seeking into every part of the request list still restores exactly what a fresh run reaches.
 void TestSession::snapshotsShareUnchangedRequests() {
-    trace::GeneratorParams p;
-    p.seed = 9;
-    p.count = 12000;
-    p.rate_per_tick = 1.0;
-    p.prompt_median = 32;
-    p.output_median = 16;
-    p.prompt_max = 128;
-    p.output_max = 64;
-    p.config.capacity_blocks = 1024;
-    auto generated = trace::generateWorkload(p);
-    QVERIFY(std::holds_alternative<Workload>(generated));
-    const Workload w = std::get<Workload>(std::move(generated));
+    const Workload w = shortRequests(9, 12000, 1.0, 1024);
     Session s(w);
     s.seek(s.lastTick()); // snapshots are taken as seeks first reach each part of the run
     QVERIFY2(s.snapshotCount() > 64, qPrintable(QString::number(s.snapshotCount())));
@@ -212,19 +219,7 @@ void TestSession::stateMovesItsWaitingQueue() {
 // never thinned, after a seek to the end; doubling from 64 during the run took about twice as many copies.
 // Seeks restore exactly what a fresh run reaches wherever the furthest seek so far stopped.
 void TestSession::intervalFollowsTheRunsLength() {
-    trace::GeneratorParams p;
-    p.seed = 3;
-    p.count = 3000;
-    p.rate_per_tick = 0.1;
-    p.prompt_median = 32;
-    p.output_median = 16;
-    p.prompt_max = 128;
-    p.output_max = 64;
-    p.config.capacity_blocks = 512;
-    p.config.max_ticks = 100000;
-    auto generated = trace::generateWorkload(p);
-    QVERIFY(std::holds_alternative<Workload>(generated));
-    const Workload w = std::get<Workload>(std::move(generated));
+    const Workload w = shortRequests(3, 3000, 0.1, 512, 100000);
     Session s(w);
     const Tick ticks = s.lastTick() + 1;
     QVERIFY2(ticks > 64 * 128 * 2 && ticks <= 256 * 128, qPrintable(QString::number(ticks)));
