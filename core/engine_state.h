@@ -28,10 +28,24 @@ struct Engine::State {
     // (fcfs_back counts up), preempted requests at the front (fcfs_front counts down).
     // An order-statistics tree (libstdc++'s policy-based red-black tree): an evict's queue_position is
     // order_of_key, O(log n) in the queue's length (a std::set needed a walk from the head, issue 23).
-    using WaitingQueue =
+    using WaitingTree =
         __gnu_pbds::tree<std::pair<std::int64_t, RequestIndex>, __gnu_pbds::null_type,
                          std::less<std::pair<std::int64_t, RequestIndex>>, __gnu_pbds::rb_tree_tag,
                          __gnu_pbds::tree_order_statistics_node_update>;
+    // The tree with move operations: libstdc++'s policy-based containers have none, so moving a State copied
+    // every node of its queue, and moving a snapshot (a vector of them growing) copied the whole state.
+    struct WaitingQueue : WaitingTree {
+        WaitingQueue() = default;
+        WaitingQueue(const WaitingQueue&) = default;
+        WaitingQueue& operator=(const WaitingQueue&) = default;
+        WaitingQueue(WaitingQueue&& other) { swap(other); } // (not noexcept: the empty tree allocates its head)
+        WaitingQueue& operator=(WaitingQueue&& other) {
+            clear();
+            swap(other);
+            return *this;
+        }
+        ~WaitingQueue() = default;
+    };
     WaitingQueue waiting;
     std::int64_t fcfs_front = 0;
     std::int64_t fcfs_back = 0;

@@ -57,9 +57,34 @@ std::size_t shellBytes(const Engine::State& s) {
            s.block_key.capacity() * sizeof(std::int64_t) + s.waiting.size() * 48; // a std::set node, about
 }
 
+// The tick a run reaches at least: its last arrival (or max_ticks).
+Tick lastArrivalOrEnd(const Workload& w) {
+    Tick lastArrival = 0;
+    for (const auto& r : w.requests) lastArrival = std::max(lastArrival, r.arrival_tick);
+    return std::min(lastArrival, w.config.max_ticks);
+}
+
+// The interval that keeps at most kMaxSnapshots snapshots up to tick `lasts`: a power-of-two multiple of 64, as
+// doubling from 64 gives. Starting lower only takes snapshots that thinning drops (each copies the per-block
+// state: the whole Mooncake trace at 26,674 blocks, about 1.5 MB; starting at 64 took about 480 to keep 92).
+Tick snapshotIntervalFor(Tick lasts) {
+    Tick interval = 64;
+    while (lasts / interval >= static_cast<Tick>(kMaxSnapshots)) interval *= 2;
+    return interval;
+}
+
 } // namespace
 
 struct Session::Snapshot {
+    // Move-only: the state's move may throw (its waiting queue allocates), and a copyable snapshot would then
+    // be copied whole each time the vector of snapshots grows.
+    Snapshot() = default;
+    Snapshot(Snapshot&&) = default;
+    Snapshot& operator=(Snapshot&&) = default;
+    Snapshot(const Snapshot&) = delete;
+    Snapshot& operator=(const Snapshot&) = delete;
+    ~Snapshot() = default;
+
     Engine::State shell; // the state without req and held, which are in `chunks`
     std::vector<std::shared_ptr<const RequestChunk>> chunks;
     std::size_t newBytes = 0; // the shell and the chunks this snapshot did not share with the previous one
@@ -83,7 +108,8 @@ struct Session::Snapshot {
     Tick nextTick() const { return shell.next_tick; }
 };
 
-Session::Snapshot Session::takeSnapshot(Engine& engine) const {
+Session::Snapshot Session::takeSnapshot(Engine& engine) {
+    ++snapshotsTaken_;
     const Engine::State& state = engine.state();
     const Snapshot* previous = snapshots_.empty() ? nullptr : &snapshots_.back();
     Snapshot snap;
@@ -113,6 +139,7 @@ Session::Snapshot Session::takeSnapshot(Engine& engine) const {
 
 void Session::thinSnapshots() {
     std::vector<Snapshot> kept;
+    kept.reserve(snapshots_.size() / 2 + 1);
     for (std::size_t i = 0; i < snapshots_.size(); i += 2) {
         kept.push_back(std::move(snapshots_[i]));
     }
@@ -124,34 +151,33 @@ void Session::thinSnapshots() {
 Session::Session(Workload workload, const RunControl& control) : Session(std::move(workload), nullptr, control) {}
 
 Session::Session(Workload workload, LiveBackend* backend, const RunControl& control)
-    : workload_(std::move(workload)) {
-    // One full run that records the series and takes snapshots as it goes; snapshots are thinned (every other
-    // one dropped, interval doubled) whenever there are too many or they hold too many bytes, so memory stays
-    // bounded and a seek replays at most `interval_` ticks.
+    : workload_(std::move(workload)), maxSnapshotBytes_(control.max_snapshot_bytes) {
+    snapshots_.reserve(kMaxSnapshots + 1);
+    EngineOptions options{true, false};
+    // The "why" panel ranks every candidate of a teaching-sized run; a large one keeps what receipts list.
+    options.keep_all_candidates = workload_.requests.size() <= kWholeCandidateListRequests;
+    if (backend != nullptr) {
+        // A live run drives the device by block ids: the one full run keeps the pool map, and it takes every
+        // snapshot as it goes (the run is never repeated: its measurements belong to one pass).
+        options.track_block_owners = true;
+        interval_ = snapshotIntervalFor(lastArrivalOrEnd(workload_));
+    }
     {
-        EngineOptions options{true, true};
-        // The "why" panel ranks every candidate of a teaching-sized run; a large one keeps what receipts list.
-        options.keep_all_candidates = workload_.requests.size() <= kWholeCandidateListRequests;
         Engine full(workload_, full_.ledger, options);
         full.setLiveBackend(backend);
-        snapshots_.push_back(takeSnapshot(full));
-        snapshotBytes_ = snapshots_.back().newBytes;
+        if (backend != nullptr) keepSnapshot(full);
         RunCheck check(control);
         while (!full.finished()) {
             full.step();
             const Tick next = full.nextTick();
             check.afterStep(next, static_cast<std::int64_t>(full_.ledger.events.size()), full.totals().evictions);
-            if (!full.finished() && next >= snapshots_.back().nextTick() + interval_) {
-                snapshots_.push_back(takeSnapshot(full));
-                snapshotBytes_ += snapshots_.back().newBytes;
-                while (snapshots_.size() > kMaxSnapshots ||
-                       (snapshotBytes_ > control.max_snapshot_bytes && snapshots_.size() > 2)) {
-                    thinSnapshots();
-                }
+            if (backend != nullptr && !full.finished() && next >= snapshots_.back().nextTick() + interval_) {
+                keepSnapshot(full);
             }
         }
         collectResult(full, backend, full_);
         fullSeries_ = full.series();
+        if (backend != nullptr) frontier_ = full.nextTick();
     }
     for (const auto& e : full_.ledger.events) {
         if (e.kind == EventKind::Pressure && (pressureTicks_.empty() || pressureTicks_.back() != e.tick)) {
@@ -159,8 +185,49 @@ Session::Session(Workload workload, LiveBackend* backend, const RunControl& cont
         }
     }
     cursor_ = std::make_unique<Engine>(workload_, cursorLedger_, EngineOptions{false, true});
+    if (snapshots_.empty()) {
+        // A simulated run: the snapshots with the pool map come from a scout engine as seeks first reach each
+        // part of the run or fillSnapshots asks, at the interval that keeps at most kMaxSnapshots over the
+        // run's known length.
+        interval_ = snapshotIntervalFor(full_.totals.ticks - 1);
+        scout_ = std::make_unique<Engine>(workload_, scoutLedger_, EngineOptions{false, true});
+        keepSnapshot(*scout_);
+        frontier_ = 0;
+        if (scout_->finished()) scout_.reset();
+    }
     cursor_->restore(snapshots_.front().state());
     cursorTick_ = -1;
+}
+
+void Session::keepSnapshot(Engine& engine) {
+    snapshots_.push_back(takeSnapshot(engine));
+    snapshotBytes_ += snapshots_.back().newBytes;
+    while (snapshots_.size() > kMaxSnapshots || (snapshotBytes_ > maxSnapshotBytes_ && snapshots_.size() > 2)) {
+        thinSnapshots();
+    }
+}
+
+void Session::extendSnapshots(Tick t) {
+    while (scout_ && !scout_->finished() && scout_->nextTick() <= t) {
+        scout_->step();
+        if (!scout_->finished() && scout_->nextTick() >= snapshots_.back().nextTick() + interval_) {
+            keepSnapshot(*scout_);
+            // Its events are never read: keep none, as the cursor after a restore (the engine reads only the
+            // events of the tick it is in).
+            scoutLedger_ = Ledger{};
+        }
+    }
+    if (!scout_) return;
+    frontier_ = scout_->nextTick();
+    if (scout_->finished()) {
+        scout_.reset(); // every snapshot is taken
+        scoutLedger_ = Ledger{};
+    }
+}
+
+bool Session::fillSnapshots(Tick ticks) {
+    if (scout_) extendSnapshots(scout_->nextTick() + std::max<Tick>(ticks, 1) - 1);
+    return scout_ != nullptr;
 }
 
 Session::~Session() = default;
@@ -181,6 +248,7 @@ std::size_t Session::snapshotBytes() const {
 
 void Session::seek(Tick t) {
     t = std::clamp<Tick>(t, -1, std::max<Tick>(-1, lastTick()));
+    if (t + 1 > frontier_) extendSnapshots(t); // past every snapshot taken so far
     // Forward from where the cursor is when that is cheaper than restoring a snapshot.
     const Engine::State& now = cursor_->state();
     auto it = std::upper_bound(snapshots_.begin(), snapshots_.end(), t + 1,

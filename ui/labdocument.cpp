@@ -10,10 +10,12 @@
 #include "workload_io.h"
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QThread>
+#include <QTimer>
 #include <QUnhandledException>
 #include <QUndoGroup>
 #include <QtConcurrent/QtConcurrentRun>
@@ -63,8 +65,22 @@ std::int64_t firstEvictionTick(const pl::Session& s) {
 } // namespace
 
 LabDocument::LabDocument(pl::LiveBackendFactory live, QObject* parent)
-    : QObject(parent), liveBackends_(std::move(live)), undoGroup_(new QUndoGroup(this)) {
+    : QObject(parent), liveBackends_(std::move(live)), undoGroup_(new QUndoGroup(this)),
+      snapshotFiller_(new QTimer(this)) {
     swapUndoStack(std::make_unique<QUndoStack>());
+    snapshotFiller_->setInterval(0); // whenever the event loop has nothing else to do
+    connect(snapshotFiller_, &QTimer::timeout, this, &LabDocument::fillSnapshotsWhileIdle);
+}
+
+void LabDocument::fillSnapshotsWhileIdle() {
+    // Slices of about 4 ms (a few hundred to a few thousand ticks with the pool map), so input stays smooth.
+    constexpr std::int64_t kTicksPerStep = 128;
+    constexpr qint64 kSliceMs = 4;
+    QElapsedTimer slice;
+    slice.start();
+    bool more = session_ != nullptr;
+    while (more && slice.elapsed() < kSliceMs) more = session_->fillSnapshots(kTicksPerStep);
+    if (!more) snapshotFiller_->stop();
 }
 
 LabDocument::~LabDocument() {
@@ -211,9 +227,13 @@ void LabDocument::startRun(bool keepTick) {
     pl::Workload copy = *workload_;
     stop_ = std::make_shared<std::atomic<bool>>(false);
     watcher->setFuture(QtConcurrent::run([w = std::move(copy), live = live_, backends = liveBackends_,
-                                          cal = calibration_, stop = stop_, gate = runGate_]() {
+                                          cal = calibration_, stop = stop_, gate = runGate_, tick]() {
         while (gate && !gate->load() && !stop->load()) QThread::msleep(1);
-        return computeLabRun(w, live ? &backends : nullptr, cal ? &*cal : nullptr, stop.get());
+        LabRun run = computeLabRun(w, live ? &backends : nullptr, cal ? &*cal : nullptr, stop.get());
+        // The seek snapshots up to the tick the run opens at are taken here, off the GUI thread (installSession
+        // seeks there again, at no cost unless the cursor was moved meanwhile).
+        if (run.session) run.session->seek(tick == kFirstEvictionTick ? firstEvictionTick(*run.session) : tick);
+        return run;
     }));
 }
 
@@ -264,6 +284,7 @@ void LabDocument::installSession(LabRun run, std::int64_t tick) {
     liveRun_ = std::move(run.live);
     if (tick == kFirstEvictionTick) tick = firstEvictionTick(*session_);
     session_->seek(tick);
+    snapshotFiller_->start();
     updateVictims();
     emit changed(LabChangeKind::Session | LabChangeKind::Cursor);
     if (!run.liveError.isEmpty()) emit runFailed(sourceName_ + QStringLiteral(": ") + run.liveError);

@@ -25,6 +25,7 @@
 #include <optional>
 #include <vector>
 
+class QTimer;
 class QUndoGroup;
 
 namespace pl {
@@ -190,6 +191,7 @@ class LabDocument : public QObject {
     bool refuseReadOnly(QString* error) const; // true (and the reason) while the workload is read-only
     void stopBackgroundRun();
     void installSession(LabRun run, std::int64_t tick);
+    void fillSnapshotsWhileIdle(); // a slice of the session's seek snapshots (pl::Session::fillSnapshots)
     void updateVictims();
     // Moves the undo index to the step whose workload is `shown`; false when no step holds it.
     bool revertUndoTo(const pl::Workload& shown);
@@ -243,6 +245,9 @@ class LabDocument : public QObject {
     std::vector<std::uint8_t> victimBlockMask_;
     std::vector<std::int32_t> victimBlockOwners_;
     std::int64_t victimSharedKept_ = 0;
+    // Takes the session's seek snapshots a few milliseconds at a time while the event loop is idle, so a run
+    // opens without them and the first far seek finds them taken.
+    QTimer* snapshotFiller_;
     std::vector<std::int32_t> requestersAtCursor_;
     std::vector<std::int32_t> selfEvictedAtCursor_;
 };

@@ -112,7 +112,7 @@ void TestRunControl::aFlagSetBeforehandStopsAtTheFirstCheck() {
     RunControl control;
     control.cancel = &flag;
     Ledger ledger;
-    Engine engine(long_, ledger, EngineOptions{true, true}); // as the Session's full run
+    Engine engine(long_, ledger, EngineOptions{true, false}); // as the Session's full run
     for (int i = 0; i < RunCheck::kStepsPerCheck; ++i) {
         engine.step();
     }

@@ -2,8 +2,9 @@
 // shared prefixes); every one that passes validateWorkload must
 //  - run to completion, every request completed or censored;
 //  - produce a receipt that the conservation oracle passes (oracle.h);
-//  - be deterministic: the Session's run (record_series, block owners) writes the byte-identical receipt, and
-//    the Session's cursor after seeking to any tick equals a fresh engine stepped to that tick.
+//  - be deterministic: the Session's run (record_series; its snapshots with block owners) writes the
+//    byte-identical receipt, and the Session's cursor after seeking to any tick equals a fresh engine stepped
+//    to that tick.
 #include "fuzz_common.h"
 
 #include "engine.h"

@@ -448,6 +448,30 @@ class TestLabDocument : public QObject {
         QVERIFY(doc.session()->workload().policy.recovery == pl::Recovery::Recompute);
         QCOMPARE(doc.currentTick(), 10);
     }
+
+    // A run opens with the seek snapshots up to where it opens only; the rest are taken while the event loop is
+    // idle, and seeks anywhere give what a fresh run gives before, while and after they are.
+    void snapshotsAreTakenWhileIdle() {
+        LabDocument doc;
+        doc.setRunMode(LabDocument::RunMode::Synchronous);
+        QString error;
+        const pl::Workload w = uitest::syntheticWorkload(4000, 1500);
+        QVERIFY(doc.setWorkload(w, QStringLiteral("synthetic"), &error));
+        QVERIFY(doc.session() != nullptr);
+        QVERIFY(!doc.session()->snapshotsComplete());
+        const std::size_t atOpen = doc.session()->snapshotCount();
+        QTRY_VERIFY_WITH_TIMEOUT(doc.session()->snapshotsComplete(), 60000);
+        QVERIFY2(doc.session()->snapshotCount() > atOpen, qPrintable(QString::number(atOpen)));
+        for (const std::int64_t t : {doc.lastTick(), doc.lastTick() / 3, std::int64_t{0}}) {
+            doc.seek(t);
+            pl::Ledger ledger;
+            pl::Engine fresh(w, ledger, pl::EngineOptions{false, true});
+            fresh.runToTick(t);
+            const auto owners = doc.session()->cursor().blockOwners();
+            QVERIFY(std::equal(owners.begin(), owners.end(), fresh.blockOwners().begin(), fresh.blockOwners().end()));
+            QCOMPARE(doc.session()->cursor().freeBlocks(), fresh.freeBlocks());
+        }
+    }
 };
 
 QTEST_MAIN(TestLabDocument)
