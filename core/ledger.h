@@ -4,6 +4,7 @@
 // the workload's request list (normalised order) and the run's tenant table.
 
 #include "model.h"
+#include "workload.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -8,6 +8,7 @@
 
 #include "model.h"
 #include "stop_check.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <algorithm>

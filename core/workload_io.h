@@ -5,7 +5,7 @@
 // all errors naming the JSON path.
 
 #include "errors.h"
-#include "model.h"
+#include "workload.h"
 
 #include <nlohmann/json.hpp>
 

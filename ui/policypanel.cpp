@@ -5,6 +5,7 @@
 #include "bytestext.h"
 #include "model.h"
 #include "qtext.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <QCheckBox>

@@ -1,6 +1,7 @@
 #include "shell_files.h"
 
 #include "model.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <string_view>

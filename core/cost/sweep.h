@@ -7,8 +7,8 @@
 
 #include "engine.h"
 #include "errors.h"
-#include "model.h"
 #include "review/goodput.h"
+#include "workload.h"
 
 #include <nlohmann/json.hpp>
 

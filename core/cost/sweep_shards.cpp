@@ -4,6 +4,7 @@
 
 #include "hashing.h"
 #include "model.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <algorithm>
