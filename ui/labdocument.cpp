@@ -8,6 +8,7 @@
 #include "run_control.h"
 #include "session.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <QCoreApplication>
 #include <QFile>

@@ -7,6 +7,7 @@
 #include "qtext.h"
 #include "workload.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -3,6 +3,7 @@
 #include "model.h"
 #include "workload.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <string_view>
 #include <utility>

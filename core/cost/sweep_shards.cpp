@@ -1,6 +1,7 @@
 #include "cost/sweep_shards.h"
 
 #include "cost/json_fields.h"
+#include "cost/sweep_output.h"
 
 #include "hashing.h"
 #include "model.h"

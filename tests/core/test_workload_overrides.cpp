@@ -2,6 +2,7 @@
 // every override a flag or the lab's panel applies, with the errors that name the flag.
 #include "workload_io.h"
 #include "workload_io_fixtures.h"
+#include "workload_overrides.h"
 
 #include <QtTest>
 
