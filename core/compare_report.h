@@ -4,12 +4,12 @@
 // the CLI and the lab's Export > Comparison write byte-identical files for the same workload.
 
 #include "engine.h"
-#include "model.h"
 #include "receipt.h"
 #include "review/goodput.h"
 #include "review/outcomes.h"
 #include "run_control.h"
 #include "summary.h"
+#include "workload.h"
 
 #include <functional>
 #include <atomic>

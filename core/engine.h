@@ -9,6 +9,7 @@
 #include "results.h"
 #include "run_control.h"
 #include "victim.h"
+#include "workload.h"
 
 #include <cstdint>
 #include <memory>

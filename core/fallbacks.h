@@ -4,7 +4,7 @@
 // helper for the CLI's compare and the lab's Compare view, so both count and word it alike. Never hashed.
 
 #include "ledger.h"
-#include "model.h"
+#include "workload.h"
 
 #include <cstdint>
 #include <string>

@@ -106,4 +106,42 @@ EvictionOutcome evictionOutcome(const Ledger& ledger, std::size_t evictIndex) {
     return out;
 }
 
+VictimsAtTick victimsAtTick(const Ledger& ledger, Tick tick) {
+    VictimsAtTick out;
+    const auto& events = ledger.events;
+    const auto first = std::lower_bound(events.begin(), events.end(), tick,
+                                        [](const Event& e, Tick t) { return e.tick < t; });
+    const auto addOnce = [](std::vector<std::int32_t>& list, std::int32_t r) {
+        if (std::find(list.begin(), list.end(), r) == list.end()) list.push_back(r);
+    };
+    for (auto it = first; it != events.end() && it->tick == tick; ++it) {
+        if (it->kind != EventKind::Evict && it->kind != EventKind::SwapOutDone) continue;
+        if (it->kind == EventKind::Evict) {
+            const std::int32_t requester = evictionCause(ledger, static_cast<std::size_t>(it - events.begin())).requester;
+            if (requester >= 0) addOnce(out.requesters, requester);
+            if (requester >= 0 && requester == it->request) addOnce(out.self_evicted, requester);
+        }
+        const auto known = std::find(out.victims.begin(), out.victims.end(), it->request);
+        const std::uint8_t landed = it->kind == EventKind::SwapOutDone ? 1 : 0;
+        if (known == out.victims.end()) {
+            out.victims.push_back(it->request);
+            out.landed.push_back(landed);
+        } else if (!landed) {
+            out.landed[static_cast<std::size_t>(known - out.victims.begin())] = 0; // evicted here too
+        }
+    }
+    out.evicted_at.assign(out.victims.size(), tick);
+    for (std::size_t i = 0; i < out.victims.size(); ++i) {
+        if (!out.landed[i]) continue;
+        for (auto back = first; back != events.begin();) {
+            --back;
+            if (back->kind == EventKind::Evict && back->request == out.victims[i]) {
+                out.evicted_at[i] = back->tick;
+                break;
+            }
+        }
+    }
+    return out;
+}
+
 } // namespace pl

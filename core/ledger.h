@@ -4,6 +4,7 @@
 // the workload's request list (normalised order) and the run's tenant table.
 
 #include "model.h"
+#include "workload.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -129,5 +130,19 @@ struct EvictionOutcome {
     std::int64_t end = -1;
 };
 EvictionOutcome evictionOutcome(const Ledger& ledger, std::size_t evictIndex);
+
+// Who was evicted at one tick, as the lab's "why" panel shows it: the victims of the tick's evict and
+// swap_out_done events, each once, in event order; per victim, whether only its swap-out landed here (its evict
+// was earlier: landed 1; evicted here too: 0) and the tick it was evicted at (this one, or a landed swap-out's
+// last evict before it); the requesters whose need caused the tick's evictions (evictionCause), each once, and
+// those among them that evicted themselves.
+struct VictimsAtTick {
+    std::vector<std::int32_t> victims;   // request indices
+    std::vector<std::uint8_t> landed;    // per victim
+    std::vector<Tick> evicted_at;        // per victim
+    std::vector<std::int32_t> requesters;
+    std::vector<std::int32_t> self_evicted;
+};
+VictimsAtTick victimsAtTick(const Ledger& ledger, Tick tick);
 
 } // namespace pl

@@ -18,14 +18,6 @@ std::string quoted(std::string_view s) {
     return q + "\"";
 }
 
-// A live run's figures for one evict: the sums over its annotations, the errors joined by "; ".
-struct LiveCell {
-    bool any = false;
-    double measured_us = 0.0, modelled_us = 0.0;
-    std::int64_t bytes_moved = 0, tokens_computed = 0;
-    std::string errors;
-};
-
 } // namespace
 
 std::string_view fallbackWords(Fallback f) {
@@ -57,29 +49,35 @@ LedgerRows ledgerRows(const std::vector<Event>& events) {
     return rows;
 }
 
+std::vector<LiveRowSums> liveRowSums(const std::vector<Event>& events, const std::vector<std::size_t>& rowEvents,
+                                     const std::vector<LiveAnnotation>& live) {
+    std::vector<LiveRowSums> sums(rowEvents.size());
+    std::unordered_map<std::int64_t, std::size_t> rowOfSeq;
+    for (std::size_t r = 0; r < rowEvents.size(); ++r) rowOfSeq[events[rowEvents[r]].seq] = r;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+        const LiveAnnotation& a = live[i];
+        const auto it = rowOfSeq.find(a.seq);
+        if (it == rowOfSeq.end()) continue;
+        LiveRowSums& c = sums[it->second];
+        c.any = true;
+        c.ok = c.ok && a.ok;
+        c.measured_us += a.measured_us;
+        c.modelled_us += a.modelled_us;
+        c.bytes_moved += a.bytes_moved;
+        c.tokens_computed += a.tokens_computed;
+        if (!a.ok) c.errors += (c.errors.empty() ? "" : "; ") + a.error;
+        c.annotations.push_back(i);
+    }
+    return sums;
+}
+
 std::string ledgerCsv(const Workload& workload, const std::vector<Event>& events, const std::vector<LiveAnnotation>& live) {
     std::string out = "tick,victim,mode,fallback,freed_blocks,replay_tokens,swap_out_bytes,swap_in_bytes,"
                       "est_recompute_ticks,est_swap_ticks,queue_position";
     if (!live.empty()) out += ",measured_us,bytes_moved,tokens_computed,modelled_us,device_error";
     out += '\n';
     const LedgerRows rows = ledgerRows(events);
-    std::vector<LiveCell> cells;
-    if (!live.empty()) {
-        cells.resize(rows.events.size());
-        std::unordered_map<std::int64_t, std::size_t> rowOfSeq;
-        for (std::size_t r = 0; r < rows.events.size(); ++r) rowOfSeq[events[rows.events[r]].seq] = r;
-        for (const LiveAnnotation& a : live) {
-            const auto it = rowOfSeq.find(a.seq);
-            if (it == rowOfSeq.end()) continue;
-            LiveCell& c = cells[it->second];
-            c.any = true;
-            c.measured_us += a.measured_us;
-            c.modelled_us += a.modelled_us;
-            c.bytes_moved += a.bytes_moved;
-            c.tokens_computed += a.tokens_computed;
-            if (!a.ok) c.errors += (c.errors.empty() ? "" : "; ") + a.error;
-        }
-    }
+    const std::vector<LiveRowSums> cells = live.empty() ? std::vector<LiveRowSums>{} : liveRowSums(events, rows.events, live);
     for (std::size_t r = 0; r < rows.events.size(); ++r) {
         const Event& e = events[rows.events[r]];
         out += std::to_string(e.tick) + ',' + quoted(workload.requests[static_cast<std::size_t>(e.request)].id) + ',' +
@@ -89,7 +87,7 @@ std::string ledgerCsv(const Workload& workload, const std::vector<Event>& events
                std::to_string(e.est_recompute_ticks) + ',' + std::to_string(e.est_swap_ticks) + ',' +
                std::to_string(e.queue_position);
         if (!live.empty()) {
-            const LiveCell& c = cells[r];
+            const LiveRowSums& c = cells[r];
             const bool model = c.any && c.modelled_us != 0.0;
             out += ',' + (c.any ? formatFixed(c.measured_us, 3) : std::string()) + ',' +
                    (c.any ? std::to_string(c.bytes_moved) : std::string()) + ',' +

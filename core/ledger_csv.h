@@ -29,6 +29,23 @@ struct LedgerRows {
 };
 LedgerRows ledgerRows(const std::vector<Event>& events);
 
+// A live run's measurements for one row: the sums over the annotations that carry its evict's seq (an evict's
+// device calls, swap_out and replay, hybrid has both; a swap_in belongs to the resume), and which they are.
+// The CSV's live columns and the lab's ledger both show these.
+struct LiveRowSums {
+    bool any = false; // some call carried the row's seq
+    bool ok = true;   // every one of them succeeded
+    double measured_us = 0.0;
+    double modelled_us = 0.0;
+    std::int64_t bytes_moved = 0;
+    std::int64_t tokens_computed = 0;
+    std::string errors;                   // the failed calls' errors, "; "-separated
+    std::vector<std::size_t> annotations; // the calls' indices in `live`, in order
+};
+// One per row, `rowEvents` being the rows' evict events (LedgerRows::events).
+std::vector<LiveRowSums> liveRowSums(const std::vector<Event>& events, const std::vector<std::size_t>& rowEvents,
+                                     const std::vector<LiveAnnotation>& live);
+
 // The CSV of a run (`live`: a live run's annotations, empty for a simulation).
 std::string ledgerCsv(const Workload& workload, const std::vector<Event>& events,
                       const std::vector<LiveAnnotation>& live = {});

@@ -1,13 +1,13 @@
 #pragma once
-// The conservation oracle's internals (oracle.h is its face): field readers, the per-request state machine
-// and the Oracle class, whose checks are spread over oracle.cpp (the event walk), oracle_events.cpp (one
-// function per event kind) and oracle_records.cpp (records and totals).
+// The conservation oracle's internals (oracle.h is its face), shared by its .cpp files: field readers, the
+// per-request state machine and the Oracle class's declaration (where each part is defined: above the class).
 
 #include "oracle.h"
 #include "oracle_value.h"
 
 #include "model.h"
 #include "stop_check.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <algorithm>
@@ -202,278 +202,72 @@ struct Sums {
     std::int64_t cachedTokens = 0;
 };
 
+// Replays a receipt's events and checks its records and totals. The walk over the events and the common
+// checks are in oracle.cpp, the checks per event kind in oracle_events.cpp (evictions, their candidates and
+// victims in oracle_evict.cpp), records and totals in oracle_records.cpp.
 class Oracle {
   public:
     explicit Oracle(const std::atomic<bool>* stop = nullptr) : stop_(stop, 4096) {}
 
-    OracleReport run(const json& receipt) {
-        if (!receipt.is_object()) {
-            add("the receipt is not a JSON object");
-            return finish();
-        }
-        const auto w = receipt.find("workload");
-        const auto p = receipt.find("policy");
-        if (!begin(w == receipt.end() ? nullptr : &*w, p == receipt.end() ? nullptr : &*p)) {
-            return finish();
-        }
-        const auto events = receipt.find("events");
-        if (events == receipt.end() || !events->is_array()) {
-            return end(receipt); // which says so, and checks nothing more
-        }
-        for (const json& e : *events) {
-            event(e);
-        }
-        const auto records = receipt.find("requests");
-        if (records != receipt.end() && records->is_array()) {
-            for (const json& r : *records) {
-                record(r);
-            }
-        }
-        return end(receipt);
-    }
-
+    OracleReport run(const json& receipt);
     // The same checks fed piece by piece (OracleStream): the workload and policy (false: invalid, the report
     // says why, and nothing more is checked), every event in order, every record in order, then end() with the
     // rest of the receipt, whose "events" and "requests" (read already) only need to be arrays.
-    bool begin(const json* workload, const json* policy) {
-        if (workload == nullptr || !workload->is_object() || policy == nullptr || !policy->is_object()) {
-            add("the receipt has no 'workload' or 'policy' object");
-            return false;
-        }
-        json doc = *workload;
-        doc["policy"] = *policy;
-        return begin(workloadFromJson(doc, "receipt"));
-    }
-
+    bool begin(const json* workload, const json* policy);
     // The receipt's workload with its policy, read already (as workloadFromJson reads them, file "receipt").
-    bool begin(Result<Workload> parsed) {
-        if (auto* e = std::get_if<InputError>(&parsed)) {
-            add("the receipt's workload/policy is invalid: " + e->path + ": " + e->reason);
-            return false;
-        }
-        workload_ = std::get<Workload>(std::move(parsed));
-        pending_ = sampledTokenPending(workload_.policy.engine_profile) ? 1 : 0;
-        // vllm-v1 with enable_prefix_caching caches every full block a request computes, under ids of its own.
-        ownCache_ = workload_.config.enable_prefix_caching && workload_.policy.engine_profile == EngineProfile::VllmV1;
-        prefix_ = ownCache_;
-        tracks_.assign(workload_.requests);
-        for (const auto& r : workload_.requests) {
-            prefix_ = prefix_ || !r.prefix_blocks.empty();
-        }
-        return true;
-    }
-
-    void event(const json& e) {
-        stop_.step();
-        checkEvent(reader_.view(e), eventCount_++);
-    }
-
-    void record(const json& r) {
-        stop_.step();
-        checkRecord(reader_.view(r), recordCount_++);
-    }
-
+    bool begin(Result<Workload> parsed);
+    void event(const json& e);
+    void record(const json& r);
     // One line of receipt text: read without a document where it is plain JSON (oracle_value.h), else parsed
     // by nlohmann_json as event() is given it (a line that is not JSON throws its parse_error).
-    void eventLine(std::string_view line) {
-        if (const Value* v = reader_.readLine(line)) {
-            stop_.step();
-            checkEvent(*v, eventCount_++);
-        } else {
-            event(json::parse(line));
-        }
-    }
-
-    void recordLine(std::string_view line) {
-        if (const Value* v = reader_.readLine(line)) {
-            stop_.step();
-            checkRecord(*v, recordCount_++);
-        } else {
-            record(json::parse(line));
-        }
-    }
-
-    OracleReport end(const json& receipt) {
-        const auto events = receipt.find("events");
-        if (events == receipt.end() || !events->is_array()) {
-            add("the receipt has no 'events' array");
-            return finish();
-        }
-        endRecords(receipt);
-        checkTotals(receipt);
-        return finish();
-    }
-
-    OracleReport finish() {
-        if (violationCount_ > report_.violations.size()) {
-            report_.violations.push_back("... and " + n(static_cast<std::int64_t>(violationCount_ - report_.violations.size())) +
-                                         " more violations not listed");
-        }
-        report_.passed = violationCount_ == 0;
-        return std::move(report_);
-    }
+    void eventLine(std::string_view line);
+    void recordLine(std::string_view line);
+    OracleReport end(const json& receipt);
+    OracleReport finish();
 
   private:
-    void add(std::string sentence) {
-        ++violationCount_;
-        if (report_.violations.size() < kMaxOracleViolations) {
-            report_.violations.push_back(std::move(sentence));
-        }
-    }
-
-    void checkEvent(const Value& e, std::int64_t index) {
-        std::string kind, id; // named by `where` (in the catch too)
-        EventWhere where{index};
-        try {
-            if (!e.is_object()) {
-                throw BadField{"is not an object"};
-            }
-            const std::int64_t seq = intOf(e, "seq");
-            const std::int64_t tick = intOf(e, "tick");
-            kind = strOf(e, "kind");
-            where.at(seq, tick, kind);
-            if (seq != index) {
-                add(where + ": seq is " + n(seq) + " but it is event number " + n(index) + " (seq must count 0,1,2,...)");
-            }
-            if (tick < lastTick_ || tick < 0) {
-                add(where + ": tick " + n(tick) + " is earlier than the previous event's tick " + n(lastTick_));
-            }
-            lastTick_ = std::max(lastTick_, tick);
-            if (tick > workload_.config.max_ticks) {
-                add(where + ": tick " + n(tick) + " is beyond max_ticks " + n(workload_.config.max_ticks));
-            }
-            if (kind != "censor") {
-                sums_.lastNonCensorTick = std::max(sums_.lastNonCensorTick, tick);
-            }
-            if (kind == "pressure") {
-                checkCommon(e, where);
-                checkPressure(e, where);
-                return;
-            }
-            id = strOf(e, "request");
-            Track* track = tracks_.find(id);
-            if (track == nullptr) {
-                add(where + ": names request " + id + ", which is not in the workload");
-                return;
-            }
-            where.of(id);
-            checkCommon(e, where);
-            Track& t = *track;
-            if (!t.ending.empty()) {
-                add(where + ": " + id + " already ended with '" + t.ending + "' at seq " + n(t.endingSeq));
-            }
-            checkGenerated(e, where, t);
-            dispatch(kind, e, where, t, seq, tick);
-            ++t.events;
-        } catch (const BadField& bad) {
-            add(where + " " + bad.reason);
-        }
-    }
-
+    // oracle.cpp: the walk and what every event is checked for.
+    void add(std::string sentence);
+    void checkEvent(const Value& e, std::int64_t index);
     void dispatch(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
-                  std::int64_t tick) {
-        if (kind == "arrive") {
-            onArrive(where, t, tick);
-        } else if (kind == "admit") {
-            onAdmit(e, where, t);
-        } else if (kind == "first_token") {
-            onFirstToken(e, where, t, tick);
-        } else if (kind == "evict") {
-            onEvict(e, where, t, seq);
-        } else if (kind == "swap_out_done") {
-            onSwapOutDone(e, where, t);
-        } else if (kind == "resume") {
-            onResume(e, where, t);
-        } else if (kind == "swap_in_done") {
-            onSwapInDone(e, where, t);
-        } else if (kind == "replay_done") {
-            onReplayDone(e, where, t);
-        } else if (kind == "complete" || kind == "censor") {
-            onEnding(kind, e, where, t, seq, tick);
-        } else {
-            add(where + ": unknown event kind '" + kind + "'");
-        }
-    }
-
+                  std::int64_t tick);
     // Occupancy, capacity and host memory, wherever an event reports them.
-    void checkCommon(const Value& e, const EventWhere& where) {
-        const Config& c = workload_.config;
-        if (e.contains("capacity_blocks") && intOf(e, "capacity_blocks") != c.capacity_blocks) {
-            add(where + ": capacity_blocks is " + n(intOf(e, "capacity_blocks")) + " but the workload's is " +
-                n(c.capacity_blocks));
-        }
-        if (e.contains("occupied_blocks")) {
-            const std::int64_t occupied = intOf(e, "occupied_blocks");
-            if (occupied < 0 || occupied > c.capacity_blocks) {
-                add(where + ": occupied_blocks " + n(occupied) + " is outside 0..capacity_blocks " + n(c.capacity_blocks));
-            }
-        }
-        if (e.contains("host_bytes")) {
-            const std::int64_t host = intOf(e, "host_bytes");
-            sums_.peakHostSeen = std::max(sums_.peakHostSeen, host);
-            if (host < 0 || host > c.host_capacity_bytes) {
-                add(where + ": host_bytes " + n(host) + " is outside 0..host_capacity_bytes " + n(c.host_capacity_bytes));
-            }
-        }
-    }
+    void checkCommon(const Value& e, const EventWhere& where);
+    void checkGenerated(const Value& e, const EventWhere& where, Track& t);
 
-    void checkGenerated(const Value& e, const EventWhere& where, Track& t) {
-        if (!e.contains("generated_tokens")) {
-            return;
-        }
-        const std::int64_t g = intOf(e, "generated_tokens");
-        if (g < t.generated) {
-            add(where + ": generated_tokens fell from " + n(t.generated) + " to " + n(g) + " (generated output was lost)");
-        }
-        if (g > t.spec->output_tokens) {
-            add(where + ": generated_tokens " + n(g) + " exceeds the request's output_tokens " + n(t.spec->output_tokens));
-        }
-        t.generated = std::max(t.generated, g);
-    }
+    // oracle_events.cpp: one check per event kind.
+    void checkPressure(const Value& e, const EventWhere& where);
+    void onArrive(const EventWhere& where, Track& t, std::int64_t tick);
+    void onAdmit(const Value& e, const EventWhere& where, Track& t);
+    void onFirstToken(const Value& e, const EventWhere& where, Track& t, std::int64_t tick);
+    void onSwapOutDone(const Value& e, const EventWhere& where, Track& t);
+    void onResume(const Value& e, const EventWhere& where, Track& t);
+    void onSwapInDone(const Value& e, const EventWhere& where, Track& t);
+    void onReplayDone(const Value& e, const EventWhere& where, Track& t);
+    void recoveryEnded(const EventWhere& where, Track& t);
+    void onEnding(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
+                  std::int64_t tick);
+    // An evict's or resume's mode: recompute, swap or hybrid (BadField otherwise).
+    static Recovery modeOf(const Value& e);
+    // Prefix sharing (the workload has prefix_blocks): cached_tokens on an admit or resume is whole blocks
+    // of the request's declared prefix, and leaves at least one token of `context` to compute. With vLLM's
+    // enable_prefix_caching a resume may also hit its own blocks: at most the full blocks of what it owed
+    // (`owned` tokens; it never computed more of its own before).
+    void checkCached(std::int64_t cached, std::int64_t context, const EventWhere& where, const Track& t,
+                     std::int64_t owned = 0);
+    // shared_blocks of an event, which exists only in receipts of workloads with prefix_blocks.
+    std::int64_t sharedOf(const Value& e, const EventWhere& where);
 
-    void checkPressure(const Value& e, const EventWhere& where) {
-        ++sums_.pressure;
-        const std::string trigger = strOf(e, "trigger");
-        const bool requestCap =
-            trigger == "request-cap" && workload_.policy.engine_profile == EngineProfile::TrtllmMaxUtilization;
-        if (trigger != "allocation-failed" && trigger != "preempt-ahead" && !requestCap &&
-            !(trigger == "retract-decode" && workload_.policy.engine_profile == EngineProfile::Sglang)) {
-            add(where + ": unknown trigger '" + trigger + "'");
-        }
-        const std::int64_t freeBlocks = intOf(e, "free_blocks");
-        const std::int64_t occupied = intOf(e, "occupied_blocks");
-        if (freeBlocks < 0 || freeBlocks > workload_.config.capacity_blocks - occupied) {
-            add(where + ": free_blocks " + n(freeBlocks) + " + occupied_blocks " + n(occupied) +
-                " exceed capacity_blocks " + n(workload_.config.capacity_blocks));
-        }
-        if (intOf(e, "need_blocks") < (requestCap ? 0 : 1)) {
-            add(where + ": need_blocks " + n(intOf(e, "need_blocks")) + " is not positive");
-        }
-    }
+    // oracle_evict.cpp: an eviction, its candidates and its victim.
+    void onEvict(const Value& e, const EventWhere& where, Track& t, std::int64_t seq);
+    void checkNoAdmissionAfterEviction(const Value& e, const EventWhere& where);
+    void checkCandidates(const Value& e, const Value& cands, const EventWhere& where);
+    void checkVictim(const Value& e, const Value& cands, const EventWhere& where);
 
-    void onArrive(const EventWhere& where, Track& t, std::int64_t tick) {
-        if (t.events > 0 || t.arrived) {
-            add(where + ": arrive is not the request's first event");
-        }
-        if (tick != t.spec->arrival_tick) {
-            add(where + ": arrives at tick " + n(tick) + " but its arrival_tick is " + n(t.spec->arrival_tick));
-        }
-        t.arrived = true;
-    }
-
-    void onAdmit(const Value& e, const EventWhere& where, Track& t) {
-        checkNoAdmissionAfterEviction(e, where);
-        if (prefix_) {
-            const std::int64_t cached = intOf(e, "cached_tokens");
-            checkCached(cached, t.spec->prompt_tokens, where, t);
-            sums_.cachedTokens += cached;
-        }
-        if (!t.arrived || t.admitted) {
-            add(where + (t.admitted ? ": admitted a second time (later admissions are 'resume')" : ": admitted before it arrived"));
-        }
-        t.admitted = true;
-        setRunning(t, true);
-    }
+    // oracle_records.cpp: the records and totals against what the events added up to.
+    void endRecords(const json& receipt);
+    void checkRecord(const Value& record, std::size_t index);
+    void checkTotals(const json& receipt);
 
     // Keeps running_ (how many requests could be candidates at most) in step with the tracks.
     void setRunning(Track& t, bool on) {
@@ -481,75 +275,6 @@ class Oracle {
             running_ += on ? 1 : -1;
         }
         t.running = on;
-    }
-
-    void onFirstToken(const Value& e, const EventWhere& where, Track& t, std::int64_t tick) {
-        if (intOf(e, "generated_tokens") != 1) {
-            add(where + ": first_token has generated_tokens " + n(intOf(e, "generated_tokens")) + ", not 1");
-        }
-        if (t.firstTokenTick) {
-            add(where + ": a second first_token (the first was at tick " + n(*t.firstTokenTick) + ")");
-        } else {
-            t.firstTokenTick = tick;
-        }
-        if (!t.running) {
-            add(where + ": first token while the request was not running");
-        } else if (t.swapInPending || t.replayPending) {
-            add(where + ": first token before its recovery finished (" +
-                std::string(t.swapInPending ? "its swap-in was in flight" : "its replay was unfinished") +
-                "): no request samples on a partial context");
-        }
-    }
-
-    static Recovery modeOf(const Value& e) {
-        const std::string mode = strOf(e, "mode");
-        const auto parsed = parseRecovery(mode);
-        if (!parsed || *parsed == Recovery::Adaptive) {
-            throw BadField{"has mode '" + mode + "' (a mode used must be recompute, swap or hybrid)"};
-        }
-        return *parsed;
-    }
-
-    void onEvict(const Value& e, const EventWhere& where, Track& t, std::int64_t seq);
-    void onSwapOutDone(const Value& e, const EventWhere& where, Track& t);
-    void onResume(const Value& e, const EventWhere& where, Track& t);
-    void onSwapInDone(const Value& e, const EventWhere& where, Track& t);
-    void onReplayDone(const Value& e, const EventWhere& where, Track& t);
-    void recoveryEnded(const EventWhere& where, Track& t);
-    void checkNoAdmissionAfterEviction(const Value& e, const EventWhere& where);
-    void checkCandidates(const Value& e, const Value& cands, const EventWhere& where);
-    void checkVictim(const Value& e, const Value& cands, const EventWhere& where);
-    void onEnding(const std::string& kind, const Value& e, const EventWhere& where, Track& t, std::int64_t seq,
-                  std::int64_t tick);
-    void endRecords(const json& receipt);
-    void checkRecord(const Value& record, std::size_t index);
-    void checkTotals(const json& receipt);
-
-    // Prefix sharing (the workload has prefix_blocks): cached_tokens on an admit or resume is whole blocks
-    // of the request's declared prefix, and leaves at least one token of `context` to compute. With vLLM's
-    // enable_prefix_caching a resume may also hit its own blocks: at most the full blocks of what it owed
-    // (`owned` tokens; it never computed more of its own before).
-    void checkCached(std::int64_t cached, std::int64_t context, const EventWhere& where, const Track& t,
-                     std::int64_t owned = 0) {
-        const std::int64_t bs = workload_.config.block_size_tokens;
-        const auto declared = static_cast<std::int64_t>(t.spec->prefix_blocks.size());
-        const std::int64_t cachable = ownCache_ ? std::max(declared, owned / bs) : declared;
-        if (cached < 0 || cached % bs != 0 || cached / bs > cachable || (cached > 0 && cached >= context)) {
-            add(where + ": cached_tokens " + n(cached) + " is not a whole number of its " + n(cachable) +
-                (ownCache_ ? " cachable" : " declared prefix") + " blocks of " + n(bs) +
-                " tokens below its context of " + n(context) + " tokens");
-        }
-    }
-    // shared_blocks of an event, which exists only in receipts of workloads with prefix_blocks.
-    std::int64_t sharedOf(const Value& e, const EventWhere& where) {
-        if (!prefix_) {
-            return 0;
-        }
-        const std::int64_t shared = intOf(e, "shared_blocks");
-        if (shared < 0) {
-            add(where + ": shared_blocks " + n(shared) + " is negative");
-        }
-        return shared;
     }
 
     bool prefix_ = false;

@@ -3,7 +3,7 @@
 // The text is produced here and only here, so the CLI and the lab write byte-identical receipts.
 
 #include "engine.h"
-#include "model.h"
+#include "workload.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 
 #include "engine.h"
 #include "fallbacks.h"
-#include "model.h"
+#include "workload.h"
 
 #include <cstdint>
 #include <string>

@@ -7,7 +7,7 @@
 // the same bytes for the same run. docs/contracts.md ("Timeline file") describes the format.
 
 #include "engine.h"
-#include "model.h"
+#include "workload.h"
 
 #include <atomic>
 #include <cstdint>

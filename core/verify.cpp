@@ -6,6 +6,7 @@
 #include "model.h"
 #include "oracle.h"
 #include "receipt.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <limits>

@@ -6,6 +6,7 @@
 #include "json_pointer.h"
 #include "json_reader.h"
 #include "workload_plain.h"
+#include "workload_overrides.h"
 #include "workload_rules.h"
 
 #include <algorithm>

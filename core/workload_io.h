@@ -5,7 +5,7 @@
 // all errors naming the JSON path.
 
 #include "errors.h"
-#include "model.h"
+#include "workload.h"
 
 #include <nlohmann/json.hpp>
 
@@ -72,26 +72,6 @@ std::optional<InputError> validateWorkload(const Workload& w, const Caps& caps =
 // Sort requests into the normalised order: (arrival_tick, id). Parsing does this already; call it after
 // building or editing a Workload in memory.
 void normaliseWorkload(Workload& w);
-
-// Keys of `config` and `policy`, as written in files; flags use dashes instead of underscores.
-const std::vector<std::string_view>& configKeys();
-const std::vector<std::string_view>& policyKeys();
-
-// What a config or policy key means, for help texts and the lab's controls. `unit` is what an integer key
-// counts ("tokens", "blocks", "B", "B/tick", "tokens/tick", "ticks", "preemptions", "%"), empty for a choice or
-// a flag; `meaning` is one sentence. Every key of configKeys() and policyKeys() has one; an unknown key gets
-// empty strings.
-struct SettingHelp {
-    std::string_view unit;
-    std::string_view meaning;
-};
-SettingHelp settingHelp(std::string_view key);
-// A key's command-line flag: "capacity_blocks" -> "--capacity-blocks".
-std::string settingFlag(std::string_view key);
-
-// Apply one override (`key` as in the file, `value` as text: "64", "swap", "true"). Returns an error naming
-// the flag when the key is unknown or the value does not parse. Re-validate the workload afterwards.
-std::optional<InputError> applyOverride(Workload& w, std::string_view key, std::string_view value);
 
 // The normalised JSON forms. workloadJson: format, name, config, requests (policy and notes left out); this is
 // what input_hash covers. policyJson: every policy key with its value. fullWorkloadJson adds notes and policy.

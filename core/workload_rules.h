@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "model.h"
 #include "stop_check.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <cstdint>

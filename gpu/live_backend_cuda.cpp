@@ -5,7 +5,7 @@
 #include "live_backend_core.h"
 
 #include "live_backend.h"
-#include "model.h"
+#include "workload.h"
 
 #include <algorithm>
 

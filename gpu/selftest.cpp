@@ -17,7 +17,7 @@
 #include "synthetic.h"
 
 #include "live_backend.h"
-#include "model.h"
+#include "workload.h"
 
 #include <cmath>
 #include <cstring>

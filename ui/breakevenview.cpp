@@ -1,15 +1,15 @@
 #include "breakevenview.h"
 
 #include "bytestext.h"
+#include "compactticker.h"
 #include "cost/calibrated_rates.h"
-#include "cost/measured_curves.h"
 #include "cost/calibration.h"
 #include "cost/cost_model.h"
 #include "cost/cost_report.h"
-#include "model.h"
-#include "compactticker.h"
+#include "cost/measured_curves.h"
 #include "number_text.h"
 #include "qtext.h"
+#include "workload.h"
 
 #include <qcustomplot.h>
 

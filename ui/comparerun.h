@@ -6,9 +6,9 @@
 #include "distributions.h"
 
 #include "engine.h"
-#include "model.h"
 #include "review/outcomes.h"
 #include "summary.h"
+#include "workload.h"
 
 #include <QFuture>
 #include <QString>

@@ -9,6 +9,7 @@
 #include "atomic_file.h"
 #include "compare_report.h"
 #include "cost/sweep.h"
+#include "cost/sweep_output.h"
 #include "receipt.h"
 #include "review/goodput.h"
 #include "review/outcomes.h"

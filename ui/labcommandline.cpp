@@ -4,6 +4,7 @@
 #include "number_text.h"
 #include "utf8.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 #include "workload_rules.h"
 #include "qtext.h"
 

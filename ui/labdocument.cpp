@@ -5,9 +5,11 @@
 #include "requestpalette.h"
 
 #include "cost/calibrated_rates.h"
+#include "ledger.h"
 #include "run_control.h"
 #include "session.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -21,6 +23,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <utility>
 
 namespace plui {
 
@@ -442,43 +445,13 @@ void LabDocument::updateVictims() {
     selfEvictedAtCursor_.clear();
     if (!session_) return;
     const std::int64_t t = session_->currentTick();
-    const auto& ledger = session_->result().ledger;
-    const auto& events = ledger.events;
-    const auto first = std::lower_bound(events.begin(), events.end(), t,
-                                        [](const pl::Event& e, std::int64_t tick) { return e.tick < tick; });
-    const auto addOnce = [](std::vector<std::int32_t>& list, std::int32_t r) {
-        if (std::find(list.begin(), list.end(), r) == list.end()) list.push_back(r);
-    };
-    for (auto it = first; it != events.end() && it->tick == t; ++it) {
-        if (it->kind != pl::EventKind::Evict && it->kind != pl::EventKind::SwapOutDone) continue;
-        if (it->kind == pl::EventKind::Evict) {
-            const std::int32_t requester =
-                pl::evictionCause(ledger, static_cast<std::size_t>(it - events.begin())).requester;
-            if (requester >= 0) addOnce(requestersAtCursor_, requester);
-            if (requester >= 0 && requester == it->request) addOnce(selfEvictedAtCursor_, requester);
-        }
-        const auto known = std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), it->request);
-        const std::uint8_t landed = it->kind == pl::EventKind::SwapOutDone ? 1 : 0;
-        if (known == victimsAtCursor_.end()) {
-            victimsAtCursor_.push_back(it->request);
-            victimsLanded_.push_back(landed);
-        } else if (!landed) {
-            victimsLanded_[static_cast<std::size_t>(known - victimsAtCursor_.begin())] = 0; // evicted here too
-        }
-    }
+    pl::VictimsAtTick victims = pl::victimsAtTick(session_->result().ledger, t);
+    victimsAtCursor_ = std::move(victims.victims);
+    victimsLanded_ = std::move(victims.landed);
+    victimsEvictedAt_ = std::move(victims.evicted_at);
+    requestersAtCursor_ = std::move(victims.requesters);
+    selfEvictedAtCursor_ = std::move(victims.self_evicted);
     if (victimsAtCursor_.empty()) return;
-    // Where each victim was evicted: here, or (a landed swap-out) at its last evict before this tick.
-    victimsEvictedAt_.assign(victimsAtCursor_.size(), t);
-    for (std::size_t i = 0; i < victimsAtCursor_.size(); ++i) {
-        if (!victimsLanded_[i]) continue;
-        for (auto back = first; back != events.begin();) {
-            --back;
-            if (back->kind == pl::EventKind::Evict && back->request == victimsAtCursor_[i]) {
-                victimsEvictedAt_[i] = back->tick;
-                break;
-            }
-        }
-    }
     auto isVictim = [this](std::int32_t r) {
         return r != pl::kFreeBlock &&
                std::find(victimsAtCursor_.begin(), victimsAtCursor_.end(), r) != victimsAtCursor_.end();

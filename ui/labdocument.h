@@ -12,7 +12,7 @@
 
 #include "cost/calibration.h"
 #include "live_backend.h"
-#include "model.h"
+#include "workload.h"
 
 #include <QObject>
 #include <QString>

@@ -10,7 +10,7 @@
 #include <QFont>
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
 
 namespace plui {
 
@@ -39,32 +39,26 @@ void LedgerModel::setSession(const pl::Session* session, const pl::RunResult* li
 }
 
 void LedgerModel::fillLive(const pl::RunResult& live, const std::vector<pl::Event>& events) {
+    const std::vector<std::size_t> rowEvents(rows_.begin(), rows_.end());
+    std::vector<pl::LiveRowSums> sums = pl::liveRowSums(events, rowEvents, live.live);
     live_.assign(rows_.size(), LiveCell{});
-    std::unordered_map<std::int64_t, std::size_t> rowOfSeq;
-    for (std::size_t r = 0; r < rows_.size(); ++r) rowOfSeq[events[static_cast<std::size_t>(rows_[r])].seq] = r;
-    // An evict's calls (swap_out, replay; hybrid has both) carry the evict's seq; swap_in belongs to the resume.
-    for (const pl::LiveAnnotation& a : live.live) {
-        auto it = rowOfSeq.find(a.seq);
-        if (it == rowOfSeq.end()) continue;
-        LiveCell& c = live_[it->second];
-        c.any = true;
-        c.ok = c.ok && a.ok;
-        c.measured_us += a.measured_us;
-        c.modelled_us += a.modelled_us;
-        c.bytes_moved += a.bytes_moved;
-        c.tokens_computed += a.tokens_computed;
-        if (!a.ok) c.errors += (c.errors.isEmpty() ? QString() : QStringLiteral("; ")) + QString::fromStdString(a.error);
-        if (!c.detail.isEmpty()) c.detail += QLatin1Char('\n');
-        c.detail += tr("%1, %2 tokens: %3 \u00b5s measured, %4 \u00b5s modelled%5")
-                        .arg(QString::fromStdString(a.kind)).arg(a.tokens).arg(a.measured_us, 0, 'f', 1)
-                        .arg(a.modelled_us, 0, 'f', 1)
-                        .arg(a.ok ? QString() : tr(" (failed: %1)").arg(QString::fromStdString(a.error)));
+    for (std::size_t r = 0; r < sums.size(); ++r) {
+        LiveCell& c = live_[r];
+        c.sums = std::move(sums[r]);
+        for (const std::size_t i : c.sums.annotations) {
+            const pl::LiveAnnotation& a = live.live[i];
+            if (!c.detail.isEmpty()) c.detail += QLatin1Char('\n');
+            c.detail += tr("%1, %2 tokens: %3 \u00b5s measured, %4 \u00b5s modelled%5")
+                            .arg(QString::fromStdString(a.kind)).arg(a.tokens).arg(a.measured_us, 0, 'f', 1)
+                            .arg(a.modelled_us, 0, 'f', 1)
+                            .arg(a.ok ? QString() : tr(" (failed: %1)").arg(QString::fromStdString(a.error)));
+        }
     }
 }
 
 QString LedgerModel::liveText(int row, bool measured) const {
     if (live_.empty()) return QStringLiteral("-");
-    const LiveCell& c = live_[static_cast<std::size_t>(row)];
+    const pl::LiveRowSums& c = live_[static_cast<std::size_t>(row)].sums;
     if (!c.any) return QStringLiteral("-");
     if (!c.ok) return tr("failed");
     const double us = measured ? c.measured_us : c.modelled_us;
@@ -141,7 +135,7 @@ QVariant LedgerModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole && (col == MeasuredUs || col == ModelledUs)) {
         if (live_.empty()) return tr("Not a live run: switch on Run > Live Mode on a machine with a CUDA device");
         const LiveCell& c = live_[static_cast<std::size_t>(row)];
-        return c.any ? c.detail : tr("No device call for this eviction");
+        return c.sums.any ? c.detail : tr("No device call for this eviction");
     }
     if (role == Qt::TextAlignmentRole && col != Victim && col != Mode) {
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);

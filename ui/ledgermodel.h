@@ -6,6 +6,8 @@
 // (the simulated columns; a live run's CSV appends
 // measured_us, bytes_moved, tokens_computed, modelled_us and device_error per eviction).
 
+#include "ledger_csv.h"
+
 #include <QAbstractTableModel>
 #include <QString>
 
@@ -57,14 +59,8 @@ class LedgerModel : public QAbstractTableModel {
     std::vector<std::int64_t> rows_;      // event indices of evict events
     std::vector<std::int64_t> bytesBack_; // per row: swap_in_bytes of the copy that brought it back
     struct LiveCell {
-        double measured_us = 0.0;
-        double modelled_us = 0.0;
-        std::int64_t bytes_moved = 0;
-        std::int64_t tokens_computed = 0;
-        QString errors; // the failed calls' error texts, "; "-separated
-        QString detail; // one line per device call, for the tooltip
-        bool ok = true;
-        bool any = false;
+        pl::LiveRowSums sums; // core's, as the ledger CSV has them
+        QString detail;       // one line per device call, for the tooltip
     };
     std::vector<LiveCell> live_; // per row, empty when not live
 };

@@ -5,8 +5,10 @@
 #include "bytestext.h"
 #include "model.h"
 #include "qtext.h"
+#include "workload.h"
 #include "workload_io.h"
 #include "workload_rules.h"
+#include "workload_overrides.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -10,6 +10,7 @@
 #include "cost/sweep_read.h"
 #include "cost/sweep_shards.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <QAction>
 #include <QCheckBox>

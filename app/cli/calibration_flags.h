@@ -8,7 +8,7 @@
 
 #include "cost/calibration.h"
 #include "cost/swap_method.h"
-#include "model.h"
+#include "workload.h"
 
 #include <optional>
 #include <set>

@@ -12,6 +12,7 @@
 #include "summary.h"
 #include "trace/generator.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <nlohmann/json.hpp>
 

@@ -11,6 +11,7 @@
 
 #include "atomic_file.h"
 #include "cost/sweep.h"
+#include "cost/sweep_output.h"
 #include "cost/sweep_shards.h"
 #include "workload_io.h"
 

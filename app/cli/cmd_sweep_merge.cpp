@@ -7,6 +7,7 @@
 #include "sweep_cli.h"
 
 #include "atomic_file.h"
+#include "cost/sweep_output.h"
 #include "cost/sweep_shards.h"
 
 #include <cstdio>

@@ -1,6 +1,7 @@
 #include "machine_rates.h"
 
 #include "cost/tick_rates.h"
+#include "workload_overrides.h"
 #include "workload_rules.h"
 
 #include <algorithm>

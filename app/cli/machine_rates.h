@@ -6,7 +6,7 @@
 
 #include "args.h"
 
-#include "model.h"
+#include "workload.h"
 
 #include <cstdint>
 #include <optional>

@@ -5,6 +5,7 @@
 #include "number_text.h"
 #include "run_control.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 #include "workload_rules.h"
 
 #include <cerrno>

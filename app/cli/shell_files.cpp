@@ -1,7 +1,9 @@
 #include "shell_files.h"
 
 #include "model.h"
+#include "workload.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <string_view>
 #include <utility>

@@ -4,6 +4,7 @@
 #include "trace/fixed_point.h"
 #include "utf8.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <algorithm>
 #include <charconv>

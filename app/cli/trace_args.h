@@ -4,9 +4,9 @@
 
 #include "args.h"
 
-#include "model.h"
 #include "trace/generator.h"
 #include "trace/trace_importer.h"
+#include "workload.h"
 
 #include <optional>
 #include <set>

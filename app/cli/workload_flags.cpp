@@ -2,6 +2,7 @@
 
 #include "commands.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <cstdio>
 #include <variant>

@@ -4,7 +4,7 @@
 
 #include "args.h"
 
-#include "model.h"
+#include "workload.h"
 
 #include <optional>
 #include <set>

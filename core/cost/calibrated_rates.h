@@ -15,7 +15,7 @@
 
 #include "cost/calibration.h"
 #include "cost/swap_method.h"
-#include "model.h"
+#include "workload.h"
 
 #include <cstdint>
 #include <optional>

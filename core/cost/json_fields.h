@@ -4,7 +4,7 @@
 // InputError naming the file. Internal to core/cost.
 
 #include "cost/sweep.h"
-#include "model.h"
+#include "workload.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,6 +6,7 @@
 #include "run_control.h"
 #include "stop_check.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 #include "workload_rules.h"
 
 #include <algorithm>

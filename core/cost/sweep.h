@@ -7,10 +7,8 @@
 
 #include "engine.h"
 #include "errors.h"
-#include "model.h"
 #include "review/goodput.h"
-
-#include <nlohmann/json.hpp>
+#include "workload.h"
 
 #include <atomic>
 #include <cstdint>
@@ -127,16 +125,5 @@ std::variant<Workload, InputError> sweepPointWorkload(const Workload& base, cons
                                                       const std::vector<std::string>& values);
 // Winners and flips, in point order, once every point has its results.
 void finishSweepPoints(const SweepSpec& spec, std::vector<SweepPoint>& points);
-
-std::string sweepCsv(const SweepResult& r);
-nlohmann::json sweepJson(const SweepResult& r);
-nlohmann::json sweepTotalsJson(const Totals& t); // the "totals" object of a result, as in sweepJson
-// The SLOs as the sweep's files record them (integers only, so the shard description can be hashed):
-// {"ttft": {"ticks": N} | {"us": N}, "tpot": ...}, each key only when given (an SLO given in ms is in
-// microseconds). The "goodput" object of a result: {"requests", "good", "censored", "missed_ttft",
-// "missed_tpot"} (sweepJson adds "percent").
-nlohmann::json sweepSlosJson(const review::Slos& slos);
-nlohmann::json sweepGoodputJson(const review::Goodput& g);
-
 
 } // namespace pl::cost

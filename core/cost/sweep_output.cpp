@@ -1,5 +1,5 @@
 // The sweep's two output forms: CSV (one row per point and mode) and JSON (preemptlab.sweep.v1).
-#include "cost/sweep.h"
+#include "cost/sweep_output.h"
 
 #include "number_text.h"
 

@@ -1,9 +1,11 @@
 #include "cost/sweep_shards.h"
 
 #include "cost/json_fields.h"
+#include "cost/sweep_output.h"
 
 #include "hashing.h"
 #include "model.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <algorithm>

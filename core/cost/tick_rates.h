@@ -6,7 +6,7 @@
 // behind them is floating point and rounds down.
 
 #include "cost/cost_model.h"
-#include "model.h"
+#include "workload.h"
 
 #include <cstdint>
 #include <optional>

@@ -6,7 +6,7 @@
 
 #include "engine.h"
 #include "errors.h"
-#include "model.h"
+#include "workload.h"
 
 #include <nlohmann/json.hpp>
 

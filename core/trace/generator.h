@@ -4,7 +4,7 @@
 // struct. Each aspect (arrivals, lengths, priorities, tenants, prefix groups) draws from its own Rng stream
 // derived from the seed, so changing the tenant mix does not move a single arrival.
 
-#include "model.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <cstdint>

@@ -8,8 +8,8 @@
 //   arrival_tick  = floor((t - origin) * rate.den / (tick_us * rate.num))   (all integers)
 
 #include "fixed_point.h"
-#include "model.h"
 #include "trace_rows.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 
 #include "engine.h"
 #include "model.h"
+#include "workload.h"
 #include "workload_io.h"
 
 #include <QtTest>

@@ -13,6 +13,8 @@
 #include <QtTest>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace pl;
 
@@ -78,6 +80,65 @@ class TestFallbacks : public QObject {
             }
             QVERIFY2(csv.find(",\"a,\"\"b\"\"\",") != std::string::npos, csv.c_str());
         }
+    }
+
+    // A live run's measurements per ledger row (liveRowSums, what the CSV's live columns and the lab's ledger
+    // show): an evict's calls are summed, failed calls' errors joined by "; " and the row not ok; a call that
+    // carries another event's seq (a resume's swap_in) or no event's is nobody's; a row without calls has none.
+    void liveRowSumsAddAnEvictsCallsOnly() {
+        Workload w = seedExample(std::int64_t{1} << 30);
+        w.policy.recovery = Recovery::Hybrid;
+        const RunResult run = runWorkload(w);
+        const LedgerRows rows = ledgerRows(run.ledger.events);
+        QVERIFY(rows.events.size() >= 2);
+        const std::int64_t firstSeq = run.ledger.events[rows.events[0]].seq;
+        std::int64_t otherSeq = -1; // an event that is not an evict
+        for (const Event& e : run.ledger.events) {
+            if (e.kind != EventKind::Evict) {
+                otherSeq = e.seq;
+                break;
+            }
+        }
+        QVERIFY(otherSeq >= 0);
+        const auto call = [](std::int64_t seq, std::string kind, double measured, double modelled, std::int64_t bytes,
+                             std::int64_t tokens, std::string error) {
+            LiveAnnotation a;
+            a.seq = seq;
+            a.kind = std::move(kind);
+            a.measured_us = measured;
+            a.modelled_us = modelled;
+            a.bytes_moved = bytes;
+            a.tokens_computed = tokens;
+            a.ok = error.empty();
+            a.error = std::move(error);
+            return a;
+        };
+        const std::vector<LiveAnnotation> live{
+            call(firstSeq, "swap_out", 1.5, 2.0, 4096, 0, ""),
+            call(firstSeq, "replay", 0.25, 0.5, 0, 7, "boom"),
+            call(otherSeq, "swap_in", 100.0, 100.0, 1, 1, ""),
+            call(1'000'000'000, "replay", 100.0, 100.0, 1, 1, "nobody's"),
+            call(firstSeq, "replay", 0.125, 0.25, 0, 3, "again"),
+        };
+        const std::vector<LiveRowSums> sums = liveRowSums(run.ledger.events, rows.events, live);
+        QCOMPARE(sums.size(), rows.events.size());
+        QVERIFY(sums[0].any);
+        QVERIFY(!sums[0].ok);
+        QCOMPARE(sums[0].measured_us, 1.875);
+        QCOMPARE(sums[0].modelled_us, 2.75);
+        QCOMPARE(sums[0].bytes_moved, std::int64_t{4096});
+        QCOMPARE(sums[0].tokens_computed, std::int64_t{10});
+        QCOMPARE(sums[0].errors, std::string("boom; again"));
+        QVERIFY(sums[0].annotations == (std::vector<std::size_t>{0, 1, 4}));
+        for (std::size_t r = 1; r < sums.size(); ++r) {
+            QVERIFY(!sums[r].any);
+            QVERIFY(sums[r].ok);
+            QVERIFY(sums[r].annotations.empty());
+        }
+        // The CSV's live columns are these sums: the first row's, and empty cells elsewhere.
+        const std::string csv = ledgerCsv(w, run.ledger.events, live);
+        QVERIFY2(csv.find(",1.875,4096,10,2.750,boom; again\n") != std::string::npos, csv.c_str());
+        QCOMPARE(occurrences(csv, ",,,,,\n"), static_cast<std::int64_t>(rows.events.size() - 1));
     }
 
     // The seed example's block is 8 tokens x 512 B = 4 KiB: 1000 B of host memory holds no block, so every swap

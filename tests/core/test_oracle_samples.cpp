@@ -8,6 +8,7 @@
 #include "oracle.h"
 #include "receipt.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <QtTest>
 

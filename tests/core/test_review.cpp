@@ -10,6 +10,7 @@
 #include "hashing.h"
 #include "receipt.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <QtTest>
 

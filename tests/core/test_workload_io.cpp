@@ -4,6 +4,7 @@
 #include "verify.h"
 #include "workload_io.h"
 #include "workload_io_fixtures.h"
+#include "workload_overrides.h"
 
 #include <QtTest>
 

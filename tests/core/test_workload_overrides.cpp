@@ -4,6 +4,7 @@
 #include "workload_io.h"
 #include "workload_io_fixtures.h"
 #include "workload_rules.h"
+#include "workload_overrides.h"
 
 #include <QtTest>
 

@@ -12,6 +12,7 @@
 
 #include "session.h"
 #include "workload_io.h"
+#include "workload_overrides.h"
 
 #include <QApplication>
 #include <QCheckBox>

@@ -14,6 +14,7 @@
 
 #include "core/cost/sweep_fixtures.h"
 #include "cost/sweep.h"
+#include "cost/sweep_output.h"
 #include "cost/sweep_shards.h"
 #include "session.h"
 #include "workload_io.h"

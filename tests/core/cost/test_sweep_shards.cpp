@@ -5,6 +5,7 @@
 #include "cost/sweep_shards.h"
 
 #include "core/cost/sweep_fixtures.h"
+#include "cost/sweep_output.h"
 #include "hashing.h"
 #include "workload_io.h"
 

@@ -2,6 +2,7 @@
 // slo-misses metric's winners, outputs without SLOs unchanged, the result file's SLOs and goodput read back, and
 // the checks (slo-misses without SLOs, an ms SLO without tick_us at some point).
 #include "cost/sweep.h"
+#include "cost/sweep_output.h"
 #include "cost/sweep_read.h"
 
 #include "core/cost/sweep_fixtures.h"

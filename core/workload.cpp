@@ -1,4 +1,4 @@
-#include "model.h"
+#include "workload.h"
 
 #include <algorithm>
 #include <array>
