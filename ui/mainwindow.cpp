@@ -89,6 +89,15 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     setWindowIcon(QIcon(QStringLiteral(":/preemptlab.svg")));
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    createViews();
+    createDocks();
+    createMenus();
+    createStatusWidgets();
+    connectDocument();
+    restoreSettings();
+}
+
+void MainWindow::createViews() {
     pool_ = new PoolView(doc_, this);
     setCentralWidget(pool_);
     timeline_ = new TimelineWidget(doc_, this);
@@ -104,7 +113,15 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     workload_ = new WorkloadPanel(doc_, this);
     transport_ = new TransportBar(doc_, this);
     addToolBar(Qt::TopToolBarArea, transport_);
+    // Before createMenus: CalibrationActions loads the remembered calibration as it is made.
+    connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
+        if (what & LabChangeKind::Calibration) breakeven_->setCalibration(doc_->calibration());
+        if (what & (LabChangeKind::Session | LabChangeKind::Workload))
+            breakeven_->setWorkloadConfig(doc_->hasWorkload() ? &doc_->workload().config : nullptr);
+    });
+}
 
+void MainWindow::createDocks() {
     auto* policyDock = addDock(tr("Policy and machine"), QStringLiteral("policy"), policy_, Qt::LeftDockWidgetArea);
     auto* workloadDock = addDock(tr("Workload"), QStringLiteral("workload"), workload_, Qt::LeftDockWidgetArea);
     workloadDock_ = workloadDock;
@@ -115,31 +132,28 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     auto* plotsDock = addDock(tr("Running plots"), QStringLiteral("plots"), plots_, Qt::BottomDockWidgetArea);
     auto* distributionsDock =
         addDock(tr("Distributions"), QStringLiteral("distributions"), distributions_, Qt::BottomDockWidgetArea);
-    auto* compareDock = addDock(tr("Compare"), QStringLiteral("compare"), compare_, Qt::BottomDockWidgetArea);
+    compareDock_ = addDock(tr("Compare"), QStringLiteral("compare"), compare_, Qt::BottomDockWidgetArea);
     auto* breakevenDock = addDock(tr("Break-even"), QStringLiteral("breakeven"), breakeven_, Qt::BottomDockWidgetArea);
     auto* sweepDock = addDock(tr("Sweep"), QStringLiteral("sweep"), sweep_, Qt::BottomDockWidgetArea);
     splitDockWidget(timelineDock, plotsDock, Qt::Horizontal);
     tabifyDockWidget(plotsDock, distributionsDock);
-    tabifyDockWidget(distributionsDock, compareDock);
-    tabifyDockWidget(compareDock, breakevenDock);
+    tabifyDockWidget(distributionsDock, compareDock_);
+    tabifyDockWidget(compareDock_, breakevenDock);
     tabifyDockWidget(breakevenDock, sweepDock);
     plotsDock->raise();
-    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, distributionsDock, compareDock,
+    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, distributionsDock, compareDock_,
                        breakevenDock, sweepDock}) {
         connect(dock, &QDockWidget::topLevelChanged, this, [this]() { userArranged_ = true; });
         connect(dock, &QDockWidget::dockLocationChanged, this, [this]() { userArranged_ = proportionsSet_; });
     }
+}
 
+void MainWindow::createMenus() {
     files_ = new FileActions(this);
     exports_ = new ExportActions(this);
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
     files_->buildMenu(fileMenu);
     // Load/Apply Calibration go above File's closing separator and Quit.
-    connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
-        if (what & LabChangeKind::Calibration) breakeven_->setCalibration(doc_->calibration());
-        if (what & (LabChangeKind::Session | LabChangeKind::Workload))
-            breakeven_->setWorkloadConfig(doc_->hasWorkload() ? &doc_->workload().config : nullptr);
-    });
     calibration_ = new CalibrationActions(this);
     const auto fileActions = fileMenu->actions();
     calibration_->addTo(fileMenu, fileActions.size() >= 2 ? fileActions[fileActions.size() - 2] : nullptr);
@@ -150,7 +164,19 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     edit->addAction(undo);
     edit->addAction(redo);
-    auto* viewMenu = menuBar()->addMenu(tr("&View"));
+    createViewMenu(menuBar()->addMenu(tr("&View")));
+    createRunMenu(menuBar()->addMenu(tr("&Run")));
+    gate_ = new GateActions(this);
+    auto* reviewMenu = menuBar()->addMenu(tr("Revie&w"));
+    gate_->buildMenu(reviewMenu);
+    reviewMenu->addSeparator();
+    sweeps_ = new SweepActions(this, sweep_);
+    sweeps_->buildMenu(reviewMenu);
+    exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
+    (new HelpActions(this))->buildMenu(menuBar()->addMenu(tr("&Help")));
+}
+
+void MainWindow::createViewMenu(QMenu* viewMenu) {
     viewMenu->addActions(transport_->transportActions());
     viewMenu->addSeparator();
     auto* goTo = viewMenu->addAction(tr("&Go to Tick..."), this, &MainWindow::goToTick);
@@ -172,10 +198,12 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     showPool->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     viewMenu->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
-    auto* runMenu = menuBar()->addMenu(tr("&Run"));
-    compareAction_ = runMenu->addAction(tr("&Compare recovery modes"), this, [this, compareDock]() {
-        compareDock->show();
-        compareDock->raise();
+}
+
+void MainWindow::createRunMenu(QMenu* runMenu) {
+    compareAction_ = runMenu->addAction(tr("&Compare recovery modes"), this, [this]() {
+        compareDock_->show();
+        compareDock_->raise();
         compare_->start();
     });
     compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
@@ -192,15 +220,22 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     auto* liveAction = new LiveModeAction(doc_, runMenu, this); // probes for a device when the menu first opens
     connect(liveAction, &LiveModeAction::unavailable, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     runMenu->setToolTipsVisible(true); // the live switch explains itself when disabled
-    gate_ = new GateActions(this);
-    auto* reviewMenu = menuBar()->addMenu(tr("Revie&w"));
-    gate_->buildMenu(reviewMenu);
-    reviewMenu->addSeparator();
-    sweeps_ = new SweepActions(this, sweep_);
-    sweeps_->buildMenu(reviewMenu);
-    exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
-    (new HelpActions(this))->buildMenu(menuBar()->addMenu(tr("&Help")));
+}
 
+void MainWindow::createStatusWidgets() {
+    // Long runs: an indeterminate bar (the run reports no fraction) and a cancel button in the status bar.
+    busyBar_ = new QProgressBar(this);
+    busyBar_->setRange(0, 0);
+    busyBar_->setMaximumWidth(160);
+    busyBar_->hide();
+    busyCancel_ = new QPushButton(tr("Cancel run"), this);
+    busyCancel_->hide();
+    statusBar()->addPermanentWidget(busyBar_);
+    statusBar()->addPermanentWidget(busyCancel_);
+    connect(busyCancel_, &QPushButton::clicked, doc_, &LabDocument::cancelRun);
+}
+
+void MainWindow::connectDocument() {
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & (LabChangeKind::Workload | LabChangeKind::Busy)) updateTitle();
         if (what & (LabChangeKind::Workload | LabChangeKind::Busy | LabChangeKind::Session)) updateActions();
@@ -222,18 +257,9 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     connect(doc_, &LabDocument::runFailed, this, [this](const QString& m) { reportError(tr("Run failed"), m); });
     connect(doc_->undoGroup(), &QUndoGroup::cleanChanged, this, &MainWindow::updateTitle);
     connect(doc_, &LabDocument::savedChanged, this, &MainWindow::updateTitle);
+}
 
-    // Long runs: an indeterminate bar (the run reports no fraction) and a cancel button in the status bar.
-    busyBar_ = new QProgressBar(this);
-    busyBar_->setRange(0, 0);
-    busyBar_->setMaximumWidth(160);
-    busyBar_->hide();
-    busyCancel_ = new QPushButton(tr("Cancel run"), this);
-    busyCancel_->hide();
-    statusBar()->addPermanentWidget(busyBar_);
-    statusBar()->addPermanentWidget(busyCancel_);
-    connect(busyCancel_, &QPushButton::clicked, doc_, &LabDocument::cancelRun);
-
+void MainWindow::restoreSettings() {
     QSettings settings;
     // The docks first: restoring them widens a window not yet shown to their preferred widths (900 px closed
     // came back 1,116 px, a third more on every second start, off a projector's screen), so the saved geometry

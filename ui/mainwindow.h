@@ -9,6 +9,7 @@
 
 #include <functional>
 
+class QMenu;
 class QProgressBar;
 class QPushButton;
 
@@ -107,6 +108,17 @@ class MainWindow : public QMainWindow {
     void dropEvent(QDropEvent* event) override;
 
   private:
+    // The constructor's steps, in order: the views, their docks and default arrangement, the menus (File, Edit,
+    // View, Run, Review, Export, Help), the status bar's busy widgets, the document's signals, then the saved
+    // layout, geometry and speed.
+    void createViews();
+    void createDocks();
+    void createMenus();
+    void createViewMenu(QMenu* viewMenu);
+    void createRunMenu(QMenu* runMenu);
+    void createStatusWidgets();
+    void connectDocument();
+    void restoreSettings();
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area);
     void updateTitle();
     void updateActions(); // what needs a workload or a running job, enabled with it
@@ -127,20 +139,21 @@ class MainWindow : public QMainWindow {
     bool userArranged_ = false;
     LabDocument* doc_;
     BackgroundJob* opener_; // reads big workload files on a worker
-    PoolView* pool_;
-    TimelineWidget* timeline_;
-    LedgerView* ledger_;
-    PlotsWidget* plots_;
-    CompareView* compare_;
-    DistributionsView* distributions_;
+    PoolView* pool_ = nullptr;
+    TimelineWidget* timeline_ = nullptr;
+    LedgerView* ledger_ = nullptr;
+    PlotsWidget* plots_ = nullptr;
+    CompareView* compare_ = nullptr;
+    DistributionsView* distributions_ = nullptr;
     LabSlos* slos_ = nullptr;
-    BreakevenView* breakeven_;
-    PolicyPanel* policy_;
-    WorkloadPanel* workload_;
+    BreakevenView* breakeven_ = nullptr;
+    PolicyPanel* policy_ = nullptr;
+    WorkloadPanel* workload_ = nullptr;
     QDockWidget* workloadDock_ = nullptr;
-    TransportBar* transport_;
-    FileActions* files_;
-    ExportActions* exports_;
+    QDockWidget* compareDock_ = nullptr;
+    TransportBar* transport_ = nullptr;
+    FileActions* files_ = nullptr;
+    ExportActions* exports_ = nullptr;
     GateActions* gate_ = nullptr;
     SweepView* sweep_ = nullptr;
     SweepActions* sweeps_ = nullptr;
