@@ -15,6 +15,7 @@
 #include "helpactions.h"
 #include "labcommandline.h"
 #include "labdocument.h"
+#include "labtheme.h"
 #include "labslos.h"
 #include "ledgerview.h"
 #include "livemodeaction.h"
@@ -23,6 +24,7 @@
 #include "poolview.h"
 #include "timelinewidget.h"
 #include "traceimportactions.h"
+#include "viewlayoutactions.h"
 #include "transportbar.h"
 #include "workloadpanel.h"
 
@@ -113,6 +115,8 @@ void MainWindow::createViews() {
     workload_ = new WorkloadPanel(doc_, this);
     transport_ = new TransportBar(doc_, this);
     addToolBar(Qt::TopToolBarArea, transport_);
+    // Every plot's background, axes, grid, legend and neutral marks follow the palette (View > Theme).
+    followPaletteInPlots(this);
     // Before createMenus: CalibrationActions loads the remembered calibration as it is made.
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & LabChangeKind::Calibration) breakeven_->setCalibration(doc_->calibration());
@@ -198,6 +202,10 @@ void MainWindow::createViewMenu(QMenu* viewMenu) {
     showPool->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     viewMenu->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
+    viewMenu->addSeparator();
+    layouts_ = new ViewLayoutActions(this);
+    layouts_->buildMenu(viewMenu);
+    addThemeMenu(viewMenu, this);
 }
 
 void MainWindow::createRunMenu(QMenu* runMenu) {
@@ -261,6 +269,7 @@ void MainWindow::connectDocument() {
 
 void MainWindow::restoreSettings() {
     QSettings settings;
+    if (const LabTheme theme = savedTheme(); theme != currentTheme()) setTheme(theme);
     // The docks first: restoring them widens a window not yet shown to their preferred widths (900 px closed
     // came back 1,116 px, a third more on every second start, off a projector's screen), so the saved geometry
     // comes after them.
@@ -433,7 +442,13 @@ void MainWindow::reportError(const QString& title, const QString& message) {
     box->open();
 }
 
+void MainWindow::setTheme(LabTheme theme) {
+    applyTheme(theme);
+    if (auto* a = findChild<QAction*>(QStringLiteral("theme_") + themeName(theme))) a->setChecked(true);
+}
+
 void MainWindow::applyStartupOptions(const LabOptions& options) {
+    if (const auto theme = themeFromName(options.theme)) setTheme(*theme); // for this run, not saved
     if (!options.calibration.isEmpty()) {
         QString error;
         if (!calibration_->loadCalibration(options.calibration, &error)) reportError(tr("Cannot load calibration"), error);
@@ -559,6 +574,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         event->ignore();
         return;
     }
+    layouts_->restoreLayout(); // a maximised view is saved as the layout it came from
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

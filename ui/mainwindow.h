@@ -33,8 +33,10 @@ class PolicyPanel;
 class PoolView;
 class TimelineWidget;
 class TransportBar;
+class ViewLayoutActions;
 class WorkloadPanel;
 struct LabOptions;
+enum class LabTheme;
 
 // Registers the lab's compiled-in resources (icon, bundled samples); called by MainWindow.
 void initLabResources();
@@ -66,6 +68,7 @@ class MainWindow : public QMainWindow {
     SweepView* sweep() const { return sweep_; }
     SweepActions* sweepActions() const { return sweeps_; }
     CalibrationActions* calibrationActions() const { return calibration_; }
+    ViewLayoutActions* layoutActions() const { return layouts_; }
 
     // A view by its --view name ("window" is the whole window); its dock is shown and raised. nullptr if unknown.
     QWidget* view(const QString& name);
@@ -98,6 +101,8 @@ class MainWindow : public QMainWindow {
     bool mayReplace(const ReadStart& start, const QString& dropped);
     QString lastError() const { return lastError_; }
     void applyStartupOptions(const LabOptions& options);
+    // Applies a theme to the application (View > Theme's check follows; not saved: the menu saves).
+    void setTheme(LabTheme theme);
     void reportError(const QString& title, const QString& message);
 
   protected:
@@ -158,6 +163,7 @@ class MainWindow : public QMainWindow {
     SweepView* sweep_ = nullptr;
     SweepActions* sweeps_ = nullptr;
     CalibrationActions* calibration_ = nullptr;
+    ViewLayoutActions* layouts_ = nullptr;
     QString lastError_;
 };
 
