@@ -5,6 +5,7 @@
 #include "adaptivepanes.h"
 #include "breakevenview.h"
 #include "compareview.h"
+#include "labcommandline.h"
 #include "labtheme.h"
 #include "ledgerview.h"
 #include "poolview.h"
@@ -291,6 +292,33 @@ class TestLayouts : public QObject {
         QVERIFY(currentTheme() == LabTheme::System);
         again->close();
         QSettings().clear();
+    }
+
+    // --theme and --docked: read, and refused with the flag and the reason when they make no sense.
+    void themeAndDockedFlags() {
+        const QString w = kSwapWins;
+        LabOptions options;
+        QString error;
+        QVERIFY2(parseLabCommandLine({QStringLiteral("preemptlab"), QStringLiteral("--workload"), w, QStringLiteral("--theme"),
+                                      QStringLiteral("dark"), QStringLiteral("--view"), QStringLiteral("compare"),
+                                      QStringLiteral("--docked"), QStringLiteral("--screenshot"), QStringLiteral("/tmp/x.png")},
+                                     &options, &error),
+                 qPrintable(error));
+        QCOMPARE(options.theme, QStringLiteral("dark"));
+        QVERIFY(options.docked);
+        const QList<QPair<QStringList, QString>> bad{
+            {{QStringLiteral("--theme"), QStringLiteral("purple")}, QStringLiteral("--theme: unknown theme 'purple' (one of system, light, dark)")},
+            {{QStringLiteral("--docked")}, QStringLiteral("--docked is for --screenshot of a docked view")},
+            {{QStringLiteral("--docked"), QStringLiteral("--view"), QStringLiteral("pool"), QStringLiteral("--screenshot"),
+              QStringLiteral("/tmp/x.png")},
+             QStringLiteral("got --view pool")},
+        };
+        for (const auto& [flags, message] : bad) {
+            LabOptions o;
+            QString e;
+            QVERIFY(!parseLabCommandLine(QStringList{QStringLiteral("preemptlab"), QStringLiteral("--workload"), w} + flags, &o, &e));
+            QVERIFY2(e.contains(message), qPrintable(e));
+        }
     }
 
     // The shortcuts are the window's only ones of their keys.
