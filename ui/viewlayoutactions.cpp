@@ -14,8 +14,8 @@ ViewLayoutActions::ViewLayoutActions(MainWindow* window) : QObject(window), wind
     maximise_ = new QAction(tr("&Maximise View"), this);
     maximise_->setObjectName(QStringLiteral("maximiseViewAction"));
     maximise_->setCheckable(true);
-    // Ctrl+Shift+F ("fill"): F11 is the desktop's full screen, Ctrl+Shift+M opens a sweep.
-    maximise_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+    // Ctrl+Shift+Return: F11 is the desktop's full screen, Ctrl+Shift+F shows the flagged requests only.
+    maximise_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Return));
     maximise_->setStatusTip(tr("Fill the window with the view that has the focus; again to bring the layout back"));
     connect(maximise_, &QAction::triggered, this, [this](bool on) {
         if (!on) {

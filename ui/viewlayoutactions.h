@@ -1,7 +1,7 @@
 #pragma once
-// ViewLayoutActions: View > Maximise View (Ctrl+Shift+F) and Pop Out View (Ctrl+Shift+U) for the lab's docks.
+// ViewLayoutActions: View > Maximise View (Ctrl+Shift+Return) and Pop Out View (Ctrl+Shift+U) for the lab's docks.
 // Maximise fills the window with the active dock (the one holding the focus, or whose tab was last raised):
-// the pool and the other docks hide; the same action (Ctrl+Shift+F again) brings the layout back
+// the pool and the other docks hide; the same action (Ctrl+Shift+Return again) brings the layout back
 // exactly as it was (QMainWindow::saveState before, restoreState after). Pop Out floats the active dock as a
 // window of its own, or docks it back; a floating dock is part of the window state saved at close.
 

@@ -333,7 +333,7 @@ class TestLayouts : public QObject {
                 seen[key] = a->text();
             }
         }
-        QCOMPARE(w->layoutActions()->maximiseAction()->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+F")));
+        QCOMPARE(w->layoutActions()->maximiseAction()->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+Return")));
         QCOMPARE(w->layoutActions()->popOutAction()->shortcut(), QKeySequence(QStringLiteral("Ctrl+Shift+U")));
         w->close();
     }
