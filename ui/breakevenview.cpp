@@ -30,22 +30,17 @@ namespace plui {
 
 namespace {
 
-// core's cost report (`preemptlab-cli breakeven`: a title, "  label<pad to 20>value" lines, a verdict) as an
-// HTML table: the labels in a column of their own, the values wrapping in theirs.
-QString reportHtml(const QString& text) {
-    QString title, rows, tail;
-    for (const QString& line : text.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-        if (line.startsWith(QLatin1String("  ")) && line.size() > 22) {
-            rows += QStringLiteral("<tr><td style=\"white-space: nowrap; padding-right: 8px;\">%1</td><td>%2</td></tr>")
-                        .arg(line.mid(2, 20).trimmed().toHtmlEscaped(), line.mid(22).trimmed().toHtmlEscaped());
-        } else if (title.isEmpty() && rows.isEmpty()) {
-            title = line.toHtmlEscaped();
-        } else {
-            tail += QStringLiteral("<p>%1</p>").arg(line.toHtmlEscaped());
-        }
+// core's cost report (the rows `preemptlab-cli breakeven` prints) as an HTML table: the labels in a column of
+// their own, the values wrapping in theirs.
+QString reportHtml(const pl::cost::CostReport& report) {
+    QString rows, tail;
+    for (const auto& row : report.rows) {
+        rows += QStringLiteral("<tr><td style=\"white-space: nowrap; padding-right: 8px;\">%1</td><td>%2</td></tr>")
+                    .arg(QString::fromStdString(row.label).toHtmlEscaped(), QString::fromStdString(row.value).toHtmlEscaped());
     }
+    for (const auto& verdict : report.verdicts) tail += QStringLiteral("<p>%1</p>").arg(QString::fromStdString(verdict).toHtmlEscaped());
     return QStringLiteral("<p><b>%1</b></p><table cellspacing=\"0\" cellpadding=\"1\" width=\"100%\">%2</table>%3")
-        .arg(title, rows, tail);
+        .arg(QString::fromStdString(report.title).toHtmlEscaped(), rows, tail);
 }
 
 // One slider: integer positions mapped to a value (linear or logarithmic).
@@ -210,10 +205,6 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
             recompute();
         });
     }
-    verdict_ = new QLabel(controls);
-    verdict_->setObjectName(QStringLiteral("breakevenVerdict"));
-    verdict_->setWordWrap(true);
-    form->addRow(verdict_);
     measured_ = new QLabel(controls);
     measured_->setObjectName(QStringLiteral("breakevenMeasured"));
     measured_->setWordWrap(true);
@@ -259,8 +250,9 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     d->plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     d->plot->xAxis->setLabel(tr("context (tokens, log scale)"));
     d->plot->yAxis->setLabel(tr("\u00b5s per token (per GPU)"));
-    d->plot->legend->setVisible(true);
-    d->plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // The legend under the axes: inside them (top left) it covered the recompute curve on a short plot and the
+    // swap line where the link is slow.
+    legendBelow(d->plot);
     auto* swap = d->plot->addGraph();
     swap->setName(tr("swap round trip"));
     swap->setPen(QPen(QColor(0x93, 0x33, 0xea), 2.2, Qt::DashLine));
@@ -298,6 +290,11 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     auto* column = new QWidget(this);
     auto* columnLayout = new QVBoxLayout(column);
     columnLayout->setContentsMargins(0, 0, 0, 0);
+    // The verdict heads the curves it sums up: under the controls it was scrolled out of a docked pane.
+    verdict_ = new QLabel(column);
+    verdict_->setObjectName(QStringLiteral("breakevenVerdict"));
+    verdict_->setWordWrap(true);
+    columnLayout->addWidget(verdict_, 0);
     columnLayout->addWidget(d->plot, 3);
     d->measuredRow = new QWidget(column);
     auto* row = new QHBoxLayout(d->measuredRow);
@@ -471,10 +468,11 @@ void BreakevenView::recompute() {
     for (double y : yr) ymax = std::max(ymax, y);
     d->plot->yAxis->setRange(0, ymax * 1.08);
     drawMeasured(ymax);
+    fitLegend(d->plot); // the measured curves' entries come and go with a calibration
     const double ctx = static_cast<double>(in.context);
     d->contextLine->point1->setCoords(ctx, 0);
     d->contextLine->point2->setCoords(ctx, 1);
-    d->contextLabel->position->setCoords(ctx * 1.04, 0.6); // below the legend, above the swap curves
+    d->contextLabel->position->setCoords(ctx * 1.04, 0.6); // above the swap curves
     d->contextLabel->setText(tr("context\n%1").arg(groupedNumber(in.context)));
     if (out.breakeven_context_tokens && *out.breakeven_context_tokens > 0) {
         const double be = *out.breakeven_context_tokens;
@@ -488,8 +486,9 @@ void BreakevenView::recompute() {
     } else {
         d->crossover->setVisible(false);
         d->crossoverLabel->setVisible(true);
-        d->crossoverLabel->position->setCoords(150, 0.45);
-        d->crossoverLabel->setText(tr("no crossover: swap is cheaper at every length"));
+        d->crossoverLabel->position->setCoords(150, 0.04); // top left, clear of the context label
+        // On three lines: on one it ran off a plot in a docked pane ("...cheaper at eve").
+        d->crossoverLabel->setText(tr("no crossover:\nswap is cheaper\nat every length"));
     }
     d->plot->replot(QCustomPlot::rpQueuedReplot);
     verdict_->setText(tr("<b>At %1 tokens: %2.</b> swap %3 \u00b5s/token, recompute %4 \u00b5s/token; "
@@ -499,7 +498,7 @@ void BreakevenView::recompute() {
                           .arg(out.swap_us_per_token, 0, 'f', 2)
                           .arg(out.recompute_us_per_token, 0, 'f', 2)
                           .arg(out.effective_link_gbps, 0, 'f', 1));
-    report_->setText(reportHtml(qs(pl::cost::costReportText(in, out))));
+    report_->setText(reportHtml(pl::cost::costReport(in, out)));
     fitColumns(); // another model or preset writes lines of another length
 }
 

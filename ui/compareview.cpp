@@ -1,5 +1,7 @@
 #include "compareview.h"
 
+#include "adaptivepanes.h"
+
 #include "bytestext.h"
 #include "compactticker.h"
 #include "comparerun.h"
@@ -269,12 +271,14 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     });
     table_->addAction(copy);
     table_->setContextMenuPolicy(Qt::ActionsContextMenu);
-    auto* row = new QHBoxLayout;
     // The table as wide as its columns (every mode readable), the plots the rest.
     table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     table_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Maximum);
-    // Under the table, in its column (which had a screen of empty grey below the rows): who was flagged.
-    auto* left = new QVBoxLayout;
+    // The summary pane: the table, then the host-full note.
+    auto* summary = new QWidget(this);
+    summary->setObjectName(QStringLiteral("compareSummary"));
+    auto* left = new QVBoxLayout(summary);
+    left->setContentsMargins(0, 0, 0, 0);
     left->addWidget(table_, 0);
     // Under the table: a mode that never swapped because host memory was full ran recompute's run; its column
     // would otherwise read as "swap = recompute" (pl::hostFullNote, the note the CLI prints under its table).
@@ -285,9 +289,22 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     fallbackNote_->setStyleSheet(QStringLiteral("color: #92400e;"));
     fallbackNote_->setVisible(false);
     left->addWidget(fallbackNote_, 0);
-    row->addLayout(left, 0);
-    auto* plots = new QVBoxLayout;
+    // Who was flagged can be a long list: under the table it takes the column's height
+    // left (which had a screen of empty grey below the rows) and scrolls; a tab of its own when tabbed.
+    auto* flaggedScroll = new QScrollArea(this);
+    flaggedScroll->setWidgetResizable(true);
+    flaggedScroll->setMinimumHeight(fontMetrics().lineSpacing() * 3 + 6);
+    flaggedScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    flaggedScroll->setFrameShape(QFrame::StyledPanel);
+    flagged_ = new QLabel(flaggedScroll);
+    flagged_->setWordWrap(true);
+    flagged_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    flagged_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    flaggedScroll->setWidget(flagged_);
+    left->addStretch(0);
+    QList<AdaptivePanes::Pane> panes{{summary, tr("Table")}, {flaggedScroll, tr("Flagged")}};
     const QString titles[] = {tr("completion (ticks after arrival), CDF"), tr("queue delay (ticks), CDF")};
+    const QString tabTitles[] = {tr("Completion CDF"), tr("Queue delay CDF")};
     for (int i = 0; i < 2; ++i) {
         auto* p = new QCustomPlot(this);
         p->setObjectName(i == 0 ? QStringLiteral("compareCompletion") : QStringLiteral("compareQueue"));
@@ -303,22 +320,28 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
         });
         legendBelow(p);
         d->plots[i] = p;
-        plots->addWidget(p, 1);
+        panes << AdaptivePanes::Pane{p, tabTitles[i]};
     }
-    row->addLayout(plots, 1);
-    layout->addLayout(row, 1);
-    // Who was flagged can be a long list: it takes the column's height left under the table and scrolls.
-    auto* flaggedScroll = new QScrollArea(this);
-    flaggedScroll->setWidgetResizable(true);
-    flaggedScroll->setMinimumHeight(fontMetrics().lineSpacing() * 3 + 6);
-    flaggedScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    flaggedScroll->setFrameShape(QFrame::StyledPanel);
-    flagged_ = new QLabel(flaggedScroll);
-    flagged_->setWordWrap(true);
-    flagged_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    flagged_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    flaggedScroll->setWidget(flagged_);
-    left->addWidget(flaggedScroll, 1);
+    // Side by side (the table, the two CDFs stacked beside it) from 900x460 px: a view of its own, a maximised
+    // or floating dock, the review bundle's compare.png. Smaller (the dock in the window's bottom row, about
+    // 600x280 px at 1280x800), one pane at a time in tabs, each with the whole width.
+    panes_ = new AdaptivePanes(
+        panes,
+        [](QWidget* host, const QList<QWidget*>& w) {
+            auto* row = new QHBoxLayout(host);
+            row->setContentsMargins(0, 0, 0, 0);
+            auto* column = new QVBoxLayout;
+            column->addWidget(w[0], 0);
+            column->addWidget(w[1], 1);
+            row->addLayout(column, 0);
+            auto* plots = new QVBoxLayout;
+            plots->addWidget(w[2], 1);
+            plots->addWidget(w[3], 1);
+            row->addLayout(plots, 1);
+        },
+        QSize(900, 460), this);
+    panes_->setObjectName(QStringLiteral("comparePanes"));
+    layout->addWidget(panes_, 1);
 
     connect(run_, &QPushButton::clicked, this, &CompareView::start);
     connect(cancel_, &QPushButton::clicked, this, &CompareView::cancel);

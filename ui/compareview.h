@@ -23,6 +23,7 @@ struct Slos;
 
 namespace plui {
 
+class AdaptivePanes;
 class LabDocument;
 class LabSlos;
 struct CompareResult;
@@ -56,6 +57,8 @@ class CompareView : public QWidget {
     QString fallbackNoteText() const; // under the table: modes whose every swap found host memory full
     QString statusText() const;
     QCustomPlot* plot(int i) const; // 0: completion, 1: queue delay
+    // The table and the two CDFs: side by side, or tabs where the view is small (a dock in the window's row).
+    AdaptivePanes* panes() const { return panes_; }
     // The lab's SLOs: with any set, the table gains a goodput row (core's pl::review::goodput per mode,
     // censored requests as misses), redrawn when they change.
     void setSlos(LabSlos* slos);
@@ -86,6 +89,7 @@ class CompareView : public QWidget {
     QTableWidget* table_;
     QLabel* fallbackNote_;
     QLabel* flagged_;
+    AdaptivePanes* panes_;
 };
 
 } // namespace plui

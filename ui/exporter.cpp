@@ -357,12 +357,23 @@ ExportError exportReviewBundle(const LabDocument& doc, const LedgerModel& ledger
     for (const auto& [stem, widget] : views) {
         if (stem == QLatin1String("sweep") && !sweep) continue; // no crossover map to draw
         const QSize old = widget->size();
-        const bool parked = widget->parentWidget() && widget->visibleRegion().isEmpty();
-        if (parked) widget->resize(widget->window()->size());
+        QWidget* host = widget->parentWidget();
+        const bool parked = host && widget->visibleRegion().isEmpty();
+        // Its host (the dock) grows by as much too: a view whose panes rearrange for the bigger size (Compare's
+        // tabs become side-by-side panes) asks its host's layout again, which would lay it back at the dock's size.
+        const QSize oldHost = host ? host->size() : QSize();
+        if (parked) {
+            const QSize grow = widget->window()->size() - old;
+            host->resize(oldHost + grow.expandedTo(QSize(0, 0)));
+            widget->resize(widget->window()->size());
+        }
         const QString name = stem + QStringLiteral(".png");
         QString error;
         auto bytes = renderWidget(widget, QStringLiteral("png"), &error);
-        if (parked) widget->resize(old);
+        if (parked) {
+            host->resize(oldHost);
+            widget->resize(old);
+        }
         if (!bytes) return dir.filePath(name) + QStringLiteral(": ") + error;
         images << name;
         pngs.push_back(std::move(*bytes));

@@ -2,6 +2,7 @@
 
 #include "calibrationactions.h"
 #include "compareview.h"
+#include "labtheme.h"
 #include "exportactions.h"
 #include "exporter.h"
 #include "labcommandline.h"
@@ -87,6 +88,7 @@ int runHeadlessUnguarded(const LabOptions& options, const pl::LiveBackendFactory
     QSettings::setDefaultFormat(QSettings::IniFormat);
     QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
     MainWindow window(live);
+    if (const auto theme = themeFromName(options.theme)) window.setTheme(*theme);
     if (!options.calibration.isEmpty()) {
         QString error;
         if (!window.calibrationActions()->loadCalibration(options.calibration, &error)) {
@@ -150,7 +152,7 @@ int runHeadlessUnguarded(const LabOptions& options, const pl::LiveBackendFactory
         lifted = window.takeCentralWidget();
         lifted->resize(options.size);
         lifted->show();
-    } else if (options.view != QLatin1String("window")) {
+    } else if (options.view != QLatin1String("window") && !options.docked) {
         if (auto* dock = qobject_cast<QDockWidget*>(target->parentWidget())) {
             dock->setFloating(true);
             dock->resize(options.size);
@@ -164,12 +166,14 @@ int runHeadlessUnguarded(const LabOptions& options, const pl::LiveBackendFactory
         if (lifted) window.setCentralWidget(lifted);
         return fail(QStringLiteral("--screenshot: no run to draw: %1").arg(failure));
     }
-    const QSize drawn = target->size();
-    const ExportError error = exportWidgetImage(target, options.screenshot);
+    // --docked: the whole window, the view's dock raised in its place in the layout.
+    QWidget* drawnWidget = options.docked ? static_cast<QWidget*>(&window) : target;
+    const QSize drawn = drawnWidget->size();
+    const ExportError error = exportWidgetImage(drawnWidget, options.screenshot);
     if (lifted) window.setCentralWidget(lifted);
     if (error) return fail(*error);
-    std::fprintf(stderr, "preemptlab: wrote %s (%s view, tick %lld, %dx%d)\n", qPrintable(options.screenshot),
-                 qPrintable(options.view), static_cast<long long>(window.document()->currentTick()), drawn.width(),
+    std::fprintf(stderr, "preemptlab: wrote %s (%s view%s, tick %lld, %dx%d)\n", qPrintable(options.screenshot),
+                 qPrintable(options.view), options.docked ? " in the window" : "", static_cast<long long>(window.document()->currentTick()), drawn.width(),
                  drawn.height());
     // A view cannot be smaller than its layout allows (the whole window about 580 x 640 px): say so rather
     // than leave a picture of another size unexplained.

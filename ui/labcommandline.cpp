@@ -26,6 +26,10 @@ QStringList labViewNames() {
             QStringLiteral("sweep")};
 }
 
+QStringList labThemeNames() {
+    return {QStringLiteral("system"), QStringLiteral("light"), QStringLiteral("dark")};
+}
+
 bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString* error) {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
@@ -67,7 +71,15 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
                                      QStringLiteral("A receipt to open read-only: its workload and policy, the run, "
                                                     "and whether it verifies (File > Open Receipt)."),
                                      QStringLiteral("FILE"));
-    parser.addOptions({workload, receipt, tick, view, shot, size, calibration, sweep, bundle, replace});
+    const QCommandLineOption docked(
+        QStringLiteral("docked"),
+        QStringLiteral("With --screenshot and a --view other than window or pool: draw the whole window at --size "
+                       "in its default layout with that view's dock raised, rather than the view alone."));
+    const QCommandLineOption theme(QStringLiteral("theme"),
+                                   QStringLiteral("Colours for this run: system, light or dark (View > Theme; with "
+                                                  "--screenshot the saved choice is not read)."),
+                                   QStringLiteral("NAME"));
+    parser.addOptions({workload, receipt, tick, view, shot, size, calibration, sweep, bundle, replace, docked, theme});
     QList<QPair<QString, QCommandLineOption>> keyOptions;
     auto addKeys = [&](const std::vector<std::string_view>& keys, const QString& what) {
         for (auto k : keys) {
@@ -150,6 +162,21 @@ bool parseLabCommandLine(const QStringList& arguments, LabOptions* out, QString*
     }
     out->screenshot = parser.value(shot);
     out->bundle = parser.value(bundle);
+    out->docked = parser.isSet(docked);
+    if (out->docked && (out->screenshot.isEmpty() || out->view == QLatin1String("window") ||
+                        out->view == QLatin1String("pool"))) {
+        *error = QStringLiteral("--docked is for --screenshot of a docked view (not window or pool), got --view %1%2")
+                     .arg(out->view, out->screenshot.isEmpty() ? QStringLiteral(" without --screenshot") : QString());
+        return false;
+    }
+    if (parser.isSet(theme)) {
+        out->theme = parser.value(theme);
+        if (!labThemeNames().contains(out->theme)) {
+            *error = QStringLiteral("--theme: unknown theme '%1' (one of %2)")
+                         .arg(out->theme, labThemeNames().join(QStringLiteral(", ")));
+            return false;
+        }
+    }
     // An empty value (a script's unset $OUT) ran the window unseen, offscreen, and never ended.
     for (const auto& [option, value] : {std::pair{&shot, out->screenshot}, std::pair{&bundle, out->bundle}}) {
         if (parser.isSet(*option) && value.isEmpty()) {

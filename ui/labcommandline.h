@@ -2,7 +2,7 @@
 // The lab's command line (QCommandLineParser):
 //   preemptlab [WORKLOAD] [--workload FILE | --receipt FILE] [--<config or policy key> VALUE ...] [--tick N]
 //              [--view NAME] [--screenshot OUT.png|svg|pdf] [--bundle DIR [--replace]] [--size WxH]
-//              [--calibration FILE] [--sweep RESULT.json]
+//              [--calibration FILE] [--sweep RESULT.json] [--docked] [--theme system|light|dark]
 // Every `config` and `policy` key is a flag, underscores written as dashes, as in preemptlab-cli.
 // With --screenshot (one view) or --bundle (the review bundle) the lab writes and exits (headless.h), from the
 // defaults and the command line
@@ -33,6 +33,8 @@ struct LabOptions {
     QString screenshot;
     QString bundle;       // --bundle DIR
     bool replace = false; // --replace: --bundle may replace an earlier bundle
+    bool docked = false;  // --docked: the screenshot is the window with --view's dock raised
+    QString theme;        // --theme system|light|dark; empty: the saved View > Theme (the system's when headless)
     QSize size{1600, 1000};
     int exitCode = -1; // >= 0: help or version was printed, exit with it
     bool headless() const { return !screenshot.isEmpty() || !bundle.isEmpty(); }
@@ -42,6 +44,9 @@ struct LabOptions {
 
 // Views --view accepts.
 QStringList labViewNames();
+
+// Themes --theme accepts (View > Theme's choices).
+QStringList labThemeNames();
 
 // The largest --size side, in pixels.
 inline constexpr int kMaxShotSide = 8192;

@@ -2,6 +2,7 @@
 
 #include "bytestext.h"
 #include "labdocument.h"
+#include "labtheme.h"
 #include "ledgermodel.h"
 #include "rowtable.h"
 #include "victimranking.h"
@@ -9,6 +10,7 @@
 #include "session.h"
 #include "victim.h"
 
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
@@ -258,7 +260,7 @@ void LedgerView::showCandidates(int row) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
-                item->setBackground(QColor(0xfe, 0xe2, 0xe2));
+                item->setBackground(chosenRowTint(QGuiApplication::palette())); // pale red, deep red when dark
             }
             candidates_->setItem(i, col, item);
         }

@@ -16,6 +16,7 @@
 #include "labbanner.h"
 #include "labcommandline.h"
 #include "labdocument.h"
+#include "labtheme.h"
 #include "labslos.h"
 #include "ledgerview.h"
 #include "livelockhint.h"
@@ -26,6 +27,7 @@
 #include "receiptactions.h"
 #include "timelinewidget.h"
 #include "traceimportactions.h"
+#include "viewlayoutactions.h"
 #include "transportbar.h"
 #include "workloadpanel.h"
 
@@ -92,6 +94,15 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     setWindowIcon(QIcon(QStringLiteral(":/preemptlab.svg")));
     setAcceptDrops(true);
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    createViews();
+    createDocks();
+    createMenus();
+    createStatusWidgets();
+    connectDocument();
+    restoreSettings();
+}
+
+void MainWindow::createViews() {
     pool_ = new PoolView(doc_, this);
     setCentralWidget(pool_);
     timeline_ = new TimelineWidget(doc_, this);
@@ -107,7 +118,17 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     workload_ = new WorkloadPanel(doc_, this);
     transport_ = new TransportBar(doc_, this);
     addToolBar(Qt::TopToolBarArea, transport_);
+    // Every plot's background, axes, grid, legend and neutral marks follow the palette (View > Theme).
+    followPaletteInPlots(this);
+    // Before createMenus: CalibrationActions loads the remembered calibration as it is made.
+    connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
+        if (what & LabChangeKind::Calibration) breakeven_->setCalibration(doc_->calibration());
+        if (what & (LabChangeKind::Session | LabChangeKind::Workload))
+            breakeven_->setWorkloadConfig(doc_->hasWorkload() ? &doc_->workload().config : nullptr);
+    });
+}
 
+void MainWindow::createDocks() {
     auto* policyDock = addDock(tr("Policy and machine"), QStringLiteral("policy"), policy_, Qt::LeftDockWidgetArea);
     auto* workloadDock = addDock(tr("Workload"), QStringLiteral("workload"), workload_, Qt::LeftDockWidgetArea);
     workloadDock_ = workloadDock;
@@ -118,31 +139,28 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     auto* plotsDock = addDock(tr("Running plots"), QStringLiteral("plots"), plots_, Qt::BottomDockWidgetArea);
     auto* distributionsDock =
         addDock(tr("Distributions"), QStringLiteral("distributions"), distributions_, Qt::BottomDockWidgetArea);
-    auto* compareDock = addDock(tr("Compare"), QStringLiteral("compare"), compare_, Qt::BottomDockWidgetArea);
+    compareDock_ = addDock(tr("Compare"), QStringLiteral("compare"), compare_, Qt::BottomDockWidgetArea);
     auto* breakevenDock = addDock(tr("Break-even"), QStringLiteral("breakeven"), breakeven_, Qt::BottomDockWidgetArea);
     auto* sweepDock = addDock(tr("Sweep"), QStringLiteral("sweep"), sweep_, Qt::BottomDockWidgetArea);
     splitDockWidget(timelineDock, plotsDock, Qt::Horizontal);
     tabifyDockWidget(plotsDock, distributionsDock);
-    tabifyDockWidget(distributionsDock, compareDock);
-    tabifyDockWidget(compareDock, breakevenDock);
+    tabifyDockWidget(distributionsDock, compareDock_);
+    tabifyDockWidget(compareDock_, breakevenDock);
     tabifyDockWidget(breakevenDock, sweepDock);
     plotsDock->raise();
-    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, distributionsDock, compareDock,
+    for (auto* dock : {policyDock, workloadDock, ledgerDock, timelineDock, plotsDock, distributionsDock, compareDock_,
                        breakevenDock, sweepDock}) {
         connect(dock, &QDockWidget::topLevelChanged, this, [this]() { userArranged_ = true; });
         connect(dock, &QDockWidget::dockLocationChanged, this, [this]() { userArranged_ = proportionsSet_; });
     }
+}
 
+void MainWindow::createMenus() {
     files_ = new FileActions(this);
     exports_ = new ExportActions(this);
     auto* fileMenu = menuBar()->addMenu(tr("&File"));
     files_->buildMenu(fileMenu);
     // Load/Apply Calibration go above File's closing separator and Quit.
-    connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
-        if (what & LabChangeKind::Calibration) breakeven_->setCalibration(doc_->calibration());
-        if (what & (LabChangeKind::Session | LabChangeKind::Workload))
-            breakeven_->setWorkloadConfig(doc_->hasWorkload() ? &doc_->workload().config : nullptr);
-    });
     calibration_ = new CalibrationActions(this);
     const auto fileActions = fileMenu->actions();
     calibration_->addTo(fileMenu, fileActions.size() >= 2 ? fileActions[fileActions.size() - 2] : nullptr);
@@ -154,6 +172,20 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     edit->addAction(undo);
     edit->addAction(redo);
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
+    createViewMenu(viewMenu);
+    addTeachingActions(fileMenu, viewMenu); // Open Receipt, the banner, the livelock hint, Flagged Requests Only
+    createRunMenu(menuBar()->addMenu(tr("&Run")));
+    gate_ = new GateActions(this);
+    auto* reviewMenu = menuBar()->addMenu(tr("Revie&w"));
+    gate_->buildMenu(reviewMenu);
+    reviewMenu->addSeparator();
+    sweeps_ = new SweepActions(this, sweep_);
+    sweeps_->buildMenu(reviewMenu);
+    exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
+    (new HelpActions(this))->buildMenu(menuBar()->addMenu(tr("&Help")));
+}
+
+void MainWindow::createViewMenu(QMenu* viewMenu) {
     viewMenu->addActions(transport_->transportActions());
     viewMenu->addSeparator();
     auto* goTo = viewMenu->addAction(tr("&Go to Tick..."), this, &MainWindow::goToTick);
@@ -175,11 +207,16 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     showPool->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     viewMenu->addSeparator();
     for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
-    addTeachingActions(fileMenu, viewMenu);
-    auto* runMenu = menuBar()->addMenu(tr("&Run"));
-    compareAction_ = runMenu->addAction(tr("&Compare recovery modes"), this, [this, compareDock]() {
-        compareDock->show();
-        compareDock->raise();
+    viewMenu->addSeparator();
+    layouts_ = new ViewLayoutActions(this);
+    layouts_->buildMenu(viewMenu);
+    addThemeMenu(viewMenu, this);
+}
+
+void MainWindow::createRunMenu(QMenu* runMenu) {
+    compareAction_ = runMenu->addAction(tr("&Compare recovery modes"), this, [this]() {
+        compareDock_->show();
+        compareDock_->raise();
         compare_->start();
     });
     compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_K));
@@ -196,15 +233,22 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     auto* liveAction = new LiveModeAction(doc_, runMenu, this); // probes for a device when the menu first opens
     connect(liveAction, &LiveModeAction::unavailable, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     runMenu->setToolTipsVisible(true); // the live switch explains itself when disabled
-    gate_ = new GateActions(this);
-    auto* reviewMenu = menuBar()->addMenu(tr("Revie&w"));
-    gate_->buildMenu(reviewMenu);
-    reviewMenu->addSeparator();
-    sweeps_ = new SweepActions(this, sweep_);
-    sweeps_->buildMenu(reviewMenu);
-    exports_->buildMenu(menuBar()->addMenu(tr("E&xport")));
-    (new HelpActions(this))->buildMenu(menuBar()->addMenu(tr("&Help")));
+}
 
+void MainWindow::createStatusWidgets() {
+    // Long runs: an indeterminate bar (the run reports no fraction) and a cancel button in the status bar.
+    busyBar_ = new QProgressBar(this);
+    busyBar_->setRange(0, 0);
+    busyBar_->setMaximumWidth(160);
+    busyBar_->hide();
+    busyCancel_ = new QPushButton(tr("Cancel run"), this);
+    busyCancel_->hide();
+    statusBar()->addPermanentWidget(busyBar_);
+    statusBar()->addPermanentWidget(busyCancel_);
+    connect(busyCancel_, &QPushButton::clicked, doc_, &LabDocument::cancelRun);
+}
+
+void MainWindow::connectDocument() {
     connect(doc_, &LabDocument::changed, this, [this](LabChange what) {
         if (what & (LabChangeKind::Workload | LabChangeKind::Busy)) updateTitle();
         if (what & (LabChangeKind::Workload | LabChangeKind::Busy | LabChangeKind::Session)) updateActions();
@@ -226,19 +270,11 @@ MainWindow::MainWindow(pl::LiveBackendFactory live, QWidget* parent)
     connect(doc_, &LabDocument::runFailed, this, [this](const QString& m) { reportError(tr("Run failed"), m); });
     connect(doc_->undoGroup(), &QUndoGroup::cleanChanged, this, &MainWindow::updateTitle);
     connect(doc_, &LabDocument::savedChanged, this, &MainWindow::updateTitle);
+}
 
-    // Long runs: an indeterminate bar (the run reports no fraction) and a cancel button in the status bar.
-    busyBar_ = new QProgressBar(this);
-    busyBar_->setRange(0, 0);
-    busyBar_->setMaximumWidth(160);
-    busyBar_->hide();
-    busyCancel_ = new QPushButton(tr("Cancel run"), this);
-    busyCancel_->hide();
-    statusBar()->addPermanentWidget(busyBar_);
-    statusBar()->addPermanentWidget(busyCancel_);
-    connect(busyCancel_, &QPushButton::clicked, doc_, &LabDocument::cancelRun);
-
+void MainWindow::restoreSettings() {
     QSettings settings;
+    if (const LabTheme theme = savedTheme(); theme != currentTheme()) setTheme(theme);
     // The docks first: restoring them widens a window not yet shown to their preferred widths (900 px closed
     // came back 1,116 px, a third more on every second start, off a projector's screen), so the saved geometry
     // comes after them.
@@ -421,7 +457,13 @@ void MainWindow::reportError(const QString& title, const QString& message) {
     box->open();
 }
 
+void MainWindow::setTheme(LabTheme theme) {
+    applyTheme(theme);
+    if (auto* a = findChild<QAction*>(QStringLiteral("theme_") + themeName(theme))) a->setChecked(true);
+}
+
 void MainWindow::applyStartupOptions(const LabOptions& options) {
+    if (const auto theme = themeFromName(options.theme)) setTheme(*theme); // for this run, not saved
     if (!options.calibration.isEmpty()) {
         QString error;
         if (!calibration_->loadCalibration(options.calibration, &error)) reportError(tr("Cannot load calibration"), error);
@@ -551,6 +593,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         event->ignore();
         return;
     }
+    layouts_->restoreLayout(); // a maximised view is saved as the layout it came from
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());

@@ -9,6 +9,7 @@
 
 #include <functional>
 
+class QMenu;
 class QProgressBar;
 class QPushButton;
 
@@ -35,8 +36,10 @@ class PoolView;
 class ReceiptActions;
 class TimelineWidget;
 class TransportBar;
+class ViewLayoutActions;
 class WorkloadPanel;
 struct LabOptions;
+enum class LabTheme;
 
 // Registers the lab's compiled-in resources (icon, bundled samples); called by MainWindow.
 void initLabResources();
@@ -71,6 +74,7 @@ class MainWindow : public QMainWindow {
     ReceiptActions* receiptActions() const { return receipts_; }
     LivelockHint* livelockHint() const { return livelock_; }
     LabBanner* banner() const { return banner_; }
+    ViewLayoutActions* layoutActions() const { return layouts_; }
 
     // A view by its --view name ("window" is the whole window); its dock is shown and raised. nullptr if unknown.
     QWidget* view(const QString& name);
@@ -103,6 +107,8 @@ class MainWindow : public QMainWindow {
     bool mayReplace(const ReadStart& start, const QString& dropped);
     QString lastError() const { return lastError_; }
     void applyStartupOptions(const LabOptions& options);
+    // Applies a theme to the application (View > Theme's check follows; not saved: the menu saves).
+    void setTheme(LabTheme theme);
     void reportError(const QString& title, const QString& message);
 
   protected:
@@ -113,6 +119,17 @@ class MainWindow : public QMainWindow {
     void dropEvent(QDropEvent* event) override;
 
   private:
+    // The constructor's steps, in order: the views, their docks and default arrangement, the menus (File, Edit,
+    // View, Run, Review, Export, Help), the status bar's busy widgets, the document's signals, then the saved
+    // layout, geometry and speed.
+    void createViews();
+    void createDocks();
+    void createMenus();
+    void createViewMenu(QMenu* viewMenu);
+    void createRunMenu(QMenu* runMenu);
+    void createStatusWidgets();
+    void connectDocument();
+    void restoreSettings();
     QDockWidget* addDock(const QString& title, const QString& name, QWidget* content, Qt::DockWidgetArea area);
     void updateTitle();
     void updateActions(); // what needs a workload or a running job, enabled with it
@@ -136,20 +153,21 @@ class MainWindow : public QMainWindow {
     bool userArranged_ = false;
     LabDocument* doc_;
     BackgroundJob* opener_; // reads big workload files on a worker
-    PoolView* pool_;
-    TimelineWidget* timeline_;
-    LedgerView* ledger_;
-    PlotsWidget* plots_;
-    CompareView* compare_;
-    DistributionsView* distributions_;
+    PoolView* pool_ = nullptr;
+    TimelineWidget* timeline_ = nullptr;
+    LedgerView* ledger_ = nullptr;
+    PlotsWidget* plots_ = nullptr;
+    CompareView* compare_ = nullptr;
+    DistributionsView* distributions_ = nullptr;
     LabSlos* slos_ = nullptr;
-    BreakevenView* breakeven_;
-    PolicyPanel* policy_;
-    WorkloadPanel* workload_;
+    BreakevenView* breakeven_ = nullptr;
+    PolicyPanel* policy_ = nullptr;
+    WorkloadPanel* workload_ = nullptr;
     QDockWidget* workloadDock_ = nullptr;
-    TransportBar* transport_;
-    FileActions* files_;
-    ExportActions* exports_;
+    QDockWidget* compareDock_ = nullptr;
+    TransportBar* transport_ = nullptr;
+    FileActions* files_ = nullptr;
+    ExportActions* exports_ = nullptr;
     GateActions* gate_ = nullptr;
     SweepView* sweep_ = nullptr;
     SweepActions* sweeps_ = nullptr;
@@ -157,6 +175,7 @@ class MainWindow : public QMainWindow {
     ReceiptActions* receipts_ = nullptr;
     LivelockHint* livelock_ = nullptr;
     LabBanner* banner_ = nullptr;
+    ViewLayoutActions* layouts_ = nullptr;
     QString lastError_;
 };
 

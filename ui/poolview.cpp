@@ -5,6 +5,7 @@
 #include "hostpoolbar.h"
 #include "labdocument.h"
 #include "requestpalette.h"
+#include "statecolors.h"
 
 #include "session.h"
 
@@ -86,7 +87,7 @@ QString PoolView::legendText() const { return legend_->text(); }
 
 // The prefix-sharing marks are explained only where the workload shares prefixes.
 // Each entry is one unbreakable run (its symbol never wraps away from its words); lines break between entries.
-void PoolView::setLegend(bool prefixSharing) {
+void PoolView::setLegend(bool prefixSharing, long long hybridPercent) {
     const auto entry = [](const QString& symbol, const QString& words) {
         // Non-breaking spaces and hyphens: "swap-out" wrapped after its hyphen.
         return symbol + QStringLiteral("&nbsp;") +
@@ -107,7 +108,9 @@ void PoolView::setLegend(bool prefixSharing) {
                 entry(QStringLiteral("<span style='color:#dc2626'>&#9700;</span>"),
                       tr("red corner: shared, the victim let go, others keep it"));
     }
-    legend_->setText(text + entry(QString(), tr("colour + pattern + label: owning request")));
+    text += entry(QString(), tr("colour + pattern + label: owning request"));
+    if (hybridPercent >= 0) text += QStringLiteral("<br>") + hybridLegendHtml(hybridPercent, true);
+    legend_->setText(text);
 }
 
 // A block's owner at the cursor, for its tooltip: what it is doing, its context and the blocks it holds.
@@ -172,7 +175,8 @@ void PoolView::refresh() {
     } else {
         grid_->setSharing({}, {});
     }
-    setLegend(e.prefixSharing());
+    const pl::Policy& policy = s->workload().policy;
+    setLegend(e.prefixSharing(), policy.recovery == pl::Recovery::Hybrid ? policy.hybrid_swap_percent : -1);
     host_->setUsage(e.hostBytes(), s->workload().config.host_capacity_bytes);
     const std::int64_t used = cap - e.freeBlocks();
     std::int64_t inFlight = 0;

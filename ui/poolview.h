@@ -35,7 +35,8 @@ class PoolView : public QWidget {
     HostPoolBar* host_;
     QLabel* figures_;
     QLabel* legend_;
-    void setLegend(bool prefixSharing);
+    // `hybridPercent` >= 0: the policy recovers by hybrid, and the legend says what its split shows.
+    void setLegend(bool prefixSharing, long long hybridPercent = -1);
     QString requesterText(const pl::Session& s) const;
     QString ownerDetail(int request) const;
 };

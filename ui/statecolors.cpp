@@ -2,6 +2,7 @@
 
 #include "requestpalette.h"
 
+#include <QObject>
 #include <QString>
 
 namespace plui {
@@ -48,6 +49,21 @@ QString stateLegendHtml() {
                            "<span style='color:%1'>&#9633;</span>&nbsp;requester")
                 .arg(RequestPalette::requesterColor().name());
     return html;
+}
+
+QString hybridLegendHtml(long long swapPercent, bool pool) {
+    const QString head = QObject::tr("<b>hybrid split (%1%)</b>: ").arg(swapPercent);
+    if (pool) {
+        return head + QObject::tr("the victim's first %1% of full blocks are swapped out (dashed frame, then freed "
+                                  "&#9585;) and copied back when it resumes; the rest are freed at once and "
+                                  "recomputed. Fewer are swapped when the host is short; none (all recomputed) "
+                                  "when the host has no room or the victim no full block.")
+                          .arg(swapPercent);
+    }
+    return head + QObject::tr("a victim's lane goes copying (its first %1% of full blocks out), swapped out, "
+                              "copying (back in), then replaying (the rest, recomputed); one with no full block "
+                              "to swap is preempted and replays it all.")
+                      .arg(swapPercent);
 }
 
 } // namespace plui

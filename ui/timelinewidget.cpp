@@ -218,6 +218,7 @@ class LaneIdTicker : public QCPAxisTicker {
 
 struct TimelineWidget::Impl {
     LabDocument* doc = nullptr;
+    QLabel* legend = nullptr;
     QCustomPlot* plot = nullptr;
     LanePlottable* lanes = nullptr;
     QCPGraph* waitMarkers = nullptr;
@@ -248,10 +249,11 @@ TimelineWidget::TimelineWidget(LabDocument* doc, QWidget* parent) : QWidget(pare
     setFocusPolicy(Qt::ClickFocus); // a click here takes the keys back from a focused slider or table
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    auto* legend = new QLabel(stateLegendHtml(), this);
-    legend->setWordWrap(true);
-    legend->setTextFormat(Qt::RichText);
-    layout->addWidget(legend);
+    d->legend = new QLabel(stateLegendHtml(), this);
+    d->legend->setObjectName(QStringLiteral("timelineLegend"));
+    d->legend->setWordWrap(true);
+    d->legend->setTextFormat(Qt::RichText);
+    layout->addWidget(d->legend);
     d->plot = new QCustomPlot(this);
     d->plot->setObjectName(QStringLiteral("timelinePlot"));
     d->plot->setMinimumHeight(100);
@@ -361,6 +363,10 @@ void TimelineWidget::onChanged(int what) {
     const LabChange w = LabChange::fromInt(what);
     // Busy without a run: the run being made has ended (failed), and the empty note says so.
     if ((w & (LabChangeKind::Session | LabChangeKind::Workload)) || ((w & LabChangeKind::Busy) && !d->doc->session())) {
+        const bool hybrid = d->doc->hasWorkload() && d->doc->workload().policy.recovery == pl::Recovery::Hybrid;
+        d->legend->setText(hybrid ? stateLegendHtml() + QStringLiteral("<br>") +
+                                        hybridLegendHtml(d->doc->workload().policy.hybrid_swap_percent, false)
+                                  : stateLegendHtml());
         rebuild();
         return;
     }

@@ -60,15 +60,13 @@ nlohmann::json costReportJson(const CostInputs& in, const CostOutputs& out) {
     };
 }
 
-std::string costReportText(const CostInputs& in, const CostOutputs& out) {
+CostReport costReport(const CostInputs& in, const CostOutputs& out) {
     const auto& m = in.model;
-    std::string t;
-    auto line = [&t](const std::string& label, const std::string& text) {
-        t += "  " + label + std::string(label.size() < 20 ? 20 - label.size() : 1, ' ') + text + "\n";
-    };
-    t += m.display + " on " + in.hardware.display + (in.tp > 1 ? " x" + std::to_string(in.tp) + " (TP)" : "") +
-         ", KV " + dtypeName(m.kv_dtype_bytes) + ", context " + formatThousands(in.context) + " tokens" +
-         (in.tp > 1 ? "; figures are per GPU (the slowest shard)" : "") + "\n";
+    CostReport report;
+    auto line = [&report](const std::string& label, const std::string& text) { report.rows.push_back({label, text}); };
+    report.title = m.display + " on " + in.hardware.display + (in.tp > 1 ? " x" + std::to_string(in.tp) + " (TP)" : "") +
+                   ", KV " + dtypeName(m.kv_dtype_bytes) + ", context " + formatThousands(in.context) + " tokens" +
+                   (in.tp > 1 ? "; figures are per GPU (the slowest shard)" : "");
     line("KV per token", bytes(out.kv_bytes_per_token) + " = 2 x " + std::to_string(m.layers) + " layers x " +
                              std::to_string(m.kv_heads) + " KV heads x " + std::to_string(m.head_dim) + " x " +
                              std::to_string(m.kv_dtype_bytes) + " B" +
@@ -111,9 +109,21 @@ std::string costReportText(const CostInputs& in, const CostOutputs& out) {
                               formatFixed(std::floor(out.compute_capacity_tokens), 0) + " tokens of compute, " +
                               formatFixed(std::floor(out.spare_compute_tokens), 0) + " spare (" +
                               formatFixed(std::floor(out.spare_compute_tokens_at_mfu), 0) + " at MFU)");
-    t += "verdict: " + out.reason + "\n";
+    report.verdicts.push_back("verdict: " + out.reason);
+    return report;
+}
+
+std::string costReportText(const CostReport& report) {
+    std::string t = report.title + "\n";
+    for (const CostReport::Row& row : report.rows) {
+        const std::size_t pad = row.label.size() < 20 ? 20 - row.label.size() : 1;
+        t += std::string("  ") + row.label + std::string(pad, ' ') + row.value + "\n";
+    }
+    for (const std::string& verdict : report.verdicts) t += verdict + "\n";
     return t;
 }
+
+std::string costReportText(const CostInputs& in, const CostOutputs& out) { return costReportText(costReport(in, out)); }
 
 nlohmann::json tickRatesConfigJson(const TickRates& r) {
     nlohmann::json config = {{"block_size_tokens", r.block_size_tokens},

@@ -38,6 +38,29 @@ QString writeWorkload(const QTemporaryDir& dir) {
 class TestCostCli : public QObject {
     Q_OBJECT
   private slots:
+    // The text report is written from core's structured rows (pl::cost::costReport, which the lab's break-even
+    // table reads too): byte for byte what `breakeven` printed before, pinned from that build's output.
+    void breakevenTextIsPinned_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QStringList>("flags");
+        QTest::newRow("default") << "breakeven-default.txt" << QStringList{};
+        QTest::newRow("tp2 together") << "breakeven-tp2-together.txt"
+                                      << QStringList{"--link-gbps", "4", "--tp", "2", "--kv-layout", "together",
+                                                     "--copy-overhead-us", "10", "--model", "llama-3.1-70b"};
+        QTest::newRow("batched fp8") << "breakeven-batched-fp8.txt"
+                                     << QStringList{"--link-gbps", "50", "--kv-layout", "batched", "--kv-bytes", "fp8",
+                                                    "--context", "32768"};
+    }
+    void breakevenTextIsPinned() {
+        QFETCH(QString, file);
+        QFETCH(QStringList, flags);
+        QFile pinned(QStringLiteral(PREEMPTLAB_SOURCE_DIR "/tests/core/cost/data/") + file);
+        QVERIFY2(pinned.open(QIODevice::ReadOnly), qPrintable(pinned.fileName()));
+        const auto r = cli(QStringList{"breakeven"} + flags);
+        QCOMPARE(r.code, 0);
+        QCOMPARE(r.out, pinned.readAll());
+    }
+
     void breakevenJson() {
         const auto r = cli({"breakeven", "--link-gbps", "50", "--json"});
         QCOMPARE(r.code, 0);

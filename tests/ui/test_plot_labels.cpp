@@ -1,5 +1,6 @@
 // Compact axis labels: short at every magnitude, exact below 10,000, and what the lab's plots actually draw;
 // the distributions' bins, and the plots' percentiles and empty axes.
+#include "adaptivepanes.h"
 #include "bytestext.h"
 #include "compactticker.h"
 #include "comparerun.h"
@@ -318,11 +319,19 @@ class TestPlotLabels : public QObject {
             QCOMPARE(e.longestQueue, QStringLiteral("bg-report"));
         }
         plui::CompareView view(&doc);
-        view.resize(900, 480); // short plots: the label's height in pixels is most of the room above 1
+        // Short plots: the label's height in pixels is most of the room above 1. A view this small shows one
+        // pane at a time (tabs, as in its dock at 1280x800): each plot is looked at in its own tab.
+        view.resize(900, 300);
         view.QWidget::show();
         view.runNow();
+        QVERIFY(view.panes()->tabbed());
+        const auto showTab = [&view](QCustomPlot* p) {
+            view.panes()->tabs()->setCurrentWidget(p);
+            for (int k = 0; k < 3; ++k) QApplication::processEvents();
+        };
         for (int i = 0; i < 2; ++i) {
             QCustomPlot* p = view.plot(i);
+            showTab(p);
             p->replot();
             QVERIFY2(p->axisRect()->height() < 150, qPrintable(QString::number(p->axisRect()->height())));
             QVERIFY(qobject_cast<QCPItemText*>(p->item(0))->visible());
@@ -337,9 +346,10 @@ class TestPlotLabels : public QObject {
                      qPrintable(QStringLiteral("%1 >= %2").arg(label->bottom->pixelPosition().y()).arg(p->yAxis->coordToPixel(1.0))));
         }
         // A plot too short for a line of text above the curves keeps the circles and drops the label.
-        view.resize(900, 260); // the flagged list sits under the table, not under the plots
+        view.resize(900, 190); // the flagged list has a tab of its own, not under the plots
         for (int i = 0; i < 2; ++i) {
             QCustomPlot* p = view.plot(i);
+            showTab(p);
             p->replot();
             QVERIFY2(p->axisRect()->height() < 50, qPrintable(QString::number(p->axisRect()->height())));
             QVERIFY(!qobject_cast<QCPItemText*>(p->item(0))->visible());
@@ -359,12 +369,15 @@ class TestPlotLabels : public QObject {
         view.setKind(plui::CompareKind::Engines);
         // The kind is kept in QSettings: the suites after this one expect the recovery modes.
         const auto restore = qScopeGuard([&view] { view.setKind(plui::CompareKind::Modes); });
-        view.resize(700, 560); // the Compare dock of a 1024x768 window, about
+        view.resize(460, 560); // narrow: in its tab each plot has the view's width
         view.QWidget::show();
         view.runNow();
+        QVERIFY(view.panes()->tabbed());
         int wrapped = 0;
         for (int i = 0; i < 2; ++i) {
             QCustomPlot* p = view.plot(i);
+            view.panes()->tabs()->setCurrentWidget(p);
+            for (int k = 0; k < 3; ++k) QApplication::processEvents();
             p->replot();
             double below = -1; // the previous label's bottom
             for (int k = 0; k < p->itemCount(); ++k) {

@@ -1,5 +1,6 @@
 // Cost model formulas against hand-computed cases and seed 004's worked numbers (docs/cost-model.md).
 #include "cost/cost_model.h"
+#include "cost/cost_report.h"
 
 #include <QtTest>
 
@@ -39,6 +40,27 @@ constexpr double kRec8b = (2 * 8.03e9 + 524288.0 * 2048) / kFeff * 1e6; // 34.64
 class TestCostModel : public QObject {
     Q_OBJECT
   private slots:
+    // The structured report: a title, every figure as a row in the CLI's order, the verdict; the text is made
+    // from exactly these (test_cost_cli pins the text's bytes).
+    void reportRows() {
+        const CostInputs in = seedInputs();
+        const CostOutputs out = computeCost(in);
+        const CostReport report = costReport(in, out);
+        QVERIFY(QString::fromStdString(report.title).startsWith(QStringLiteral("Llama 3.1 8B on H100 SXM")));
+        QStringList labels;
+        for (const auto& row : report.rows) {
+            labels << QString::fromStdString(row.label);
+            QVERIFY(!row.value.empty());
+        }
+        QCOMPARE(labels, (QStringList{"KV per token", "copy path", "link", "swap", "recompute", "break-even link",
+                                      "break-even context", "break-even MFU", "spare compute"}));
+        QCOMPARE(report.verdicts.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(report.verdicts[0]), QStringLiteral("verdict: ") + QString::fromStdString(out.reason));
+        const std::string text = costReportText(report);
+        QCOMPARE(text, costReportText(in, out));
+        QVERIFY(text.find("  KV per token        " + report.rows[0].value + "\n") != std::string::npos);
+    }
+
     void kvBytesOfPresets() {
         QCOMPARE(kvBytesPerToken(*findModelPreset("llama-3.1-8b")), 131072);  // 2 x 32 x 8 x 128 x 2
         QCOMPARE(kvBytesPerToken(*findModelPreset("llama-3.1-70b")), 327680); // 2 x 80 x 8 x 128 x 2
