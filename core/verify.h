@@ -3,6 +3,7 @@
 
 #include "errors.h"
 #include "model.h"
+#include "workload.h"
 
 #include <nlohmann/json.hpp>
 

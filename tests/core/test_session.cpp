@@ -198,17 +198,17 @@ void TestSession::aHugePoolCostsWhatTheRunTouches() {
 // copied every node, and a growing vector of snapshots copied each whole state).
 void TestSession::stateMovesItsWaitingQueue() {
     Engine::State a;
-    for (std::int32_t r = 0; r < 100; ++r) a.waiting.insert({100 - r, r});
+    for (std::int32_t r = 0; r < 100; ++r) a.waiting.insert({100 - r, pl::RequestIndex(r)});
     Engine::State b(std::move(a));
     QCOMPARE(b.waiting.size(), std::size_t{100});
     QCOMPARE(a.waiting.size(), std::size_t{0}); // NOLINT(bugprone-use-after-move): moved, not copied
-    QCOMPARE(b.waiting.order_of_key({50, 0}), std::size_t{49});
+    QCOMPARE(b.waiting.order_of_key({50, pl::RequestIndex(0)}), std::size_t{49});
     Engine::State c;
-    c.waiting.insert({7, 7});
+    c.waiting.insert({7, pl::RequestIndex(7)});
     c = std::move(b);
     QCOMPARE(c.waiting.size(), std::size_t{100});
     QCOMPARE(b.waiting.size(), std::size_t{0}); // NOLINT(bugprone-use-after-move)
-    QCOMPARE(c.waiting.begin()->second, 99);
+    QCOMPARE(c.waiting.begin()->second.value(), 99);
     Engine::State d(c); // copies stay copies
     QCOMPARE(d.waiting.size(), std::size_t{100});
     QCOMPARE(c.waiting.size(), std::size_t{100});

@@ -13,6 +13,7 @@
 #include "policypanel.h"
 #include "receiptactions.h"
 #include "requesttablemodel.h"
+#include "workload_overrides.h"
 #include "timelinemodel.h"
 #include "timelinewidget.h"
 #include "uitestutil.h"
