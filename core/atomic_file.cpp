@@ -2,9 +2,9 @@
 // umask applies as for any new file; one that replaces a file takes that file's permission bits), written in
 // full, fsync'ed, then renamed over the target. The folder is fsync'ed afterwards so the rename survives a crash. Any failure removes the temporary and leaves the target
 // as it was.
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 
-#include "errors.h"
+#include "core/errors.h"
 
 #include <atomic>
 #include <cerrno>

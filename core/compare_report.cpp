@@ -1,7 +1,7 @@
-#include "compare_report.h"
+#include "core/compare_report.h"
 
-#include "fallbacks.h"
-#include "review/goodput.h"
+#include "core/fallbacks.h"
+#include "core/review/goodput.h"
 
 #include <nlohmann/json.hpp>
 

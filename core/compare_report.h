@@ -3,13 +3,13 @@
 // it (--out FILE.json: preemptlab.compare.v1; --out FILE.csv: a row per mode). Made here and only here, so
 // the CLI and the lab's Export > Comparison write byte-identical files for the same workload.
 
-#include "engine.h"
-#include "receipt.h"
-#include "review/goodput.h"
-#include "review/outcomes.h"
-#include "run_control.h"
-#include "summary.h"
-#include "workload.h"
+#include "core/engine.h"
+#include "core/receipt.h"
+#include "core/review/goodput.h"
+#include "core/review/outcomes.h"
+#include "core/run_control.h"
+#include "core/summary.h"
+#include "core/workload.h"
 
 #include <functional>
 #include <atomic>

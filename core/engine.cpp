@@ -16,7 +16,7 @@
 //   6. bookkeeping: request_ticks, the series, completion.
 // At max_ticks every unfinished request is censored.
 
-#include "engine_impl.h"
+#include "core/engine_impl.h"
 
 #include <algorithm>
 #include <numeric>

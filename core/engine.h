@@ -4,12 +4,12 @@
 // state cheaply and truncate the ledger when it seeks back. All arithmetic is integer: a run is identical
 // on every machine.
 
-#include "ledger.h"
-#include "model.h"
-#include "results.h"
-#include "run_control.h"
-#include "victim.h"
-#include "workload.h"
+#include "core/ledger.h"
+#include "core/model.h"
+#include "core/results.h"
+#include "core/run_control.h"
+#include "core/victim.h"
+#include "core/workload.h"
 
 #include <cstdint>
 #include <memory>

@@ -1,6 +1,6 @@
 // Engine's public face, run setup (init), emit/annotate, and the whole-run helpers (requestRecords, runWorkload).
-#include "engine_impl.h"
-#include "victim.h"
+#include "core/engine_impl.h"
+#include "core/victim.h"
 
 #include <algorithm>
 #include <numeric>

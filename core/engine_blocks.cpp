@@ -14,7 +14,7 @@
 //                 block joins that list (vLLM's one free queue, FreeKVCacheBlockQueue): never-taken blocks
 //                 first, then every freed block oldest first, with an id or without. (Until issue 21 the stack held every block from the start,
 //                 block 0 on top: the same order, at 13 bytes per block of capacity in every snapshot.)
-#include "engine_impl.h"
+#include "core/engine_impl.h"
 
 #include <stdexcept>
 #include <string>

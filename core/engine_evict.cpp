@@ -1,5 +1,5 @@
 // Allocation under pressure: demand per tick, preempt-ahead, victim choice and the eviction itself.
-#include "engine_impl.h"
+#include "core/engine_impl.h"
 
 #include <algorithm>
 #include <numeric>

@@ -4,13 +4,13 @@
 // are spread over engine.cpp (the tick loop), engine_evict.cpp (allocation under pressure and eviction),
 // engine_blocks.cpp (the block pool and the prefix cache) and engine_api.cpp (Engine itself).
 
-#include "engine.h"
+#include "core/engine.h"
 
-#include "engine_state.h"
-#include "ledger.h"
-#include "live_backend.h"
-#include "request_index.h"
-#include "victim.h"
+#include "core/engine_state.h"
+#include "core/ledger.h"
+#include "core/live_backend.h"
+#include "core/request_index.h"
+#include "core/victim.h"
 
 #include <cstdint>
 #include <limits>

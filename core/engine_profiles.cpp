@@ -1,7 +1,7 @@
 // What the engine profiles (engine_vllm.cpp, engine_sglang.cpp, engine_trtllm.cpp) share: taking a waiting
 // request into the running batch to compute (or recompute) its context, as every engine's admission does.
-#include "engine_impl.h"
-#include "engine_profiles.h"
+#include "core/engine_impl.h"
+#include "core/engine_profiles.h"
 
 #include <algorithm>
 

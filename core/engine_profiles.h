@@ -3,7 +3,7 @@
 // `validate` to say so. The profiles' steps are EngineImpl's (engine_vllm.cpp, engine_sglang.cpp,
 // engine_trtllm.cpp).
 
-#include "workload.h"
+#include "core/workload.h"
 
 #include <string>
 #include <vector>

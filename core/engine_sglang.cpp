@@ -13,7 +13,7 @@
 //     survivors decode one token each.
 // The sampled token's KV is written by the next step (as in every engine profile); a retracted request
 // re-prefills its prompt and every generated token.
-#include "engine_impl.h"
+#include "core/engine_impl.h"
 
 #include <algorithm>
 #include <iterator>

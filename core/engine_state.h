@@ -2,10 +2,10 @@
 // Engine::State: the whole mutable state of a run (internal to core: engine.cpp and session.cpp). Copying it
 // is a snapshot; the ledger and the per-tick series live outside it and are truncated on restore.
 
-#include "engine.h"
-#include "prefix_extents.h"
-#include "prefix_index.h"
-#include "request_index.h"
+#include "core/engine.h"
+#include "core/prefix_extents.h"
+#include "core/prefix_index.h"
+#include "core/request_index.h"
 
 #include <ext/pb_ds/assoc_container.hpp>
 #include <ext/pb_ds/tree_policy.hpp>

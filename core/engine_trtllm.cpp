@@ -16,7 +16,7 @@
 //   - The micro-batch scheduler runs them in that order until max_num_batched_tokens (max_num_tokens) would be
 //     exceeded: a generation step is one token, a context its remaining prompt (a chunk, in multiples of the
 //     block size, only when the whole does not fit and nothing else is scheduled yet).
-#include "engine_impl.h"
+#include "core/engine_impl.h"
 
 #include <algorithm>
 #include <limits>

@@ -15,7 +15,7 @@
 //   - enable_prefix_caching (kv_cache_manager.py get_computed_blocks, block_pool.py): a waiting request first
 //     takes the leading blocks still cached (its declared prefix; after a preemption, what is left of its own
 //     blocks), and every freed block joins one free queue, reused oldest first (engine_blocks.cpp).
-#include "engine_impl.h"
+#include "core/engine_impl.h"
 
 #include <algorithm>
 #include <iterator>

@@ -1,6 +1,6 @@
-#include "fallbacks.h"
+#include "core/fallbacks.h"
 
-#include "summary.h"
+#include "core/summary.h"
 
 #include <algorithm>
 

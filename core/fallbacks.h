@@ -3,8 +3,8 @@
 // Event::fallback), and the note that says so when a mode never swapped because host memory was full. One
 // helper for the CLI's compare and the lab's Compare view, so both count and word it alike. Never hashed.
 
-#include "ledger.h"
-#include "workload.h"
+#include "core/ledger.h"
+#include "core/workload.h"
 
 #include <cstdint>
 #include <string>

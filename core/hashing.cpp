@@ -2,9 +2,9 @@
 // so keys come out sorted by bytes (char_traits<char> compares as unsigned char); ensure_ascii is off, so text
 // stays UTF-8; the strict error handler rejects invalid UTF-8. Floating point is refused before dumping, so a
 // hash never depends on how a platform prints a double.
-#include "hashing.h"
+#include "core/hashing.h"
 
-#include "json_pointer.h"
+#include "core/json_pointer.h"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>

@@ -1,6 +1,6 @@
-#include "json_diff.h"
+#include "core/json_diff.h"
 
-#include "json_pointer.h"
+#include "core/json_pointer.h"
 
 #include <algorithm>
 

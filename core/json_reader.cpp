@@ -1,9 +1,9 @@
 // A SAX handler that builds the DOM itself, so it can see every key as it is read (duplicates) and knows the
 // JSON pointer of the value being built.
-#include "json_reader.h"
+#include "core/json_reader.h"
 
-#include "json_pointer.h"
-#include "stop_check.h"
+#include "core/json_pointer.h"
+#include "core/stop_check.h"
 
 #include <algorithm>
 #include <optional>

@@ -3,7 +3,7 @@
 // offsets; this reader refuses duplicate object keys (naming the JSON pointer of the second one), reports
 // syntax errors as "line L, column C", and bounds nesting depth, so no input can exhaust the stack.
 
-#include "errors.h"
+#include "core/errors.h"
 
 #include <nlohmann/json.hpp>
 

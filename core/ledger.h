@@ -3,8 +3,8 @@
 // for each kind is decided in receipt.cpp (see docs/receipt.md). Request and tenant fields are indices into
 // the workload's request list (normalised order) and the run's tenant table.
 
-#include "model.h"
-#include "workload.h"
+#include "core/model.h"
+#include "core/workload.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
-#include "ledger_csv.h"
+#include "core/ledger_csv.h"
 
-#include "number_text.h"
+#include "core/number_text.h"
 
 #include <unordered_map>
 
@@ -8,7 +8,7 @@ namespace pl {
 
 namespace {
 
-std::string quoted(std::string_view s) {
+std::string csvQuoted(std::string_view s) {
     if (s.find_first_of(",\"\n") == std::string_view::npos) return std::string(s);
     std::string q = "\"";
     for (char c : s) {
@@ -80,8 +80,8 @@ std::string ledgerCsv(const Workload& workload, const std::vector<Event>& events
     const std::vector<LiveRowSums> cells = live.empty() ? std::vector<LiveRowSums>{} : liveRowSums(events, rows.events, live);
     for (std::size_t r = 0; r < rows.events.size(); ++r) {
         const Event& e = events[rows.events[r]];
-        out += std::to_string(e.tick) + ',' + quoted(workload.requests[static_cast<std::size_t>(e.request)].id) + ',' +
-               std::string(toString(e.mode)) + ',' + quoted(fallbackWords(e.fallback)) + ',' +
+        out += std::to_string(e.tick) + ',' + csvQuoted(workload.requests[static_cast<std::size_t>(e.request)].id) + ',' +
+               std::string(toString(e.mode)) + ',' + csvQuoted(fallbackWords(e.fallback)) + ',' +
                std::to_string(e.freed_blocks) + ',' + std::to_string(e.replay_tokens) + ',' +
                std::to_string(e.swap_out_bytes) + ',' + std::to_string(rows.swap_in_bytes[r]) + ',' +
                std::to_string(e.est_recompute_ticks) + ',' + std::to_string(e.est_swap_ticks) + ',' +
@@ -92,7 +92,7 @@ std::string ledgerCsv(const Workload& workload, const std::vector<Event>& events
             out += ',' + (c.any ? formatFixed(c.measured_us, 3) : std::string()) + ',' +
                    (c.any ? std::to_string(c.bytes_moved) : std::string()) + ',' +
                    (c.any ? std::to_string(c.tokens_computed) : std::string()) + ',' +
-                   (model ? formatFixed(c.modelled_us, 3) : std::string()) + ',' + quoted(c.errors);
+                   (model ? formatFixed(c.modelled_us, 3) : std::string()) + ',' + csvQuoted(c.errors);
         }
         out += '\n';
     }

@@ -11,7 +11,7 @@
 // annotations, never hashed) also measured_us, bytes_moved, tokens_computed, modelled_us (3 decimals; empty where
 // the eviction had no device work or no model) and device_error.
 
-#include "engine.h"
+#include "core/engine.h"
 
 #include <string>
 #include <string_view>

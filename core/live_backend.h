@@ -16,7 +16,7 @@
 //   drop(r)                optional: discard r's device K/V without measuring anything.
 //   onFinished(r)          r completed or was censored: everything it holds is freed.
 
-#include "workload.h"
+#include "core/workload.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,6 @@
-#include "livelock.h"
+#include "core/livelock.h"
 
-#include "number_text.h"
+#include "core/number_text.h"
 
 #include <algorithm>
 #include <utility>

@@ -10,8 +10,8 @@
 // blocks back meanwhile (at least two: evicted, resumed, evicted again): the scheduler churned without progress.
 // A run that merely ran out of ticks while still advancing, or that stalled without evictions, is not one.
 
-#include "model.h"
-#include "results.h"
+#include "core/model.h"
+#include "core/results.h"
 
 #include <cstdint>
 #include <optional>

@@ -3,7 +3,7 @@
 // keeps to (0..2^53-1), the formats' names and the engine's name and version. What a run simulates (the
 // machine, the policy, the requests) is in workload.h.
 
-#include "preemptlab_version.h" // generated from project(VERSION)
+#include "generated/preemptlab_version.h" // generated from project(VERSION)
 
 #include <cstdint>
 #include <string_view>

@@ -5,7 +5,7 @@
 // Here: the oracle's face (checkReceipt, OracleStream) and the walk over the events with the checks every event
 // gets. The shared types are in oracle_impl.h; the checks per event kind in oracle_events.cpp and
 // oracle_evict.cpp, records and totals in oracle_records.cpp.
-#include "oracle_impl.h"
+#include "core/oracle_impl.h"
 
 namespace pl::oracle_detail {
 

@@ -5,7 +5,7 @@
 // token is accounted for, every request ends exactly once, and the records and totals equal what the events
 // say. docs/receipt.md lists every check. A malformed receipt yields violations, never a crash.
 
-#include "workload_io.h"
+#include "core/workload_io.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 // The oracle's checks per event kind (see oracle_impl.h and docs/receipt.md), but for evictions
 // (oracle_evict.cpp): in the order a request meets them.
-#include "oracle_impl.h"
+#include "core/oracle_impl.h"
 
 namespace pl::oracle_detail {
 

@@ -1,8 +1,8 @@
 // The oracle's checks of an eviction (see oracle_impl.h and docs/receipt.md): the evict event itself, its
 // candidates, and its victim recomputed from the candidates and the workload.
-#include "oracle_impl.h"
+#include "core/oracle_impl.h"
 
-#include "ledger.h" // kListedCandidates: the receipt format's list length
+#include "core/ledger.h" // kListedCandidates: the receipt format's list length
 
 #include <map>
 #include <tuple>

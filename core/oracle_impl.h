@@ -2,13 +2,13 @@
 // The conservation oracle's internals (oracle.h is its face), shared by its .cpp files: field readers, the
 // per-request state machine and the Oracle class's declaration (where each part is defined: above the class).
 
-#include "oracle.h"
-#include "oracle_value.h"
+#include "core/oracle.h"
+#include "core/oracle_value.h"
 
-#include "model.h"
-#include "stop_check.h"
-#include "workload.h"
-#include "workload_io.h"
+#include "core/model.h"
+#include "core/stop_check.h"
+#include "core/workload.h"
+#include "core/workload_io.h"
 
 #include <algorithm>
 #include <optional>

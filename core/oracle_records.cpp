@@ -1,5 +1,5 @@
 // The oracle's checks of the request records and the totals against what the events added up to.
-#include "oracle_impl.h"
+#include "core/oracle_impl.h"
 
 namespace pl::oracle_detail {
 

@@ -1,6 +1,6 @@
 // The oracle's read-only JSON values (oracle_value.h): views of nlohmann documents, and the plain-JSON reader
 // for receipt lines.
-#include "oracle_value.h"
+#include "core/oracle_value.h"
 
 #include <limits>
 

@@ -1,5 +1,5 @@
 // The prefix cache by runs of ids (prefix_extents.h).
-#include "prefix_extents.h"
+#include "core/prefix_extents.h"
 
 #include <algorithm>
 #include <iterator>

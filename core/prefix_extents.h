@@ -19,8 +19,8 @@
 // block for those ids (attached or registered by it), -1 for blocks without an id (not yet registered, or
 // computed by it while another block already held the id). Blocks past the runs (its newest) have no id.
 
-#include "prefix_ids.h"
-#include "request_index.h"
+#include "core/prefix_ids.h"
+#include "core/request_index.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // A request's prefix block ids as runs (prefix_ids.h).
-#include "prefix_ids.h"
+#include "core/prefix_ids.h"
 
 #include <algorithm>
 

@@ -4,15 +4,15 @@
 // Here: the head (workload, policy, engine), the records, the totals and the two passes that check, hash and
 // stream the whole; each event's line is receipt_events.cpp's, the JSON writers receipt_writer.h's.
 
-#include "receipt.h"
+#include "core/receipt.h"
 
-#include "atomic_file.h"
-#include "hashing.h"
-#include "json_reader.h"
-#include "oracle.h"
-#include "receipt_writer.h"
-#include "stop_check.h"
-#include "workload_io.h"
+#include "core/atomic_file.h"
+#include "core/hashing.h"
+#include "core/json_reader.h"
+#include "core/oracle.h"
+#include "core/receipt_writer.h"
+#include "core/stop_check.h"
+#include "core/workload_io.h"
 
 #include <functional>
 #include <limits>

@@ -2,8 +2,8 @@
 // Receipts (preemptlab.receipt.v2): the replayable, hashed record of one policy on one workload.
 // The text is produced here and only here, so the CLI and the lab write byte-identical receipts.
 
-#include "engine.h"
-#include "workload.h"
+#include "core/engine.h"
+#include "core/workload.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 // One receipt line per event kind (eventCanonical): each kind's fields in byte order of their keys, so the
 // line written is its canonical JSON and event_hash covers the very bytes written. The rest of the receipt is
 // receipt.cpp's.
-#include "receipt.h"
+#include "core/receipt.h"
 
-#include "receipt_writer.h"
+#include "core/receipt_writer.h"
 
 #include <stdexcept>
 #include <string>

@@ -1,7 +1,7 @@
 // The limitations every receipt lists (receipt.h): what tick-model-1 does not model, or, under an engine
 // profile, what that profile leaves out of the engine it follows and which policy keys are what-ifs there.
 // Apart from receipt.cpp, which writes the text, because this is the model's own account of itself.
-#include "receipt.h"
+#include "core/receipt.h"
 
 #include <string>
 #include <vector>
@@ -39,8 +39,10 @@ const std::vector<std::string>& receiptLimitations(bool prefixSharing) {
                        "costs no prefill and no time, and at least one token of every context is computed.";
             }
         }
-        copy.push_back("Only recompute benefits from the prefix cache: a swap copies the victim's whole logical "
-                        "view, shared blocks included, and swap-in copies it all back into fresh blocks.");
+        // emplace_back: g++ 12 -O3 warns (-Warray-bounds, a false positive) on push_back of this literal where
+        // nlohmann_json's headers come first (the precompiled headers of PREEMPTLAB_PCH).
+        copy.emplace_back("Only recompute benefits from the prefix cache: a swap copies the victim's whole logical "
+                          "view, shared blocks included, and swap-in copies it all back into fresh blocks.");
         return copy;
     }();
     return prefixSharing ? sharing : items;

@@ -3,7 +3,7 @@
 // records, a live backend's measurements and the whole RunResult (ledger, records, totals). Receipts, summaries,
 // reviews, the lab and the CLI read these; engine.h (which includes this file) makes them.
 
-#include "ledger.h"
+#include "core/ledger.h"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
-#include "run_control.h"
+#include "core/run_control.h"
 
-#include "errors.h"
-#include "summary.h"
+#include "core/errors.h"
+#include "core/summary.h"
 
 #include <algorithm>
 #include <charconv>

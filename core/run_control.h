@@ -4,8 +4,8 @@
 // The loop consults it every RunCheck::kStepsPerCheck engine steps; a run that is not stopped executes exactly
 // the same steps as without a control, so its ledger and receipt are the same bytes.
 
-#include "model.h"
-#include "stop_check.h"
+#include "core/model.h"
+#include "core/stop_check.h"
 
 #include <atomic>
 #include <functional>

@@ -1,7 +1,7 @@
-#include "session.h"
+#include "core/session.h"
 
-#include "engine_state.h"
-#include "live_backend.h"
+#include "core/engine_state.h"
+#include "core/live_backend.h"
 
 #include <algorithm>
 #include <memory>

@@ -10,9 +10,9 @@
 // Snapshots share their unchanged requests, so they cost about the requests active around them, not the whole
 // workload each.
 
-#include "engine.h"
-#include "model.h"
-#include "run_control.h"
+#include "core/engine.h"
+#include "core/model.h"
+#include "core/run_control.h"
 
 #include <memory>
 #include <vector>

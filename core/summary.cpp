@@ -1,6 +1,6 @@
-#include "summary.h"
+#include "core/summary.h"
 
-#include "number_text.h"
+#include "core/number_text.h"
 
 #include <algorithm>
 

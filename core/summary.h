@@ -2,9 +2,9 @@
 // RunSummary: the figures people compare runs by (CLI compare, the lab's compare view, sweeps). Derived from a
 // finished run's records and totals; integer percentiles (nearest rank), so summaries are exact everywhere.
 
-#include "engine.h"
-#include "fallbacks.h"
-#include "workload.h"
+#include "core/engine.h"
+#include "core/fallbacks.h"
+#include "core/workload.h"
 
 #include <cstdint>
 #include <string>

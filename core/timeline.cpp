@@ -1,7 +1,7 @@
-#include "timeline.h"
+#include "core/timeline.h"
 
-#include "atomic_file.h"
-#include "stop_check.h"
+#include "core/atomic_file.h"
+#include "core/stop_check.h"
 
 #include <nlohmann/json.hpp>
 

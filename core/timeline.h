@@ -6,8 +6,8 @@
 // events the receipt is made from) and its per-tick series; written a piece at a time, never held whole, in
 // the same bytes for the same run. docs/contracts.md ("Timeline file") describes the format.
 
-#include "engine.h"
-#include "workload.h"
+#include "core/engine.h"
+#include "core/workload.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,13 +1,13 @@
-#include "verify.h"
+#include "core/verify.h"
 
-#include "engine.h"
-#include "json_diff.h"
-#include "json_reader.h"
-#include "model.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "workload.h"
-#include "workload_io.h"
+#include "core/engine.h"
+#include "core/json_diff.h"
+#include "core/json_reader.h"
+#include "core/model.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/workload.h"
+#include "core/workload_io.h"
 
 #include <limits>
 #include <optional>

@@ -1,9 +1,9 @@
 #pragma once
 // verify: replay a receipt's embedded workload and policy and compare the result with the receipt.
 
-#include "errors.h"
-#include "model.h"
-#include "workload.h"
+#include "core/errors.h"
+#include "core/model.h"
+#include "core/workload.h"
 
 #include <nlohmann/json.hpp>
 

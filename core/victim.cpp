@@ -1,6 +1,6 @@
-#include "victim.h"
+#include "core/victim.h"
 
-#include "request_index.h"
+#include "core/request_index.h"
 
 #include <algorithm>
 #include <map>

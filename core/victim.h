@@ -3,8 +3,8 @@
 // rules"). Ids and tenants compare as byte strings; the engine passes their ranks in byte order, so integer
 // comparison of ranks is byte-string comparison.
 
-#include "ledger.h"
-#include "model.h"
+#include "core/ledger.h"
+#include "core/model.h"
 
 #include <array>
 #include <cstdint>

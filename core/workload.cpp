@@ -1,4 +1,4 @@
-#include "workload.h"
+#include "core/workload.h"
 
 #include <algorithm>
 #include <array>

@@ -2,8 +2,8 @@
 // The workload: what is being simulated (Config: the machine), how the scheduler decides (Policy), and the
 // requests. Plain value types; parsing and validation live in workload_io.h. Every integer is 0..2^53-1.
 
-#include "model.h"
-#include "prefix_ids.h"
+#include "core/model.h"
+#include "core/prefix_ids.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,13 +1,13 @@
 // Reading preemptlab.workload.v1: syntax (json_reader), then keys and types here, then the shared rules
 // (workload_rules) in the same order validateWorkload uses, then normalisation. Nothing per request is
 // allocated before the request count has passed its cap.
-#include "workload_io.h"
+#include "core/workload_io.h"
 
-#include "json_pointer.h"
-#include "json_reader.h"
-#include "workload_plain.h"
-#include "workload_overrides.h"
-#include "workload_rules.h"
+#include "core/json_pointer.h"
+#include "core/json_reader.h"
+#include "core/workload_plain.h"
+#include "core/workload_overrides.h"
+#include "core/workload_rules.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -4,8 +4,8 @@
 // integers outside 0..2^53-1, bad ids, duplicate ids, requests that can never fit and over-cap workloads are
 // all errors naming the JSON path.
 
-#include "errors.h"
-#include "workload.h"
+#include "core/errors.h"
+#include "core/workload.h"
 
 #include <nlohmann/json.hpp>
 

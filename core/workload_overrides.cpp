@@ -1,10 +1,10 @@
 // Command-line overrides of config and policy keys (`--capacity-blocks 64`, `--recovery swap`). Each value is
 // parsed strictly and range-checked on its own here; rules that relate two keys (watermark < capacity, every
 // request still fits) are left to validateWorkload, which the caller runs afterwards.
-#include "workload_overrides.h"
+#include "core/workload_overrides.h"
 
-#include "number_text.h"
-#include "workload_rules.h"
+#include "core/number_text.h"
+#include "core/workload_rules.h"
 
 #include <algorithm>
 #include <charconv>

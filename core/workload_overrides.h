@@ -3,8 +3,8 @@
 // their lists, what each means, its flag, and one override applied to a workload. Rules that relate two keys
 // are validateWorkload's (workload_io.h), which the caller runs after overriding.
 
-#include "errors.h"
-#include "workload.h"
+#include "core/errors.h"
+#include "core/workload.h"
 
 #include <optional>
 #include <string>

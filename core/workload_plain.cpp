@@ -1,11 +1,11 @@
 // The fast path of parseWorkload (workload_plain.h): the text read in one pass into the Workload, then the
 // shared rules; any doubt is NotPlain, and the strict reader reads the text instead.
-#include "workload_plain.h"
+#include "core/workload_plain.h"
 
-#include "json_reader.h"
-#include "stop_check.h"
-#include "utf8.h"
-#include "workload_rules.h"
+#include "core/json_reader.h"
+#include "core/stop_check.h"
+#include "core/utf8.h"
+#include "core/workload_rules.h"
 
 #include <algorithm>
 #include <array>

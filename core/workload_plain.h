@@ -12,9 +12,9 @@
 // cap reached, a rule broken) it returns nothing and the strict reader reads the text, so every error, with
 // its path, line and column, is the strict reader's own. What it accepts is the Workload the strict reader
 // returns for the same text (test_workload_plain and fuzz_workload hold it to that).
-#include "errors.h"
-#include "model.h"
-#include "workload_io.h"
+#include "core/errors.h"
+#include "core/model.h"
+#include "core/workload_io.h"
 
 #include <atomic>
 #include <optional>

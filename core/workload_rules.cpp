@@ -1,6 +1,6 @@
-#include "workload_rules.h"
+#include "core/workload_rules.h"
 
-#include "utf8.h"
+#include "core/utf8.h"
 
 #include <algorithm>
 #include <functional>

@@ -4,11 +4,11 @@
 // order as validateWorkload, so both report the same path and reason for the same mistake. Request paths use
 // the index in the vector given, which for a file is the original order (before normalisation).
 
-#include "errors.h"
-#include "model.h"
-#include "stop_check.h"
-#include "workload.h"
-#include "workload_io.h"
+#include "core/errors.h"
+#include "core/model.h"
+#include "core/stop_check.h"
+#include "core/workload.h"
+#include "core/workload_io.h"
 
 #include <cstdint>
 #include <optional>

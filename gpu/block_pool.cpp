@@ -1,4 +1,4 @@
-#include "block_pool.h"
+#include "gpu/block_pool.h"
 
 #include <algorithm>
 

@@ -1,9 +1,9 @@
 // calibrate on a CUDA device (the CUDA module's runCalibration, cuda_module.h): calibration_run.h's
 // measurements (their order, medians and failures) made with DeviceContexts. Victim blocks are every other
 // arena block, as a fragmented pool scatters them, so the batched method gets no coalescing for free.
-#include "calibration_run.h"
-#include "cuda_module.h"
-#include "device_context.h"
+#include "gpu/calibration_run.h"
+#include "gpu/cuda_module.h"
+#include "gpu/device_context.h"
 
 #include <memory>
 #include <ostream>

@@ -1,6 +1,6 @@
-#include "calibration_run.h"
+#include "gpu/calibration_run.h"
 
-#include "kv_layout.h"
+#include "gpu/kv_layout.h"
 
 #include <algorithm>
 #include <ostream>

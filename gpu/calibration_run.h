@@ -9,10 +9,10 @@
 // copies; a block size whose arena cannot be made skips its swaps), so one refused call costs one figure,
 // not the whole run.
 
-#include "cost/calibration.h"
-#include "copy_plan.h"
-#include "device_options.h"
-#include "transformer_shape.h"
+#include "core/cost/calibration.h"
+#include "gpu/copy_plan.h"
+#include "gpu/device_options.h"
+#include "gpu/transformer_shape.h"
 
 #include <cstdint>
 #include <functional>

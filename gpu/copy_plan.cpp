@@ -1,4 +1,4 @@
-#include "copy_plan.h"
+#include "gpu/copy_plan.h"
 
 namespace pl::gpu {
 

@@ -7,8 +7,8 @@
 // The `batched` method submits a coalesced plan in one cudaMemcpyBatchAsync; `gather` does not use a plan
 // (one kernel walks the block table) but its bytes equal planBytes() of either plan.
 
-#include "kv_layout.h"
-#include "cost/swap_method.h"
+#include "gpu/kv_layout.h"
+#include "core/cost/swap_method.h"
 
 #include <cstdint>
 #include <optional>

@@ -7,10 +7,10 @@
 // A module that cannot be loaded (missing, a CUDA library it needs missing or unmappable, another build's
 // table) makes every call fail with one text naming each path tried and why; the CLI exits 3 with it.
 // The module is never unloaded: backends it made keep their code there.
-#include "cuda_module.h"
-#include "device_api.h"
+#include "gpu/cuda_module.h"
+#include "gpu/device_api.h"
 
-#include "live_backend.h"
+#include "core/live_backend.h"
 
 #include <dlfcn.h>
 

@@ -1,8 +1,8 @@
 // preemptlab_cuda_module(): the CUDA module's table (cuda_module.h). Each entry calls the module's own function
 // and turns any exception into the call's error text, so nothing thrown in the module reaches the program.
-#include "cuda_module.h"
+#include "gpu/cuda_module.h"
 
-#include "live_backend.h"
+#include "core/live_backend.h"
 
 #include <exception>
 #include <ostream>

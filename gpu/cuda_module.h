@@ -14,9 +14,9 @@
 // Sources in the module include this header, never device_api.h: their functions are pl::gpu::cuda's, and
 // device_api.h's pl::gpu functions of the same names would make calls with pl::gpu arguments ambiguous (ADL).
 
-#include "cost/calibration.h"
-#include "device_info.h"
-#include "device_options.h"
+#include "core/cost/calibration.h"
+#include "gpu/device_info.h"
+#include "gpu/device_options.h"
 
 #include <functional>
 #include <iosfwd>

@@ -6,9 +6,9 @@
 // error text, naming the paths tried. A build without CUDA links nodevice.cpp, whose functions report "built
 // without CUDA". Either way the CLI exits 3 with the text.
 
-#include "cost/calibration.h"
-#include "device_info.h"
-#include "device_options.h"
+#include "core/cost/calibration.h"
+#include "gpu/device_info.h"
+#include "gpu/device_options.h"
 
 #include <cstdint>
 #include <functional>

@@ -5,10 +5,10 @@
 // ("cudaMemcpyAsync(...): cudaErrorInvalidValue: invalid argument") instead of throwing; times come from
 // CUDA events on the context's stream. Implemented in cuda/device_context.cu.
 
-#include "copy_plan.h"
-#include "device_info.h"
-#include "kv_layout.h"
-#include "transformer_shape.h"
+#include "gpu/copy_plan.h"
+#include "gpu/device_info.h"
+#include "gpu/kv_layout.h"
+#include "gpu/transformer_shape.h"
 
 #include <cstdint>
 #include <memory>

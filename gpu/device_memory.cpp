@@ -1,6 +1,6 @@
-#include "device_memory.h"
+#include "gpu/device_memory.h"
 
-#include "summary.h"
+#include "core/summary.h"
 
 namespace pl::gpu {
 

@@ -3,7 +3,7 @@
 // refused with the figures ("needs 131.5 GiB ... the device has 79.2 GiB free") instead of failing part way
 // through its allocations with CUDA's "out of memory". Host-only, C++17; DeviceContext::create checks it.
 
-#include "device_context.h"
+#include "gpu/device_context.h"
 
 #include <cstdint>
 #include <optional>

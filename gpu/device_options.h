@@ -3,9 +3,9 @@
 // host-only code (live_backend_core.h sizes a live run, calibration_run.h orders a calibration) and the CUDA
 // module's table (cuda_module.h) take them without seeing device_api.h's functions.
 
-#include "cost/calibration.h"
-#include "copy_plan.h"
-#include "kv_layout.h"
+#include "core/cost/calibration.h"
+#include "gpu/copy_plan.h"
+#include "gpu/kv_layout.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "kv_layout.h"
+#include "gpu/kv_layout.h"
 
 namespace pl::gpu {
 

@@ -1,6 +1,6 @@
-#include "live_backend_core.h"
+#include "gpu/live_backend_core.h"
 
-#include "engine.h"
+#include "core/engine.h"
 
 #include <algorithm>
 

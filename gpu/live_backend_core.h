@@ -4,15 +4,15 @@
 // DeviceContext (live_backend_cuda.cpp); in the tests it is a host fake that records, per block, which
 // request's positions it holds, so the whole call protocol (engine -> backend -> device) is checked on the CPU
 // (tests/gpu/test_live_protocol.cpp).
-#include "copy_plan.h"
-#include "cost/calibration.h"
-#include "device_options.h"
-#include "kv_layout.h"
-#include "live_bookkeeper.h"
-#include "transformer_shape.h"
+#include "gpu/copy_plan.h"
+#include "core/cost/calibration.h"
+#include "gpu/device_options.h"
+#include "gpu/kv_layout.h"
+#include "gpu/live_bookkeeper.h"
+#include "gpu/transformer_shape.h"
 
-#include "live_backend.h"
-#include "workload.h"
+#include "core/live_backend.h"
+#include "core/workload.h"
 
 #include <cstdint>
 #include <memory>

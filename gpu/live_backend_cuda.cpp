@@ -1,11 +1,11 @@
 // The CUDA module's probeDevice and makeLiveBackend (cuda_module.h): a BookkeepingLiveBackend
 // (live_backend_core.h, host-only and tested on the CPU) whose device is a DeviceContext sized from the workload.
-#include "cuda_module.h"
-#include "device_context.h"
-#include "live_backend_core.h"
+#include "gpu/cuda_module.h"
+#include "gpu/device_context.h"
+#include "gpu/live_backend_core.h"
 
-#include "live_backend.h"
-#include "workload.h"
+#include "core/live_backend.h"
+#include "core/workload.h"
 
 #include <algorithm>
 

@@ -1,11 +1,11 @@
 // pl::gpu::liveBackendFactory: core's LiveBackendFactory over this module's device API, the one a program hands
 // to the lab (app/lab/main.cpp). Built in both variants of preemptlab_gpu: without CUDA, probeDevice and
 // makeLiveBackend (nodevice.cpp) say "built without CUDA".
-#include "device_api.h"
+#include "gpu/device_api.h"
 
-#include "no_device.h"
+#include "gpu/no_device.h"
 
-#include "live_backend.h"
+#include "core/live_backend.h"
 
 namespace pl::gpu {
 

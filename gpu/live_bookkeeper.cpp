@@ -1,4 +1,4 @@
-#include "live_bookkeeper.h"
+#include "gpu/live_bookkeeper.h"
 
 namespace pl::gpu {
 

@@ -6,7 +6,7 @@
 // Per request:  resident tokens (KV on the device, in `device_blocks`, block i holding tokens
 //               [i*block_size, (i+1)*block_size)), host tokens (KV in the pinned pool, in `host_slots`).
 
-#include "block_pool.h"
+#include "gpu/block_pool.h"
 
 #include <cstdint>
 #include <map>

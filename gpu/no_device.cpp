@@ -1,5 +1,5 @@
 // noDeviceText (no_device.h): the words for "no device", from the probe's error.
-#include "no_device.h"
+#include "gpu/no_device.h"
 
 #include <string_view>
 

@@ -1,7 +1,7 @@
 // Live mode in a build without CUDA: every entry point says so, and nothing pretends to have run.
-#include "device_api.h"
+#include "gpu/device_api.h"
 
-#include "live_backend.h"
+#include "core/live_backend.h"
 
 namespace pl::gpu {
 

@@ -1,6 +1,6 @@
-#include "reference_model.h"
+#include "gpu/reference_model.h"
 
-#include "synthetic.h"
+#include "gpu/synthetic.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 // fp32). gpu-selftest compares a device prefill of the "tiny" model with it ("model" check), so the whole
 // network (attention, MLP, residuals, RoPE) is checked, not only layer 0. Host-only, C++17; slow by design
 // (triple loops), meant for small shapes.
-#include "transformer_shape.h"
+#include "gpu/transformer_shape.h"
 
 #include <cstdint>
 #include <vector>

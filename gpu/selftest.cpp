@@ -10,14 +10,14 @@
 //             depend on later tokens)
 //   leak      thousands of evict/resume cycles through the live backend leave device memory as it was
 //   errors    bad block ids are refused with a message, not a crash
-#include "cuda_module.h"
-#include "device_context.h"
-#include "live_backend_core.h"
-#include "reference_model.h"
-#include "synthetic.h"
+#include "gpu/cuda_module.h"
+#include "gpu/device_context.h"
+#include "gpu/live_backend_core.h"
+#include "gpu/reference_model.h"
+#include "gpu/synthetic.h"
 
-#include "live_backend.h"
-#include "workload.h"
+#include "core/live_backend.h"
+#include "core/workload.h"
 
 #include <cmath>
 #include <cstring>

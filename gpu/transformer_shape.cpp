@@ -1,6 +1,6 @@
-#include "transformer_shape.h"
+#include "gpu/transformer_shape.h"
 
-#include "presets.h"
+#include "core/presets.h"
 
 namespace pl::gpu {
 

@@ -3,7 +3,7 @@
 // Weights are synthetic (synthetic.h) but the shapes are real, so the FLOPs and bytes are those of the model.
 // Presets use the published configurations; "tiny" is the selftest's model. Host-only, C++17.
 
-#include "kv_layout.h"
+#include "gpu/kv_layout.h"
 
 #include <cstdint>
 #include <optional>

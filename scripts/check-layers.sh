@@ -39,6 +39,9 @@ check() {
     while IFS=: read -r file line text; do
         if [[ $text =~ \#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]]; then
             target=${BASH_REMATCH[1]}
+            if [[ ! $target =~ ^(core|ui|gpu|app|tests|generated)/ && $target != *.moc ]]; then
+                report "$file:$line" "\"$target\" does not name its module (write \"core/...\", \"ui/...\", \"gpu/...\": the path from the repository root)"
+            fi
             for layer in "${layers[@]}"; do
                 if names_layer "$file" "$target" "$layer"; then
                     report "$file:$line" "$folder/ includes $layer/'s header \"$target\""
@@ -63,9 +66,11 @@ check() {
 check core gpu ui --no-qt --no-cuda # the model: plain C++20, nlohmann_json, OpenSSL
 check ui gpu                        # the lab reaches a device through core's LiveBackendFactory (app/lab)
 check gpu ui --no-qt                # live mode: core and CUDA only
+check app                           # the programs: any module, named
+check tests                         # the suites: any module, named
 
 if ((found)); then
     echo "check-layers: the includes above cross the layering (DEVELOPERS.md, \"Layout\")"
     exit 1
 fi
-echo "check-layers: core includes no Qt, CUDA, gpu/ or ui/ header; ui/ no gpu/ header; gpu/ no Qt or ui/ header"
+echo "check-layers: every include names its module; core includes no Qt, CUDA, gpu/ or ui/ header; ui/ no gpu/ header; gpu/ no Qt or ui/ header"

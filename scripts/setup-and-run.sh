@@ -7,6 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPREEMPTLAB_TESTS=OFF
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPREEMPTLAB_TESTS=OFF -DPREEMPTLAB_PCH=ON
 cmake --build build -j"$(nproc)" --target preemptlab
 exec build/bin/preemptlab --workload "${1:-samples/seed-example.workload.json}"

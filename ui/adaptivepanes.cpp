@@ -1,4 +1,4 @@
-#include "adaptivepanes.h"
+#include "ui/adaptivepanes.h"
 
 #include <QResizeEvent>
 #include <QStackedLayout>

@@ -6,7 +6,7 @@
 // A cancelled job's result is dropped, even one that finished after the click. Destroying the job sets the
 // flag too: closing the lab does not wait for a whole import; the worker keeps its own share of the flag.
 
-#include "stop_check.h"
+#include "core/stop_check.h"
 
 #include <QFutureWatcher>
 #include <QObject>

@@ -1,6 +1,6 @@
-#include "blockgridwidget.h"
+#include "ui/blockgridwidget.h"
 
-#include "requestpalette.h"
+#include "ui/requestpalette.h"
 
 #include <QFontMetrics>
 #include <QHelpEvent>

@@ -1,15 +1,15 @@
-#include "breakevenview.h"
+#include "ui/breakevenview.h"
 
-#include "bytestext.h"
-#include "compactticker.h"
-#include "cost/calibrated_rates.h"
-#include "cost/calibration.h"
-#include "cost/cost_model.h"
-#include "cost/cost_report.h"
-#include "cost/measured_curves.h"
-#include "number_text.h"
-#include "qtext.h"
-#include "workload.h"
+#include "ui/bytestext.h"
+#include "ui/compactticker.h"
+#include "core/cost/calibrated_rates.h"
+#include "core/cost/calibration.h"
+#include "core/cost/cost_model.h"
+#include "core/cost/cost_report.h"
+#include "core/cost/measured_curves.h"
+#include "core/number_text.h"
+#include "ui/qtext.h"
+#include "core/workload.h"
 
 #include <qcustomplot.h>
 

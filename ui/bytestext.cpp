@@ -1,6 +1,6 @@
-#include "bytestext.h"
+#include "ui/bytestext.h"
 
-#include "number_text.h"
+#include "core/number_text.h"
 
 
 namespace plui {

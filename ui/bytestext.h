@@ -4,8 +4,8 @@
 // pl::formatBytes (binary units); and the exact form an editable byte count shows and reads back (the policy
 // panel's byte fields).
 
-#include "number_text.h"
-#include "summary.h"
+#include "core/number_text.h"
+#include "core/summary.h"
 
 #include <QString>
 

@@ -1,9 +1,9 @@
-#include "calibrationactions.h"
+#include "ui/calibrationactions.h"
 
-#include "labdocument.h"
-#include "mainwindow.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
 
-#include "cost/calibration.h"
+#include "core/cost/calibration.h"
 
 #include <QAction>
 #include <QFileDialog>

@@ -1,4 +1,4 @@
-#include "compactticker.h"
+#include "ui/compactticker.h"
 
 #include <algorithm>
 #include <array>

@@ -1,9 +1,9 @@
-#include "comparerun.h"
+#include "ui/comparerun.h"
 
-#include "compare_report.h"
-#include "fallbacks.h"
-#include "receipt.h"
-#include "review/goodput.h"
+#include "core/compare_report.h"
+#include "core/fallbacks.h"
+#include "core/receipt.h"
+#include "core/review/goodput.h"
 
 #include <QPromise>
 #include <QtConcurrent/QtConcurrentRun>

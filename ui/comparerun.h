@@ -3,12 +3,12 @@
 // are), or under the tick model and each engine profile (core's engineVariant, as `compare --engines`), each
 // run by core's runWorkload. Runs on a worker thread with progress and cancel (QPromise).
 
-#include "distributions.h"
+#include "ui/distributions.h"
 
-#include "engine.h"
-#include "review/outcomes.h"
-#include "summary.h"
-#include "workload.h"
+#include "core/engine.h"
+#include "core/review/outcomes.h"
+#include "core/summary.h"
+#include "core/workload.h"
 
 #include <QFuture>
 #include <QString>

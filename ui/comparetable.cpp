@@ -1,15 +1,15 @@
 // CompareView's table (compareview.h): the rows of `preemptlab-cli compare` from core's RunSummary, then ITL and,
 // under the lab's SLOs, goodput; the best figure of each row bold. Apart from compareview.cpp, which runs the
 // comparison and draws its curves, because this is the table's own arithmetic of what to show and what is best.
-#include "compareview.h"
+#include "ui/compareview.h"
 
-#include "bytestext.h"
-#include "comparerun.h"
-#include "labslos.h"
+#include "ui/bytestext.h"
+#include "ui/comparerun.h"
+#include "ui/labslos.h"
 
-#include "review/goodput.h"
-#include "review/outcomes.h"
-#include "qtext.h"
+#include "core/review/goodput.h"
+#include "core/review/outcomes.h"
+#include "ui/qtext.h"
 
 #include <QTableWidget>
 

@@ -1,17 +1,17 @@
-#include "compareview.h"
+#include "ui/compareview.h"
 
-#include "adaptivepanes.h"
+#include "ui/adaptivepanes.h"
 
-#include "bytestext.h"
-#include "compactticker.h"
-#include "comparerun.h"
-#include "labdocument.h"
-#include "modecolors.h"
-#include "labslos.h"
+#include "ui/bytestext.h"
+#include "ui/compactticker.h"
+#include "ui/comparerun.h"
+#include "ui/labdocument.h"
+#include "ui/modecolors.h"
+#include "ui/labslos.h"
 
-#include "number_text.h"
-#include "review/goodput.h"
-#include "qtext.h"
+#include "core/number_text.h"
+#include "core/review/goodput.h"
+#include "ui/qtext.h"
 
 #include <qcustomplot.h>
 

@@ -1,4 +1,4 @@
-#include "distributions.h"
+#include "ui/distributions.h"
 
 #include <algorithm>
 #include <cmath>

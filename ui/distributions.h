@@ -4,7 +4,7 @@
 // differences under the model, not field latency (seed 003). Censored requests are left out of the
 // completion-based figures and counted separately.
 
-#include "engine.h"
+#include "core/engine.h"
 
 #include <vector>
 

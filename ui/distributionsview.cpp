@@ -1,14 +1,14 @@
-#include "distributionsview.h"
+#include "ui/distributionsview.h"
 
-#include "bytestext.h"
-#include "compactticker.h"
-#include "distributiontable.h"
-#include "labdocument.h"
-#include "labslos.h"
+#include "ui/bytestext.h"
+#include "ui/compactticker.h"
+#include "ui/distributiontable.h"
+#include "ui/labdocument.h"
+#include "ui/labslos.h"
 
-#include "review/outcomes.h"
-#include "review/report.h"
-#include "session.h"
+#include "core/review/outcomes.h"
+#include "core/review/report.h"
+#include "core/session.h"
 
 #include <qcustomplot.h>
 

@@ -1,6 +1,6 @@
-#include "distributiontable.h"
+#include "ui/distributiontable.h"
 
-#include "review/goodput.h"
+#include "core/review/goodput.h"
 
 #include <QObject>
 

@@ -5,7 +5,7 @@
 // p50/p90/p99/max, in ms when the run's workload gives config.tick_us, else in ticks. Nothing is recomputed
 // here: the percentiles are core's nearest-rank integers, only scaled to the unit shown.
 
-#include "review/report.h"
+#include "core/review/report.h"
 
 #include <QString>
 #include <QStringList>

@@ -1,6 +1,6 @@
-#include "editcommands.h"
+#include "ui/editcommands.h"
 
-#include "labdocument.h"
+#include "ui/labdocument.h"
 
 namespace plui {
 

@@ -4,7 +4,7 @@
 // (a slider being dragged) merge into one undo step while they come less than kMergeWindowMs apart; two
 // separate changes of one setting, with a pause between them, stay two steps.
 
-#include "workload.h"
+#include "core/workload.h"
 
 #include <QString>
 #include <QUndoCommand>

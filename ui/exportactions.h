@@ -7,7 +7,7 @@
 // behind a busy dialog (BackgroundJob); the file is written once it is ready, and a Cancel stops the worker
 // (core's engine and receiptText read the flag) and writes nothing.
 
-#include "backgroundjob.h"
+#include "ui/backgroundjob.h"
 
 #include <QList>
 #include <QObject>

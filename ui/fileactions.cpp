@@ -1,12 +1,12 @@
-#include "fileactions.h"
+#include "ui/fileactions.h"
 
-#include "generatordialog.h"
-#include "labdocument.h"
-#include "mainwindow.h"
-#include "traceimportactions.h"
+#include "ui/generatordialog.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
+#include "ui/traceimportactions.h"
 
-#include "atomic_file.h"
-#include "workload_io.h"
+#include "core/atomic_file.h"
+#include "core/workload_io.h"
 
 #include <QAction>
 #include <QDir>

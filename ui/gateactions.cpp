@@ -1,12 +1,12 @@
-#include "gateactions.h"
+#include "ui/gateactions.h"
 
-#include "backgroundjob.h"
-#include "labdocument.h"
-#include "mainwindow.h"
+#include "ui/backgroundjob.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
 
-#include "receipt.h"
-#include "review/outcomes.h"
-#include "session.h"
+#include "core/receipt.h"
+#include "core/review/outcomes.h"
+#include "core/session.h"
 
 #include <QAction>
 #include <QComboBox>

@@ -5,7 +5,7 @@
 // (BackgroundJob: progress, Cancel); the verdict is shown as core's table and kept in the document, so the
 // review bundle's summary.md carries it while that run is on screen.
 
-#include "review/gate.h"
+#include "core/review/gate.h"
 
 #include <QObject>
 #include <QString>

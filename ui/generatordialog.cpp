@@ -1,6 +1,6 @@
-#include "generatordialog.h"
+#include "ui/generatordialog.h"
 
-#include "trace/generator.h"
+#include "core/trace/generator.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

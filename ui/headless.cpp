@@ -1,18 +1,18 @@
-#include "headless.h"
+#include "ui/headless.h"
 
-#include "calibrationactions.h"
-#include "compareview.h"
-#include "labtheme.h"
-#include "exportactions.h"
-#include "exporter.h"
-#include "labcommandline.h"
-#include "labdocument.h"
-#include "mainwindow.h"
-#include "receiptactions.h"
-#include "sweepactions.h"
+#include "ui/calibrationactions.h"
+#include "ui/compareview.h"
+#include "ui/labtheme.h"
+#include "ui/exportactions.h"
+#include "ui/exporter.h"
+#include "ui/labcommandline.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
+#include "ui/receiptactions.h"
+#include "ui/sweepactions.h"
 
-#include "atomic_file.h"
-#include "run_control.h"
+#include "core/atomic_file.h"
+#include "core/run_control.h"
 
 #include <QApplication>
 #include <QDir>

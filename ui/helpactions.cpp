@@ -1,7 +1,7 @@
-#include "helpactions.h"
+#include "ui/helpactions.h"
 
-#include "mainwindow.h"
-#include "model.h"
+#include "ui/mainwindow.h"
+#include "core/model.h"
 
 #include <QAction>
 #include <QMenu>

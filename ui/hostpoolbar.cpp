@@ -1,7 +1,7 @@
-#include "hostpoolbar.h"
+#include "ui/hostpoolbar.h"
 
-#include "bytestext.h"
-#include "statecolors.h"
+#include "ui/bytestext.h"
+#include "ui/statecolors.h"
 
 #include <QPainter>
 

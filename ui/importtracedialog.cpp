@@ -1,8 +1,8 @@
-#include "importtracedialog.h"
+#include "ui/importtracedialog.h"
 
-#include "cost/hardware_preset.h"
-#include "cost/model_preset.h"
-#include "trace/fixed_point.h"
+#include "core/cost/hardware_preset.h"
+#include "core/cost/model_preset.h"
+#include "core/trace/fixed_point.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -4,7 +4,7 @@
 // oversized rule, timestamp spreading and seed, prefix blocks, names, and the machine (block size and
 // capacity) the slice is sized for. The last options are kept in QSettings ("import/..."); the file is not.
 
-#include "traceimportjob.h"
+#include "ui/traceimportjob.h"
 
 #include <QDialog>
 

@@ -1,4 +1,4 @@
-#include "labbanner.h"
+#include "ui/labbanner.h"
 
 #include <QAction>
 #include <QHBoxLayout>

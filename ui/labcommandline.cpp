@@ -1,12 +1,12 @@
-#include "labcommandline.h"
+#include "ui/labcommandline.h"
 
-#include "atomic_file.h"
-#include "number_text.h"
-#include "utf8.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
-#include "workload_rules.h"
-#include "qtext.h"
+#include "core/atomic_file.h"
+#include "core/number_text.h"
+#include "core/utf8.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
+#include "core/workload_rules.h"
+#include "ui/qtext.h"
 
 #include <QCommandLineParser>
 #include <QFileInfo>

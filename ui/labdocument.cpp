@@ -1,15 +1,15 @@
-#include "labdocument.h"
+#include "ui/labdocument.h"
 
-#include "editcommands.h"
-#include "labrun.h"
-#include "requestpalette.h"
+#include "ui/editcommands.h"
+#include "ui/labrun.h"
+#include "ui/requestpalette.h"
 
-#include "cost/calibrated_rates.h"
-#include "ledger.h"
-#include "run_control.h"
-#include "session.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "core/cost/calibrated_rates.h"
+#include "core/ledger.h"
+#include "core/run_control.h"
+#include "core/session.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

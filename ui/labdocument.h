@@ -8,11 +8,11 @@
 // superseding or destroying the document also stops the worker's engine (pl::RunControl), so an abandoned run
 // does not keep a core busy to its end. A run always keeps the cursor tick (clamped to the new run's length).
 
-#include "labchange.h"
+#include "ui/labchange.h"
 
-#include "cost/calibration.h"
-#include "live_backend.h"
-#include "workload.h"
+#include "core/cost/calibration.h"
+#include "core/live_backend.h"
+#include "core/workload.h"
 
 #include <QObject>
 #include <QString>

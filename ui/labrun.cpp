@@ -1,8 +1,8 @@
-#include "labrun.h"
+#include "ui/labrun.h"
 
-#include "live_backend.h"
-#include "run_control.h"
-#include "session.h"
+#include "core/live_backend.h"
+#include "core/run_control.h"
+#include "core/session.h"
 
 namespace plui {
 

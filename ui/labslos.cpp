@@ -1,6 +1,6 @@
-#include "labslos.h"
+#include "ui/labslos.h"
 
-#include "bytestext.h"
+#include "ui/bytestext.h"
 
 #include <QSettings>
 #include <QStringList>

@@ -7,7 +7,7 @@
 // nothing without the tick's length; core refuses it, as the CLI does). Parsing and goodput are core's
 // (pl::review::parseSlo, pl::review::goodput: censored requests count as misses).
 
-#include "review/goodput.h"
+#include "core/review/goodput.h"
 
 #include <QObject>
 #include <QString>

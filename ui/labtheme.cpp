@@ -1,4 +1,4 @@
-#include "labtheme.h"
+#include "ui/labtheme.h"
 
 #include <qcustomplot.h>
 

@@ -1,10 +1,10 @@
-#include "ledgermodel.h"
+#include "ui/ledgermodel.h"
 
-#include "bytestext.h"
-#include "engine.h"
-#include "ledger_csv.h"
-#include "session.h"
-#include "qtext.h"
+#include "ui/bytestext.h"
+#include "core/engine.h"
+#include "core/ledger_csv.h"
+#include "core/session.h"
+#include "ui/qtext.h"
 
 #include <QBrush>
 #include <QFont>

@@ -6,7 +6,7 @@
 // (the simulated columns; a live run's CSV appends
 // measured_us, bytes_moved, tokens_computed, modelled_us and device_error per eviction).
 
-#include "ledger_csv.h"
+#include "core/ledger_csv.h"
 
 #include <QAbstractTableModel>
 #include <QString>

@@ -1,14 +1,14 @@
-#include "ledgerview.h"
+#include "ui/ledgerview.h"
 
-#include "bytestext.h"
-#include "labdocument.h"
-#include "labtheme.h"
-#include "ledgermodel.h"
-#include "rowtable.h"
-#include "victimranking.h"
+#include "ui/bytestext.h"
+#include "ui/labdocument.h"
+#include "ui/labtheme.h"
+#include "ui/ledgermodel.h"
+#include "ui/rowtable.h"
+#include "ui/victimranking.h"
 
-#include "session.h"
-#include "victim.h"
+#include "core/session.h"
+#include "core/victim.h"
 
 #include <QGuiApplication>
 #include <QHeaderView>

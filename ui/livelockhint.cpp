@@ -1,11 +1,11 @@
-#include "livelockhint.h"
+#include "ui/livelockhint.h"
 
-#include "bytestext.h"
-#include "labbanner.h"
-#include "labdocument.h"
+#include "ui/bytestext.h"
+#include "ui/labbanner.h"
+#include "ui/labdocument.h"
 
-#include "livelock.h"
-#include "session.h"
+#include "core/livelock.h"
+#include "core/session.h"
 
 #include <QAction>
 #include <QLabel>

@@ -1,7 +1,7 @@
-#include "livemodeaction.h"
+#include "ui/livemodeaction.h"
 
-#include "labdocument.h"
-#include "labrun.h"
+#include "ui/labdocument.h"
+#include "ui/labrun.h"
 
 #include <QAction>
 #include <QMenu>

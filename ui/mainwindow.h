@@ -3,7 +3,7 @@
 // break-even explorer, sweep (crossover map), policy panel and workload editor are docks (layout saved between runs). Menus are
 // built by FileActions and ExportActions; this class only assembles the pieces.
 
-#include "live_backend.h"
+#include "core/live_backend.h"
 
 #include <QMainWindow>
 

@@ -3,7 +3,7 @@
 // recompute orange and swap purple as in the break-even explorer, adaptive blue, hybrid green (red is kept for
 // victims).
 
-#include "workload.h"
+#include "core/workload.h"
 
 #include <QColor>
 

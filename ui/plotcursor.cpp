@@ -1,4 +1,4 @@
-#include "plotcursor.h"
+#include "ui/plotcursor.h"
 
 #include <qcustomplot.h>
 

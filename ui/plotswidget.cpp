@@ -1,14 +1,14 @@
-#include "plotswidget.h"
+#include "ui/plotswidget.h"
 
-#include "bytestext.h"
-#include "compactticker.h"
-#include "distributions.h"
-#include "labdocument.h"
+#include "ui/bytestext.h"
+#include "ui/compactticker.h"
+#include "ui/distributions.h"
+#include "ui/labdocument.h"
 
-#include "number_text.h"
-#include "plotcursor.h"
-#include "session.h"
-#include "summary.h"
+#include "core/number_text.h"
+#include "ui/plotcursor.h"
+#include "core/session.h"
+#include "core/summary.h"
 
 #include <qcustomplot.h>
 

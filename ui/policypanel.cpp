@@ -1,14 +1,14 @@
-#include "policypanel.h"
+#include "ui/policypanel.h"
 
-#include "labdocument.h"
+#include "ui/labdocument.h"
 
-#include "bytestext.h"
-#include "model.h"
-#include "qtext.h"
-#include "workload.h"
-#include "workload_io.h"
-#include "workload_rules.h"
-#include "workload_overrides.h"
+#include "ui/bytestext.h"
+#include "core/model.h"
+#include "ui/qtext.h"
+#include "core/workload.h"
+#include "core/workload_io.h"
+#include "core/workload_rules.h"
+#include "core/workload_overrides.h"
 
 #include <QCheckBox>
 #include <QComboBox>

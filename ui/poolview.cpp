@@ -1,13 +1,13 @@
-#include "poolview.h"
+#include "ui/poolview.h"
 
-#include "blockgridwidget.h"
-#include "bytestext.h"
-#include "hostpoolbar.h"
-#include "labdocument.h"
-#include "requestpalette.h"
-#include "statecolors.h"
+#include "ui/blockgridwidget.h"
+#include "ui/bytestext.h"
+#include "ui/hostpoolbar.h"
+#include "ui/labdocument.h"
+#include "ui/requestpalette.h"
+#include "ui/statecolors.h"
 
-#include "session.h"
+#include "core/session.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

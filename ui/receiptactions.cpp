@@ -1,11 +1,11 @@
-#include "receiptactions.h"
+#include "ui/receiptactions.h"
 
-#include "labbanner.h"
-#include "labdocument.h"
-#include "mainwindow.h"
+#include "ui/labbanner.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
 
-#include "verify.h"
-#include "workload_io.h"
+#include "core/verify.h"
+#include "core/workload_io.h"
 
 #include <QAction>
 #include <QFileDialog>

@@ -1,4 +1,4 @@
-#include "requestpalette.h"
+#include "ui/requestpalette.h"
 
 namespace plui {
 

@@ -1,9 +1,9 @@
-#include "requesttablemodel.h"
+#include "ui/requesttablemodel.h"
 
-#include "bytestext.h"
-#include "labdocument.h"
+#include "ui/bytestext.h"
+#include "ui/labdocument.h"
 
-#include "session.h"
+#include "core/session.h"
 
 namespace plui {
 

@@ -1,6 +1,6 @@
-#include "statecolors.h"
+#include "ui/statecolors.h"
 
-#include "requestpalette.h"
+#include "ui/requestpalette.h"
 
 #include <QObject>
 #include <QString>

@@ -1,7 +1,7 @@
 #pragma once
 // Colours and fill patterns for lane states (timeline, legend), distinct from the per-request colours.
 
-#include "timelinemodel.h"
+#include "ui/timelinemodel.h"
 
 #include <QBrush>
 #include <QColor>

@@ -1,16 +1,16 @@
-#include "sweepactions.h"
+#include "ui/sweepactions.h"
 
-#include "backgroundjob.h"
-#include "labdocument.h"
-#include "labslos.h"
-#include "mainwindow.h"
-#include "sweepview.h"
+#include "ui/backgroundjob.h"
+#include "ui/labdocument.h"
+#include "ui/labslos.h"
+#include "ui/mainwindow.h"
+#include "ui/sweepview.h"
 
-#include "atomic_file.h"
-#include "cost/sweep_read.h"
-#include "cost/sweep_shards.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "core/atomic_file.h"
+#include "core/cost/sweep_read.h"
+#include "core/cost/sweep_shards.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <QAction>
 #include <QCheckBox>

@@ -6,7 +6,7 @@
 // exports a shard plan (core's sweepShardPlan, what `preemptlab-cli sweep --shard-plan N` prints) with the two
 // commands a Slurm user types (scripts/slurm/submit-sweep.sh).
 
-#include "cost/sweep.h"
+#include "core/cost/sweep.h"
 
 #include <QObject>
 #include <QString>

@@ -1,9 +1,9 @@
-#include "sweepview.h"
+#include "ui/sweepview.h"
 
-#include "compactticker.h"
-#include "modecolors.h"
+#include "ui/compactticker.h"
+#include "ui/modecolors.h"
 
-#include "number_text.h"
+#include "core/number_text.h"
 
 #include <qcustomplot.h>
 

@@ -6,7 +6,7 @@
 // values, every mode's metric, the winner and the margin. Clicking a point asks to open it (pointActivated); the
 // buttons ask for a new sweep, a result file or a shard plan. Views only show: SweepActions does the work.
 
-#include "cost/sweep.h"
+#include "core/cost/sweep.h"
 
 #include <QColor>
 #include <QLineF>

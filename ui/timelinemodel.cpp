@@ -1,4 +1,4 @@
-#include "timelinemodel.h"
+#include "ui/timelinemodel.h"
 
 #include <algorithm>
 #include <numeric>

@@ -5,7 +5,7 @@
 // request's queue time passes wait_threshold_ticks, a cross at the eviction that passes preemption_threshold.
 // Plain C++ (no widgets), tested on its own.
 
-#include "engine.h"
+#include "core/engine.h"
 
 #include <cstdint>
 #include <string_view>

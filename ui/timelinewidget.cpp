@@ -1,14 +1,14 @@
-#include "timelinewidget.h"
+#include "ui/timelinewidget.h"
 
-#include "compactticker.h"
-#include "labdocument.h"
-#include "plotcursor.h"
-#include "statecolors.h"
-#include "timelinemodel.h"
+#include "ui/compactticker.h"
+#include "ui/labdocument.h"
+#include "ui/plotcursor.h"
+#include "ui/statecolors.h"
+#include "ui/timelinemodel.h"
 
-#include "session.h"
-#include "qtext.h"
-#include "requestpalette.h"
+#include "core/session.h"
+#include "ui/qtext.h"
+#include "ui/requestpalette.h"
 
 #include <qcustomplot.h>
 

@@ -1,9 +1,9 @@
-#include "traceimportactions.h"
+#include "ui/traceimportactions.h"
 
-#include "backgroundjob.h"
-#include "importtracedialog.h"
-#include "labdocument.h"
-#include "mainwindow.h"
+#include "ui/backgroundjob.h"
+#include "ui/importtracedialog.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
 
 #include <QAction>
 #include <QFileDialog>

@@ -7,8 +7,8 @@
 // comparisons, and until it has, the action stays disabled and start() refuses, so two imports
 // never hold their memory at once.
 
-#include "mainwindow.h"
-#include "traceimportjob.h"
+#include "ui/mainwindow.h"
+#include "ui/traceimportjob.h"
 
 #include <QObject>
 #include <QString>

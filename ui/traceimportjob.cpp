@@ -1,7 +1,7 @@
-#include "traceimportjob.h"
+#include "ui/traceimportjob.h"
 
-#include "cost/tick_rates.h"
-#include "workload_io.h"
+#include "core/cost/tick_rates.h"
+#include "core/workload_io.h"
 
 #include <QFileInfo>
 #include <QStringList>

@@ -6,9 +6,9 @@
 // A stop flag set from the UI thread (Cancel) ends the work within a few thousand rows or a MiB of reading,
 // or comparisons of its sorts, with no result.
 
-#include "backgroundjob.h"
+#include "ui/backgroundjob.h"
 
-#include "trace/trace_importer.h"
+#include "core/trace/trace_importer.h"
 
 #include <QString>
 

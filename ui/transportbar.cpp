@@ -1,7 +1,7 @@
-#include "transportbar.h"
+#include "ui/transportbar.h"
 
-#include "bytestext.h"
-#include "labdocument.h"
+#include "ui/bytestext.h"
+#include "ui/labdocument.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>

@@ -1,7 +1,7 @@
-#include "victimranking.h"
+#include "ui/victimranking.h"
 
-#include "session.h"
-#include "victim.h"
+#include "core/session.h"
+#include "core/victim.h"
 
 #include <algorithm>
 

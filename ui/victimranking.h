@@ -2,7 +2,7 @@
 // Victim ranking for "why this victim": the candidates of one evict event, ordered by the run's victim rule
 // as core ranks them, and the rule's key written out for each candidate.
 
-#include "ledger.h"
+#include "core/ledger.h"
 
 #include <QString>
 

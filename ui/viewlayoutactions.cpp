@@ -1,6 +1,6 @@
-#include "viewlayoutactions.h"
+#include "ui/viewlayoutactions.h"
 
-#include "mainwindow.h"
+#include "ui/mainwindow.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,8 +1,8 @@
-#include "workloadpanel.h"
+#include "ui/workloadpanel.h"
 
-#include "labdocument.h"
-#include "requesttablemodel.h"
-#include "rowtable.h"
+#include "ui/labdocument.h"
+#include "ui/requesttablemodel.h"
+#include "ui/rowtable.h"
 
 #include <QHeaderView>
 #include <QLabel>

@@ -1,7 +1,7 @@
-#include "args.h"
+#include "app/cli/args.h"
 
-#include "atomic_file.h"
-#include "errors.h"
+#include "core/atomic_file.h"
+#include "core/errors.h"
 
 #include <cerrno>
 #include <cstdio>

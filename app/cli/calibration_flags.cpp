@@ -1,10 +1,10 @@
-#include "calibration_flags.h"
+#include "app/cli/calibration_flags.h"
 
-#include "cost_args.h"
-#include "workload_flags.h"
+#include "app/cli/cost_args.h"
+#include "app/cli/workload_flags.h"
 
-#include "cost/calibrated_rates.h"
-#include "workload_io.h"
+#include "core/cost/calibrated_rates.h"
+#include "core/workload_io.h"
 
 #include <cmath>
 #include <cstdio>

@@ -4,11 +4,11 @@
 // calibration.json's measured fits (cost::calibrateMachine, core/cost/calibrated_rates.h), print what was
 // derived and from which fit, and hand the calibration on (run --live uses it for the modelled microseconds).
 
-#include "args.h"
+#include "app/cli/args.h"
 
-#include "cost/calibration.h"
-#include "cost/swap_method.h"
-#include "workload.h"
+#include "core/cost/calibration.h"
+#include "core/cost/swap_method.h"
+#include "core/workload.h"
 
 #include <optional>
 #include <set>

@@ -1,18 +1,18 @@
 // bench: the engine's speed in nanoseconds per request-tick (totals.request_ticks) on a generated workload,
 // plus the receipt's time and size and the memory a run holds per request. A benchmark, not a test: it prints
 // what it measured on this machine (docs/performance.md records the figures and the command).
-#include "commands.h"
-#include "workload_flags.h"
+#include "app/cli/commands.h"
+#include "app/cli/workload_flags.h"
 
-#include "atomic_file.h"
-#include "engine.h"
-#include "receipt.h"
-#include "run_control.h"
-#include "session.h"
-#include "summary.h"
-#include "trace/generator.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "core/atomic_file.h"
+#include "core/engine.h"
+#include "core/receipt.h"
+#include "core/run_control.h"
+#include "core/session.h"
+#include "core/summary.h"
+#include "core/trace/generator.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,13 +1,13 @@
 // The cost model's commands: breakeven (swap vs recompute per token), rates (tick rates from physical
 // numbers) and sweep (cmd_sweep.cpp). Parsing of the model/GPU flags lives in cost_args.cpp.
-#include "commands.h"
-#include "cost_args.h"
-#include "measured_cost.h"
-#include "sweep_cli.h"
+#include "app/cli/commands.h"
+#include "app/cli/cost_args.h"
+#include "app/cli/measured_cost.h"
+#include "app/cli/sweep_cli.h"
 
-#include "number_text.h"
-#include "cost/cost_report.h"
-#include "cost/tick_rates.h"
+#include "core/number_text.h"
+#include "core/cost/cost_report.h"
+#include "core/cost/tick_rates.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,20 +2,20 @@
 // text where no device is usable, including in a build without CUDA ("built without CUDA"). live-plan needs
 // no device: it says what `run --live` would allocate. `run --live` is
 // part of `run` (cmd_core.cpp), which asks pl::gpu::makeLiveBackend for the backend.
-#include "args.h"
-#include "commands.h"
+#include "app/cli/args.h"
+#include "app/cli/commands.h"
 
-#include "atomic_file.h"
-#include "calibration_run.h"
-#include "device_api.h"
-#include "device_memory.h"
-#include "errors.h"
-#include "kv_layout.h"
-#include "live_backend_core.h"
-#include "no_device.h"
-#include "summary.h"
-#include "transformer_shape.h"
-#include "workload_flags.h"
+#include "core/atomic_file.h"
+#include "gpu/calibration_run.h"
+#include "gpu/device_api.h"
+#include "gpu/device_memory.h"
+#include "core/errors.h"
+#include "gpu/kv_layout.h"
+#include "gpu/live_backend_core.h"
+#include "gpu/no_device.h"
+#include "core/summary.h"
+#include "gpu/transformer_shape.h"
+#include "app/cli/workload_flags.h"
 
 #include <cstdio>
 #include <iostream>

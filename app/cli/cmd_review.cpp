@@ -1,12 +1,12 @@
 // gate, report: reviewing a rollout from receipts (docs/review.md). The criteria and figures are core's
 // (core/review/); here only flags are parsed and results printed.
-#include "commands.h"
-#include "review_flags.h"
-#include "workload_flags.h"
+#include "app/cli/commands.h"
+#include "app/cli/review_flags.h"
+#include "app/cli/workload_flags.h"
 
-#include "review/gate.h"
-#include "review/report.h"
-#include "trace/fixed_point.h"
+#include "core/review/gate.h"
+#include "core/review/report.h"
+#include "core/trace/fixed_point.h"
 
 #include <cstdio>
 

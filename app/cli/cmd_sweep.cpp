@@ -4,16 +4,16 @@
 // Runs every mode at every grid point (core/cost/sweep.h); progress on stderr; the file is written atomically.
 // With SLOs (review_flags.h) every result carries its goodput and --metric slo-misses may be chosen.
 // With --shard only shard I of N runs and --out is its shard file (core/cost/sweep_shards.h; sweep-merge).
-#include "commands.h"
-#include "args.h"
-#include "review_flags.h"
-#include "sweep_cli.h"
+#include "app/cli/commands.h"
+#include "app/cli/args.h"
+#include "app/cli/review_flags.h"
+#include "app/cli/sweep_cli.h"
 
-#include "atomic_file.h"
-#include "cost/sweep.h"
-#include "cost/sweep_output.h"
-#include "cost/sweep_shards.h"
-#include "workload_io.h"
+#include "core/atomic_file.h"
+#include "core/cost/sweep.h"
+#include "core/cost/sweep_output.h"
+#include "core/cost/sweep_shards.h"
+#include "core/workload_io.h"
 
 #include <algorithm>
 #include <charconv>

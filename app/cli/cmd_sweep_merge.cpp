@@ -2,13 +2,13 @@
 // Reads the shard files that `sweep --shard I/N` wrote, checks that they are the N shards of one sweep, each once
 // (core/cost/sweep_shards.h), and writes what the unsharded sweep writes, byte for byte, atomically. Which shards
 // are present is reported on stderr; a missing, doubled or foreign shard is exit 2 with the reason.
-#include "commands.h"
-#include "args.h"
-#include "sweep_cli.h"
+#include "app/cli/commands.h"
+#include "app/cli/args.h"
+#include "app/cli/sweep_cli.h"
 
-#include "atomic_file.h"
-#include "cost/sweep_output.h"
-#include "cost/sweep_shards.h"
+#include "core/atomic_file.h"
+#include "core/cost/sweep_output.h"
+#include "core/cost/sweep_shards.h"
 
 #include <cstdio>
 #include <string>

@@ -1,18 +1,18 @@
 // Real traffic: import-trace (Azure and Mooncake traces -> workload) and generate (seeded synthetic
 // workloads). Flag parsing lives in trace_args.cpp, the work in core/trace/.
-#include "commands.h"
-#include "machine_rates.h"
-#include "trace_args.h"
+#include "app/cli/commands.h"
+#include "app/cli/machine_rates.h"
+#include "app/cli/trace_args.h"
 
-#include "atomic_file.h"
-#include "cost/model_preset.h"
-#include "run_control.h"
-#include "summary.h"
-#include "trace/fixed_point.h"
-#include "trace/generator.h"
-#include "trace/trace_importer.h"
-#include "trace/workload_text.h"
-#include "workload_io.h"
+#include "core/atomic_file.h"
+#include "core/cost/model_preset.h"
+#include "core/run_control.h"
+#include "core/summary.h"
+#include "core/trace/fixed_point.h"
+#include "core/trace/generator.h"
+#include "core/trace/trace_importer.h"
+#include "core/trace/workload_text.h"
+#include "core/workload_io.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "cost_args.h"
+#include "app/cli/cost_args.h"
 
 #include <charconv>
 #include <cmath>

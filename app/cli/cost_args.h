@@ -2,9 +2,9 @@
 // Reading the cost model's inputs (core/cost/cost_model.h) from the command line: --model/--gpu presets, then
 // explicit numbers that override single fields. Shared by `breakeven` and `rates`.
 
-#include "args.h"
+#include "app/cli/args.h"
 
-#include "cost/cost_model.h"
+#include "core/cost/cost_model.h"
 
 #include <optional>
 #include <string>

@@ -1,8 +1,8 @@
-#include "machine_rates.h"
+#include "app/cli/machine_rates.h"
 
-#include "cost/tick_rates.h"
-#include "workload_overrides.h"
-#include "workload_rules.h"
+#include "core/cost/tick_rates.h"
+#include "core/workload_overrides.h"
+#include "core/workload_rules.h"
 
 #include <algorithm>
 #include <variant>

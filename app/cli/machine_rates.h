@@ -4,9 +4,9 @@
 // transfer rates and, where the GPU's memory is known, capacity), so a user need not copy the fragment by hand.
 // The command applies its explicit config flags afterwards, so they win.
 
-#include "args.h"
+#include "app/cli/args.h"
 
-#include "workload.h"
+#include "core/workload.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,12 +1,12 @@
 // preemptlab-cli: the headless face of PreemptLab. Dispatches to the command table (commands.h).
-#include "commands.h"
-#include "atomic_file.h"
-#include "shell_files.h"
-#include "number_text.h"
-#include "run_control.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
-#include "workload_rules.h"
+#include "app/cli/commands.h"
+#include "core/atomic_file.h"
+#include "app/cli/shell_files.h"
+#include "core/number_text.h"
+#include "core/run_control.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
+#include "core/workload_rules.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,7 +1,7 @@
-#include "measured_cost.h"
+#include "app/cli/measured_cost.h"
 
-#include "calibration_flags.h"
-#include "number_text.h"
+#include "app/cli/calibration_flags.h"
+#include "core/number_text.h"
 
 #include <variant>
 

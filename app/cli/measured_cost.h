@@ -3,10 +3,10 @@
 // way the cost model prices its own (one GPU's KV shard per token, --block-size, --context), so the measured
 // figures stand beside the paper ones (docs/cost-model.md, "Measured beside modelled").
 
-#include "args.h"
+#include "app/cli/args.h"
 
-#include "cost/calibrated_rates.h"
-#include "cost/cost_model.h"
+#include "core/cost/calibrated_rates.h"
+#include "core/cost/cost_model.h"
 
 #include <nlohmann/json.hpp>
 

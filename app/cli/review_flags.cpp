@@ -1,6 +1,6 @@
-#include "review_flags.h"
+#include "app/cli/review_flags.h"
 
-#include "number_text.h"
+#include "core/number_text.h"
 
 namespace pl::cli {
 

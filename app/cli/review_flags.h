@@ -2,9 +2,9 @@
 // --slo-ttft-ms --slo-tpot-ms --slo-ttft-ticks --slo-tpot-ticks: the SLOs that run, compare, report and gate
 // take (core/review/goodput.h), and the goodput lines run and compare print with them.
 
-#include "args.h"
+#include "app/cli/args.h"
 
-#include "review/goodput.h"
+#include "core/review/goodput.h"
 
 #include <optional>
 #include <set>

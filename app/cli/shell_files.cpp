@@ -1,9 +1,9 @@
-#include "shell_files.h"
+#include "app/cli/shell_files.h"
 
-#include "model.h"
-#include "workload.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "core/model.h"
+#include "core/workload.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <string_view>
 #include <utility>

@@ -9,7 +9,7 @@
 // Installed (cmake/Install.cmake) as share/bash-completion/completions/preemptlab-cli,
 // share/zsh/vendor-completions/_preemptlab-cli and share/man/man1/preemptlab-cli.1.gz.
 
-#include "commands.h"
+#include "app/cli/commands.h"
 
 #include <string>
 #include <vector>

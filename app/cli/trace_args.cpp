@@ -1,10 +1,10 @@
-#include "trace_args.h"
+#include "app/cli/trace_args.h"
 
-#include "errors.h"
-#include "trace/fixed_point.h"
-#include "utf8.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "core/errors.h"
+#include "core/trace/fixed_point.h"
+#include "core/utf8.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <algorithm>
 #include <charconv>

@@ -2,11 +2,11 @@
 // Flag handling shared by import-trace and generate: every config and policy key as a flag (underscores
 // written as dashes), and the small value parsers for the trace options.
 
-#include "args.h"
+#include "app/cli/args.h"
 
-#include "trace/generator.h"
-#include "trace/trace_importer.h"
-#include "workload.h"
+#include "core/trace/generator.h"
+#include "core/trace/trace_importer.h"
+#include "core/workload.h"
 
 #include <optional>
 #include <set>

@@ -1,8 +1,8 @@
-#include "workload_flags.h"
+#include "app/cli/workload_flags.h"
 
-#include "commands.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "app/cli/commands.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <cstdio>
 #include <variant>

@@ -2,9 +2,9 @@
 // Shared by the commands that take a workload: load it, apply `--<config or policy key> value` overrides
 // (dashes for underscores), validate, and report errors as the contract says (file, JSON path, reason).
 
-#include "args.h"
+#include "app/cli/args.h"
 
-#include "workload.h"
+#include "core/workload.h"
 
 #include <optional>
 #include <set>

@@ -1,14 +1,14 @@
 // preemptlab: the Qt lab. Wiring only: the command line, the headless screenshot path and the window all
 // live in ui/ (labcommandline.h, headless.h, mainwindow.h); live mode's device comes from gpu/ and is handed
 // to the lab here (pl::gpu::liveBackendFactory), so ui/ never depends on gpu/.
-#include "headless.h"
-#include "labcommandline.h"
-#include "mainwindow.h"
+#include "ui/headless.h"
+#include "ui/labcommandline.h"
+#include "ui/mainwindow.h"
 
-#include "device_api.h"
-#include "live_backend.h"
-#include "model.h"
-#include "run_control.h"
+#include "gpu/device_api.h"
+#include "core/live_backend.h"
+#include "core/model.h"
+#include "core/run_control.h"
 
 #include <QApplication>
 #include <QMessageBox>

@@ -1,4 +1,4 @@
-#include "cost/calibrated_rates.h"
+#include "core/cost/calibrated_rates.h"
 
 #include <algorithm>
 #include <cmath>

@@ -13,9 +13,9 @@
 // a replay of L tokens from position 0 costs the prefill fit p(L) = c0 + c1 L + c2 L^2, so
 //     prefill_tokens_per_tick = floor(tick_us x L / p(L)).
 
-#include "cost/calibration.h"
-#include "cost/swap_method.h"
-#include "workload.h"
+#include "core/cost/calibration.h"
+#include "core/cost/swap_method.h"
+#include "core/workload.h"
 
 #include <cstdint>
 #include <optional>

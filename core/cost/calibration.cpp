@@ -1,7 +1,7 @@
-#include "cost/calibration.h"
+#include "core/cost/calibration.h"
 
-#include "json_reader.h"
-#include "workload_io.h"
+#include "core/json_reader.h"
+#include "core/workload_io.h"
 
 #include <algorithm>
 #include <cmath>

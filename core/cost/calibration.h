@@ -8,7 +8,7 @@
 // Fits:  swap, per method x direction x block size:  us = fixed_us + bytes / (bandwidth_gbps x 1e3)
 //        prefill (from position 0):                  us = c0 + c1 x tokens + c2 x tokens^2
 
-#include "cost/swap_method.h"
+#include "core/cost/swap_method.h"
 
 #include <nlohmann/json.hpp>
 

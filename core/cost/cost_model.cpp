@@ -1,6 +1,6 @@
-#include "cost/cost_model.h"
+#include "core/cost/cost_model.h"
 
-#include "number_text.h"
+#include "core/number_text.h"
 
 #include <algorithm>
 #include <cmath>

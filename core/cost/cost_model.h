@@ -9,8 +9,8 @@
 // heads (the slowest shard), 1/tp of the weights, moves its shard over its own host link and recomputes its
 // share; the slowest shard sets the time, so every per-token figure below is per GPU.
 
-#include "cost/hardware_preset.h"
-#include "cost/model_preset.h"
+#include "core/cost/hardware_preset.h"
+#include "core/cost/model_preset.h"
 
 #include <cstdint>
 #include <optional>

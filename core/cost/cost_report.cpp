@@ -1,6 +1,6 @@
-#include "cost/cost_report.h"
+#include "core/cost/cost_report.h"
 
-#include "number_text.h"
+#include "core/number_text.h"
 
 #include <cmath>
 

@@ -2,8 +2,8 @@
 // CostReport: the cost model's inputs and outputs as JSON and as a readable explanation. The CLI's
 // `breakeven` prints these, and the lab can export the same text, so both say the same thing.
 
-#include "cost/cost_model.h"
-#include "cost/tick_rates.h"
+#include "core/cost/cost_model.h"
+#include "core/cost/tick_rates.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-#include "cost/hardware_preset.h"
+#include "core/cost/hardware_preset.h"
 
-#include "presets.h"
+#include "core/presets.h"
 
 namespace pl::cost {
 

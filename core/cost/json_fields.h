@@ -3,8 +3,8 @@
 // jsonfield::Problem with the field's JSON path and the reason, which the file's reader turns into an
 // InputError naming the file. Internal to core/cost.
 
-#include "cost/sweep.h"
-#include "workload.h"
+#include "core/cost/sweep.h"
+#include "core/workload.h"
 
 #include <nlohmann/json.hpp>
 

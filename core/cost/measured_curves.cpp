@@ -1,6 +1,6 @@
-#include "cost/measured_curves.h"
+#include "core/cost/measured_curves.h"
 
-#include "cost/calibrated_rates.h"
+#include "core/cost/calibrated_rates.h"
 
 #include <algorithm>
 #include <cmath>

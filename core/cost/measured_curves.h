@@ -5,8 +5,8 @@
 // fit. The lab's break-even explorer draws these (ui/breakevenview.cpp); `breakeven --calibration` prints the
 // same figures (measuredSwapUsPerToken, measuredBreakevenContexts in calibrated_rates.h).
 
-#include "cost/calibration.h"
-#include "cost/swap_method.h"
+#include "core/cost/calibration.h"
+#include "core/cost/swap_method.h"
 
 #include <cstdint>
 #include <string>

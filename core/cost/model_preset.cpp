@@ -1,6 +1,6 @@
-#include "cost/model_preset.h"
+#include "core/cost/model_preset.h"
 
-#include "presets.h"
+#include "core/presets.h"
 
 #include <charconv>
 

@@ -1,13 +1,13 @@
-#include "cost/sweep.h"
+#include "core/cost/sweep.h"
 
-#include "number_text.h"
-#include "receipt.h"
-#include "review/outcomes.h"
-#include "run_control.h"
-#include "stop_check.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
-#include "workload_rules.h"
+#include "core/number_text.h"
+#include "core/receipt.h"
+#include "core/review/outcomes.h"
+#include "core/run_control.h"
+#include "core/stop_check.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
+#include "core/workload_rules.h"
 
 #include <algorithm>
 #include <atomic>

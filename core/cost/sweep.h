@@ -5,10 +5,10 @@
 // for any number of threads. Uses the engine (runWorkload) and the receipt hashes (input_hash); with SLOs, each
 // result's goodput is core/review's (review::goodput over review::outcomesFromRun).
 
-#include "engine.h"
-#include "errors.h"
-#include "review/goodput.h"
-#include "workload.h"
+#include "core/engine.h"
+#include "core/errors.h"
+#include "core/review/goodput.h"
+#include "core/workload.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // The sweep's two output forms: CSV (one row per point and mode) and JSON (preemptlab.sweep.v1).
-#include "cost/sweep_output.h"
+#include "core/cost/sweep_output.h"
 
-#include "number_text.h"
+#include "core/number_text.h"
 
 
 namespace pl::cost {

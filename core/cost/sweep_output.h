@@ -2,9 +2,9 @@
 // The sweep's two output forms: CSV (one row per point and mode) and JSON (preemptlab.sweep.v1), and the
 // pieces of the JSON that sweep shards and the sweep reader share.
 
-#include "cost/sweep.h"
-#include "results.h"
-#include "review/goodput.h"
+#include "core/cost/sweep.h"
+#include "core/results.h"
+#include "core/review/goodput.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
-#include "cost/sweep_read.h"
+#include "core/cost/sweep_read.h"
 
-#include "cost/json_fields.h"
-#include "workload_io.h"
+#include "core/cost/json_fields.h"
+#include "core/workload_io.h"
 
 #include <algorithm>
 #include <charconv>

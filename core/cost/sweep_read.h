@@ -7,7 +7,7 @@
 // The file prints means and metrics with six decimals, so those figures are read back rounded to six decimals;
 // winners, margins and flips are the file's own (the sweep computed them from the exact figures).
 
-#include "cost/sweep.h"
+#include "core/cost/sweep.h"
 
 #include <atomic>
 #include <string>

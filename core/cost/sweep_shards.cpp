@@ -1,12 +1,12 @@
-#include "cost/sweep_shards.h"
+#include "core/cost/sweep_shards.h"
 
-#include "cost/json_fields.h"
-#include "cost/sweep_output.h"
+#include "core/cost/json_fields.h"
+#include "core/cost/sweep_output.h"
 
-#include "hashing.h"
-#include "model.h"
-#include "workload.h"
-#include "workload_io.h"
+#include "core/hashing.h"
+#include "core/model.h"
+#include "core/workload.h"
+#include "core/workload_io.h"
 
 #include <algorithm>
 #include <charconv>

@@ -14,7 +14,7 @@
 //   refused with the field that differs), each shard 1..N exactly once (missing ones named), each point once;
 //   then winners and flips over the whole grid, as runSweep computes them.
 
-#include "cost/sweep.h"
+#include "core/cost/sweep.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,8 +1,8 @@
-#include "cost/tick_rates.h"
+#include "core/cost/tick_rates.h"
 
-#include "cost/hardware_preset.h"
-#include "cost/model_preset.h"
-#include "number_text.h"
+#include "core/cost/hardware_preset.h"
+#include "core/cost/model_preset.h"
+#include "core/number_text.h"
 
 #include <cmath>
 #include <string>

@@ -5,8 +5,8 @@
 // limits are in docs/cost-model.md. The rates are integers (they enter hashed workloads); the arithmetic
 // behind them is floating point and rounds down.
 
-#include "cost/cost_model.h"
-#include "workload.h"
+#include "core/cost/cost_model.h"
+#include "core/workload.h"
 
 #include <cstdint>
 #include <optional>

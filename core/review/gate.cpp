@@ -1,10 +1,10 @@
-#include "review/gate.h"
+#include "core/review/gate.h"
 
-#include "number_text.h"
-#include "oracle.h"
-#include "review/text_table.h"
-#include "trace/fixed_point.h"
-#include "verify.h"
+#include "core/number_text.h"
+#include "core/oracle.h"
+#include "core/review/text_table.h"
+#include "core/trace/fixed_point.h"
+#include "core/verify.h"
 
 #include <algorithm>
 

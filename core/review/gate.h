@@ -9,8 +9,8 @@
 // --min-goodput; queue delay at the chosen percentile at most --max-queue-delay-regression above the baseline's;
 // at most --max-preemptions preemptions of any one request.
 
-#include "errors.h"
-#include "review/goodput.h"
+#include "core/errors.h"
+#include "core/review/goodput.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
-#include "review/goodput.h"
+#include "core/review/goodput.h"
 
-#include "number_text.h"
-#include "trace/fixed_point.h"
+#include "core/number_text.h"
+#include "core/trace/fixed_point.h"
 
 #include <algorithm>
 #include <limits>

@@ -3,8 +3,8 @@
 // arithmetic throughout (nearest-rank percentiles, SLO tests by cross-multiplication), so a figure is the same
 // on every machine; only the ms and rate figures shown to people are floating point, and nothing here is hashed.
 
-#include "review/outcomes.h"
-#include "summary.h"
+#include "core/review/outcomes.h"
+#include "core/summary.h"
 
 #include <cstdint>
 #include <optional>

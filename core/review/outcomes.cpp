@@ -1,8 +1,8 @@
-#include "review/outcomes.h"
+#include "core/review/outcomes.h"
 
-#include "json_reader.h"
-#include "run_control.h"
-#include "workload_io.h"
+#include "core/json_reader.h"
+#include "core/run_control.h"
+#include "core/workload_io.h"
 
 #include <algorithm>
 #include <map>

@@ -4,9 +4,9 @@
 // compute the same figures the same way. All in ticks; the tick's length, where the workload gives it
 // (config.tick_us), converts them to milliseconds for display and for SLOs given in ms.
 
-#include "engine.h"
-#include "errors.h"
-#include "workload.h"
+#include "core/engine.h"
+#include "core/errors.h"
+#include "core/workload.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
-#include "review/report.h"
+#include "core/review/report.h"
 
-#include "number_text.h"
-#include "review/text_table.h"
-#include "trace/fixed_point.h"
+#include "core/number_text.h"
+#include "core/review/text_table.h"
+#include "core/trace/fixed_point.h"
 
 #include <algorithm>
 #include <map>

@@ -4,7 +4,7 @@
 // queue delay, TTFT, TPOT, ITL and completion time (censored requests counted; docs/review.md). Computed here,
 // printed by the CLI as a table, CSV or JSON.
 
-#include "review/goodput.h"
+#include "core/review/goodput.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "review/text_table.h"
+#include "core/review/text_table.h"
 
 #include <algorithm>
 

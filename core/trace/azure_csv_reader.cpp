@@ -1,7 +1,7 @@
 // Reader for the Azure LLM inference traces (Patel et al., "Splitwise", ISCA 2024; CC-BY-4.0).
-#include "trace_rows.h"
+#include "core/trace/trace_rows.h"
 
-#include "fixed_point.h"
+#include "core/trace/fixed_point.h"
 
 namespace pl::trace {
 namespace {

@@ -1,6 +1,6 @@
-#include "fixed_point.h"
+#include "core/trace/fixed_point.h"
 
-#include "model.h"
+#include "core/model.h"
 
 #include <numeric>
 

@@ -1,10 +1,10 @@
-#include "generator.h"
+#include "core/trace/generator.h"
 
-#include "number_text.h"
-#include "random.h"
-#include "sampling.h"
-#include "summary.h"
-#include "utf8.h"
+#include "core/number_text.h"
+#include "core/trace/random.h"
+#include "core/trace/sampling.h"
+#include "core/summary.h"
+#include "core/utf8.h"
 
 #include <algorithm>
 #include <cmath>

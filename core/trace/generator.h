@@ -4,8 +4,8 @@
 // struct. Each aspect (arrivals, lengths, priorities, tenants, prefix groups) draws from its own Rng stream
 // derived from the seed, so changing the tenant mix does not move a single arrival.
 
-#include "workload.h"
-#include "workload_io.h"
+#include "core/workload.h"
+#include "core/workload_io.h"
 
 #include <cstdint>
 #include <optional>

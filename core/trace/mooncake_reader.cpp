@@ -1,10 +1,10 @@
 // Reader for the Mooncake traces (Qin et al., "Mooncake", FAST 2025; Apache-2.0) and the format helpers
 // shared by both readers.
-#include "trace_rows.h"
+#include "core/trace/trace_rows.h"
 
-#include "json_reader.h"
-#include "model.h"
-#include "workload_io.h"
+#include "core/json_reader.h"
+#include "core/model.h"
+#include "core/workload_io.h"
 
 #include <nlohmann/json.hpp>
 

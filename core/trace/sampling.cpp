@@ -1,4 +1,4 @@
-#include "sampling.h"
+#include "core/trace/sampling.h"
 
 #include <cmath>
 

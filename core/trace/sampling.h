@@ -4,7 +4,7 @@
 // glibc; the same on every x86-64 machine with the same libm), and no fused multiply-add is generated
 // for x86-64 without -march flags, so a seed gives the same samples everywhere the project is built.
 
-#include "random.h"
+#include "core/trace/random.h"
 
 namespace pl::trace {
 

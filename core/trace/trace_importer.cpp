@@ -1,8 +1,8 @@
-#include "trace_importer.h"
+#include "core/trace/trace_importer.h"
 
-#include "random.h"
-#include "utf8.h"
-#include "workload_rules.h"
+#include "core/trace/random.h"
+#include "core/utf8.h"
+#include "core/workload_rules.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -7,10 +7,10 @@
 //   selected rows = origin <= t < origin + duration_us, the first `limit` of them in time order
 //   arrival_tick  = floor((t - origin) * rate.den / (tick_us * rate.num))   (all integers)
 
-#include "fixed_point.h"
-#include "trace_rows.h"
-#include "workload.h"
-#include "workload_io.h"
+#include "core/trace/fixed_point.h"
+#include "core/trace/trace_rows.h"
+#include "core/workload.h"
+#include "core/workload_io.h"
 
 #include <cstdint>
 #include <optional>

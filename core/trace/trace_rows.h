@@ -5,8 +5,8 @@
 // must be non-decreasing in time. A reader given a stop flag (the lab's Cancel) consults it every few thousand
 // rows and throws pl::Cancelled (stop_check.h) once it is set; without one it reads exactly as before.
 
-#include "errors.h"
-#include "stop_check.h"
+#include "core/errors.h"
+#include "core/stop_check.h"
 
 #include <algorithm>
 #include <atomic>

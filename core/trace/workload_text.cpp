@@ -1,6 +1,6 @@
-#include "workload_text.h"
+#include "core/trace/workload_text.h"
 
-#include "workload_io.h"
+#include "core/workload_io.h"
 
 namespace pl::trace {
 

@@ -3,7 +3,7 @@
 // keys indented, one request per line. The same JSON as dump(2), but a 19,366-request import stays a
 // 2 MB file that diffs line by line, instead of 15 lines per request (or one line per prefix block id).
 
-#include "workload.h"
+#include "core/workload.h"
 
 #include <string>
 

@@ -6,8 +6,8 @@
 // vpc = chunk_bytes / 16. Its logical index (plane, i, w) is the same on both sides of a copy, so
 // checksums computed on the device arena and on the host pool agree exactly when the bytes do.
 // Kernels are static: each .cu that includes this header gets its own copy (no ODR clash at link).
-#include "check.cuh"
-#include "../synthetic.h"
+#include "gpu/cuda/check.cuh"
+#include "gpu/synthetic.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>

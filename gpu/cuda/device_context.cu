@@ -1,9 +1,9 @@
 // DeviceContext (device_context.h): the arena, pool, stream, events and cuBLAS of one device.
-#include "../device_context.h"
-#include "../device_memory.h"
+#include "gpu/device_context.h"
+#include "gpu/device_memory.h"
 
-#include "copy_kernels.cuh"
-#include "prefill_model.cuh"
+#include "gpu/cuda/copy_kernels.cuh"
+#include "gpu/cuda/prefill_model.cuh"
 
 #include <algorithm>
 #include <cstring>

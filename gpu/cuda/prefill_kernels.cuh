@@ -6,8 +6,8 @@
 //   s        [heads, T, C] fp32       p    [heads, T, C] bf16          o [heads, T, head_dim]
 //   gu       [T, 2 x ffn] (gate, up)  act  [T, ffn]
 // Kernels are static: each .cu that includes this header gets its own copy (no ODR clash at link).
-#include "check.cuh"
-#include "../synthetic.h"
+#include "gpu/cuda/check.cuh"
+#include "gpu/synthetic.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>

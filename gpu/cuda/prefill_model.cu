@@ -1,4 +1,4 @@
-#include "prefill_model.cuh"
+#include "gpu/cuda/prefill_model.cuh"
 
 #include <algorithm>
 #include <cmath>

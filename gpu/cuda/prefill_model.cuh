@@ -8,8 +8,8 @@
 //   wgu  [2 x ffn, hidden] (gate rows, then up rows) wd [hidden, ffn]
 // Same inputs and same chunking give bitwise-identical K/V (cuBLAS is deterministic for a fixed shape,
 // device and stream; the kernels have no atomics).
-#include "prefill_kernels.cuh"
-#include "../transformer_shape.h"
+#include "gpu/cuda/prefill_kernels.cuh"
+#include "gpu/transformer_shape.h"
 
 #include <cublas_v2.h>
 

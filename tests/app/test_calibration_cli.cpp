@@ -3,7 +3,7 @@
 // one with the same rates given by hand), the adaptive policy follows the measured costs, compare and validate
 // take the flags, and every bad input is exit 2 naming the file, the JSON pointer or flag, and the reason,
 // with no receipt written.
-#include "cli_runner.h"
+#include "tests/cli_runner.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // What preemptlab-cli says about its command line: a mistake gets one line naming it before the usage (never a
 // bare "usage:"), an option a command would ignore is refused with the reason, help is reachable as
 // `help COMMAND`; and what compare writes: populations (n) beside its percentiles, CSV for FILE.csv.
-#include "cli_runner.h"
+#include "tests/cli_runner.h"
 
 #include <QFile>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
 // The cost commands end to end through preemptlab-cli: breakeven --json, rates, sweep; exit codes and the
 // flag named on bad input; sweep output identical for 1 and 2 threads, and no file on bad input; sweep --shard
 // and sweep-merge give the unsharded bytes.
-#include "cli_runner.h"
+#include "tests/cli_runner.h"
 
 #include <QRegularExpression>
 #include <QtTest>

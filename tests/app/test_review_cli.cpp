@@ -1,7 +1,7 @@
 // preemptlab-cli gate and report, and the SLO flags of run: exit codes 0 (every criterion passes), 1 (one
 // fails: a criterion, or the conservation oracle on a tampered receipt), 2 (not receipts, not of one input, an
 // SLO in ms without tick_us), each with a message naming the file and the reason, and nothing half-written.
-#include "cli_runner.h"
+#include "tests/cli_runner.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

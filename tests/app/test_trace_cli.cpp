@@ -1,7 +1,7 @@
 // import-trace and generate end to end through preemptlab-cli: exit codes, "file, line, column" messages,
 // nothing written on bad input, the written workload re-read by the strict reader, byte-identical reruns.
-#include "cli_runner.h"
-#include "workload_io.h"
+#include "tests/cli_runner.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

@@ -1,10 +1,10 @@
 #pragma once
 // Small builders shared by the engine, receipt and session suites.
 
-#include "engine.h"
-#include "model.h"
-#include "workload.h"
-#include "workload_io.h"
+#include "core/engine.h"
+#include "core/model.h"
+#include "core/workload.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Shared by the suites that mutate receipts and expect the conservation oracle to object.
 
-#include "oracle.h"
+#include "core/oracle.h"
 
 #include <QMetaType>
 #include <QString>

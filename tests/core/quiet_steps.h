@@ -3,12 +3,12 @@
 // pass must give the same events, totals and receipt as ticking every step, with far fewer step() calls.
 // Shared by test_engine_vllm and test_engine_trtllm.
 
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "ledger.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "trace/generator.h"
+#include "core/ledger.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/trace/generator.h"
 
 #include <QtTest>
 

@@ -1,6 +1,6 @@
 // Atomic writes: the target is either the complete new file or the previous one, never a partial file, and
 // no temporary is left behind on success or failure.
-#include "atomic_file.h"
+#include "core/atomic_file.h"
 
 #include <QtTest>
 

@@ -3,14 +3,14 @@
 // with evictions and not with evictions x running requests. Checked against the whole list the lab keeps
 // (keep_all_candidates), under every victim rule and the engine profiles that evict; the oracle checks the
 // victim against its rule on the shortened list; receipts written by v1 (every candidate) still verify.
-#include "engine.h"
-#include "engine_fixtures.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "verify.h"
-#include "victim.h"
+#include "core/engine.h"
+#include "tests/core/engine_fixtures.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/verify.h"
+#include "core/victim.h"
 
-#include "../test_rng.h"
+#include "tests/test_rng.h"
 
 #include <QtTest>
 

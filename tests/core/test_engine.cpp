@@ -1,10 +1,10 @@
 // The tick loop: lifecycle, chunked prefill, queue order, admission guards, each recovery mode, the seed
 // example's exact numbers, fallbacks, preempt-ahead, censoring, and the teaching samples' claims.
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "engine.h"
-#include "receipt.h"
-#include "workload_io.h"
+#include "core/engine.h"
+#include "core/receipt.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

@@ -2,15 +2,15 @@
 // runs a real model, test/srt/test_retract_decode.py), so these scenarios are derived from the code it follows
 // (schedule_batch.py retract_decode, scheduler.py, schedule_policy.py @ 000eaffa) and labelled so in their notes
 // (tests/core/data/sglang/); the figures below were worked by hand from that code (docs/engines.md).
-#include "engine_fixtures.h"
-#include "quiet_steps.h"
+#include "tests/core/engine_fixtures.h"
+#include "tests/core/quiet_steps.h"
 
-#include "compare_report.h"
-#include "engine.h"
-#include "ledger.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "workload_io.h"
+#include "core/compare_report.h"
+#include "core/engine.h"
+#include "core/ledger.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

@@ -3,14 +3,14 @@
 // commit). The test's expected tables give, per iteration range, the scheduled requests and their progress at
 // the range's start; as events that is who is paused (evict) when and with how many tokens generated, who
 // recomputes (resume) when, who finishes when, and the number of iterations. Iteration k is tick k.
-#include "engine_fixtures.h"
-#include "quiet_steps.h"
+#include "tests/core/engine_fixtures.h"
+#include "tests/core/quiet_steps.h"
 
-#include "compare_report.h"
-#include "engine.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "workload_io.h"
+#include "core/compare_report.h"
+#include "core/engine.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

@@ -2,15 +2,15 @@
 // notes name the test and the commit). Each test checks the assertions the vLLM test makes, as events: vLLM's
 // step k is tick k-1; who is admitted in which step and in what order, who is preempted, when and with how many
 // generated tokens, what the resume recomputes, the waiting queue's order. docs/engines.md lists them.
-#include "engine_fixtures.h"
-#include "quiet_steps.h"
+#include "tests/core/engine_fixtures.h"
+#include "tests/core/quiet_steps.h"
 
-#include "engine.h"
-#include "engine_profiles.h"
-#include "ledger.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "workload_io.h"
+#include "core/engine.h"
+#include "core/engine_profiles.h"
+#include "core/ledger.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

@@ -1,14 +1,14 @@
 // FallbackCounts and hostFullNote (core/fallbacks.h): the evictions that did not run as the policy asked, counted
 // from the run's evict events, against the receipt's own fallback strings; and the note for a mode that never
 // swapped because host memory was full (what compare in the CLI and the lab print).
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "fallbacks.h"
-#include "ledger_csv.h"
-#include "engine.h"
-#include "receipt.h"
-#include "summary.h"
-#include "workload_io.h"
+#include "core/fallbacks.h"
+#include "core/ledger_csv.h"
+#include "core/engine.h"
+#include "core/receipt.h"
+#include "core/summary.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

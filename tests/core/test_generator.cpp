@@ -1,13 +1,13 @@
 // Generators: determinism (same seed, same workload; another seed, another workload), stream independence,
 // distribution sanity (sample means and medians within bounds), mixes, shared-prefix groups, bad parameters.
-#include "trace/generator.h"
-#include "trace/random.h"
-#include "trace/sampling.h"
+#include "core/trace/generator.h"
+#include "core/trace/random.h"
+#include "core/trace/sampling.h"
 
-#include "comma_locale.h"
-#include "number_text.h"
-#include "summary.h"
-#include "utf8.h"
+#include "tests/comma_locale.h"
+#include "core/number_text.h"
+#include "core/summary.h"
+#include "core/utf8.h"
 
 #include <QtTest>
 

@@ -1,6 +1,6 @@
 // Canonical JSON and SHA-256: published test vectors, key-order independence, UTF-8 kept as is, floats and
 // invalid UTF-8 refused, incremental hashing equal to one-shot, no libcrypto state left on a thread that hashed.
-#include "hashing.h"
+#include "core/hashing.h"
 
 #include <QtTest>
 

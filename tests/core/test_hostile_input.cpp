@@ -1,9 +1,9 @@
 // Hostile input and limits (docs/reliability.md): regressions for the bugs the fuzzers found, and the caps
 // enforced before allocation, measured in bounded time and memory.
-#include "trace/trace_rows.h"
-#include "verify.h"
-#include "workload_io.h"
-#include "workload_io_fixtures.h"
+#include "core/trace/trace_rows.h"
+#include "core/verify.h"
+#include "core/workload_io.h"
+#include "tests/core/workload_io_fixtures.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

@@ -1,6 +1,6 @@
 // The ledger's queries (core/ledger.h) on a ledger written by hand, so that each case is one the engine may
 // never happen to produce: victimsAtTick, what the lab's "why" panel shows at its cursor.
-#include "ledger.h"
+#include "core/ledger.h"
 
 #include <QtTest>
 

@@ -2,14 +2,14 @@
 // ("live") sits beside the simulation: the hashes and every other byte equal the simulated receipt, verify
 // ignores it, and the annotations follow the events they measure. Through the CLI binary, `run --live` on a
 // machine without a usable device exits 3 with the device error and writes nothing.
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "cli_runner.h"
-#include "device_api.h"
-#include "live_backend_core.h"
-#include "live_backend.h"
-#include "receipt.h"
-#include "verify.h"
+#include "tests/cli_runner.h"
+#include "gpu/device_api.h"
+#include "gpu/live_backend_core.h"
+#include "core/live_backend.h"
+#include "core/receipt.h"
+#include "core/verify.h"
 
 #include <QtTest>
 

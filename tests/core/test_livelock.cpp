@@ -2,11 +2,11 @@
 // advanced a request; the same workload under the full-reservation guard, and every other sample, is not.
 // The engine is stepped tick by tick beside it, so "nothing advanced after lastAdvance" is checked against the
 // engine's own request states, not against the ledger the query reads.
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "engine.h"
-#include "livelock.h"
-#include "number_text.h"
+#include "core/engine.h"
+#include "core/livelock.h"
+#include "core/number_text.h"
 
 #include <QtTest>
 

@@ -1,8 +1,8 @@
 // The conservation oracle on hand-written receipts: two valid runs pass; each mutation (lost tokens, dropped
 // restore bytes, wrong freed blocks, over-capacity occupancy, a missing completion, ...) is caught with a
 // sentence naming the event or request. Malformed receipts give violations, never a crash.
-#include "oracle.h"
-#include "oracle_fixtures.h"
+#include "core/oracle.h"
+#include "tests/core/oracle_fixtures.h"
 
 #include <QtTest>
 

@@ -3,12 +3,12 @@
 // passes the independent conservation oracle. The sweep must actually exercise
 // what the oracle checks (evictions of every mode, swap copies, replays, fallbacks, censoring), and a real
 // receipt with one byte of restore traffic removed must fail.
-#include "sanitizer_scale.h"
-#include "engine.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "tests/core/sanitizer_scale.h"
+#include "core/engine.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <QtTest>
 

@@ -2,13 +2,13 @@
 // (same keys, values and kinds, same dump()), anything else is left to nlohmann_json; and the oracle fed a
 // receipt's lines reports what checkReceipt reports on the document, for real receipts and for hundreds of
 // random edits of them (values of every kind put in every field, fields removed, events repeated).
-#include "engine.h"
-#include "oracle.h"
-#include "oracle_fixtures.h"
-#include "oracle_value.h"
-#include "receipt.h"
-#include "test_rng.h"
-#include "workload_io.h"
+#include "core/engine.h"
+#include "core/oracle.h"
+#include "tests/core/oracle_fixtures.h"
+#include "core/oracle_value.h"
+#include "core/receipt.h"
+#include "tests/test_rng.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

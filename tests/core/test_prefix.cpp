@@ -2,12 +2,12 @@
 // evictions that free only what the victim alone holds, swaps of the whole logical view, the pool map's
 // refcount span, the oracle's new checks (with mutations), and the two shared-prefix samples against the
 // same workloads with prefix_blocks stripped.
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "oracle.h"
-#include "oracle_fixtures.h"
-#include "prefix_index.h"
-#include "receipt.h"
+#include "core/oracle.h"
+#include "tests/core/oracle_fixtures.h"
+#include "core/prefix_index.h"
+#include "core/receipt.h"
 
 #include <QtTest>
 

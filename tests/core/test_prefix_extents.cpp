@@ -2,7 +2,7 @@
 // obvious way (a holder count per id, the freed order as a list of ids, a vector of ids per request), over
 // random request lives that keep the engine's rules; and the run structure itself (a chain stays one extent).
 // The engine-level comparison with the per-block cache is in test_prefix (propertyRandomSharedWorkloads).
-#include "prefix_extents.h"
+#include "core/prefix_extents.h"
 
 #include <QtTest>
 

@@ -1,14 +1,14 @@
 // Receipts: determinism, hash behaviour, verify, mutations the oracle must notice, and a property test over
 // seeded random workloads under every recovery mode, victim rule and resume guard.
-#include "sanitizer_scale.h"
-#include "engine_fixtures.h"
-#include "test_rng.h"
+#include "tests/core/sanitizer_scale.h"
+#include "tests/core/engine_fixtures.h"
+#include "tests/test_rng.h"
 
-#include "hashing.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "verify.h"
-#include "workload_io.h"
+#include "core/hashing.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/verify.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

@@ -3,15 +3,15 @@
 // context is whole. The engine on the reported workload, the oracle on the receipt the old engine wrote and on
 // mutations that drop the pending remainder, and a property test that drives tight random workloads into
 // repeated eviction in every phase and asserts that it got there.
-#include "sanitizer_scale.h"
-#include "engine_fixtures.h"
-#include "test_rng.h"
+#include "tests/core/sanitizer_scale.h"
+#include "tests/core/engine_fixtures.h"
+#include "tests/test_rng.h"
 
-#include "engine.h"
-#include "ledger.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "workload_io.h"
+#include "core/engine.h"
+#include "core/ledger.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

@@ -3,9 +3,9 @@
 // per-request state); what runs is checked against the plain int32 and std::vector the types replaced: the same
 // order (the waiting queue's key), the same elements, the same bounds. The engine's own use is pinned by every
 // receipt (test_sample_hashes).
-#include "engine_fixtures.h"
-#include "engine.h"
-#include "request_index.h"
+#include "tests/core/engine_fixtures.h"
+#include "core/engine.h"
+#include "core/request_index.h"
 
 #include <QtTest>
 

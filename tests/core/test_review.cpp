@@ -1,16 +1,16 @@
 // core/review: ITL reconstruction, latency percentiles, SLOs and goodput (censored requests as misses), the ms
 // conversion, the report's groups and the config key tick_us. Every expected figure is worked out by hand in
 // the comments from small hand-written receipts and token sequences.
-#include "review/gate.h"
-#include "review/goodput.h"
-#include "review/outcomes.h"
-#include "review/report.h"
+#include "core/review/gate.h"
+#include "core/review/goodput.h"
+#include "core/review/outcomes.h"
+#include "core/review/report.h"
 
-#include "engine.h"
-#include "hashing.h"
-#include "receipt.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "core/engine.h"
+#include "core/hashing.h"
+#include "core/receipt.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <QtTest>
 

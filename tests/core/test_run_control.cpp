@@ -1,12 +1,12 @@
 // RunControl: the cooperative stop of the lab's long run (Session's full run). A run stops at the first check
 // after its flag is set and says where; a watched run that is not stopped is the same run, byte for byte, as an
 // unwatched one. No timing: the flag is set from the progress callback at a known tick.
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "receipt.h"
-#include "run_control.h"
-#include "session.h"
-#include "trace/generator.h"
+#include "core/receipt.h"
+#include "core/run_control.h"
+#include "core/session.h"
+#include "core/trace/generator.h"
 
 #include <QtTest>
 

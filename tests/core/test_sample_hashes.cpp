@@ -1,10 +1,10 @@
 // Pins the event_hash of every sample without prefix_blocks under each recovery mode, as the engine produced
 // them before prefix sharing existed (issue 6): workloads that share nothing must keep byte-identical
 // receipts. A change here is a change of the tick model, never a side effect.
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "hashing.h"
-#include "receipt.h"
+#include "core/hashing.h"
+#include "core/receipt.h"
 
 #include <QtTest>
 
@@ -26,7 +26,7 @@ struct Pin {
 
 // Computed with preemptlab-cli run --out from main at commit 27f315a (before issue 6).
 const Pin kPins[] = {
-#include "sample_hashes.inc"
+#include "tests/core/sample_hashes.inc"
 };
 
 } // namespace

@@ -1,10 +1,10 @@
 // Session: seeking back and forth gives exactly the state a fresh engine reaches by running forward.
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "engine_state.h"
-#include "receipt.h"
-#include "session.h"
-#include "trace/generator.h"
+#include "core/engine_state.h"
+#include "core/receipt.h"
+#include "core/session.h"
+#include "core/trace/generator.h"
 
 #include <QtTest>
 

@@ -2,14 +2,14 @@
 // seen at the first check after it is set and nowhere else; reading a workload, with its file read, JSON parse,
 // request conversion and validation, ends with pl::Cancelled under a set flag and reads the same workload as
 // without a flag under a clear one (the CLI gives none). No timing: the flag is set before the work starts.
-#include "engine.h"
-#include "json_reader.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "stop_check.h"
-#include "trace/generator.h"
-#include "workload_io.h"
-#include "workload_rules.h"
+#include "core/engine.h"
+#include "core/json_reader.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/stop_check.h"
+#include "core/trace/generator.h"
+#include "core/workload_io.h"
+#include "core/workload_rules.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

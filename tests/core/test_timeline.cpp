@@ -1,11 +1,11 @@
 // Timeline export (core/timeline.h): the Chrome trace parsed back and checked against the receipt of the same
 // run and against an engine stepped tick by tick.
-#include "engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "cli_runner.h"
-#include "receipt.h"
-#include "stop_check.h"
-#include "timeline.h"
+#include "tests/cli_runner.h"
+#include "core/receipt.h"
+#include "core/stop_check.h"
+#include "core/timeline.h"
 
 #include <nlohmann/json.hpp>
 

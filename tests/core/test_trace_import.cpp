@@ -1,9 +1,9 @@
 // Trace import: both formats, broken rows (file, line, column), slicing arithmetic, spreading, prefix-block
 // mapping, the oversized rule, the stop flag, and the whole public traces from /work/shared/data/traces when
 // present.
-#include "trace/fixed_point.h"
-#include "trace/trace_importer.h"
-#include "trace/trace_rows.h"
+#include "core/trace/fixed_point.h"
+#include "core/trace/trace_importer.h"
+#include "core/trace/trace_rows.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

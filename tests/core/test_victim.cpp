@@ -1,5 +1,5 @@
 // Each victim rule of the contract, on hand-built candidate sets, including its tie-breaks.
-#include "victim.h"
+#include "core/victim.h"
 
 #include <QtTest>
 

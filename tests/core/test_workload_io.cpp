@@ -1,10 +1,10 @@
 // preemptlab.workload.v1: every validation error with its exact path, empty files, defaults, normalised
 // order, the normalised JSON forms and file loading. Overrides and in-memory validation: test_workload_overrides.
-#include "hashing.h"
-#include "verify.h"
-#include "workload_io.h"
-#include "workload_io_fixtures.h"
-#include "workload_overrides.h"
+#include "core/hashing.h"
+#include "core/verify.h"
+#include "core/workload_io.h"
+#include "tests/core/workload_io_fixtures.h"
+#include "core/workload_overrides.h"
 
 #include <QtTest>
 

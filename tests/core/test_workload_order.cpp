@@ -3,9 +3,9 @@
 // error at the same path whether the file holds its config before or after its requests, and the same as
 // reading the requests from a whole DOM (parseWorkloadWhole, workloadFromJson). Also the sink itself: indices,
 // paths and caps.
-#include "json_reader.h"
-#include "workload_io.h"
-#include "workload_io_fixtures.h"
+#include "core/json_reader.h"
+#include "core/workload_io.h"
+#include "tests/core/workload_io_fixtures.h"
 
 #include <QtTest>
 

@@ -1,10 +1,10 @@
 // Settings changed in memory: a workload validated without a file (what the lab and the CLI's flags change) and
 // every override a flag or the lab's panel applies, with the errors that name the flag.
-#include "engine_fixtures.h"
-#include "workload_io.h"
-#include "workload_io_fixtures.h"
-#include "workload_rules.h"
-#include "workload_overrides.h"
+#include "tests/core/engine_fixtures.h"
+#include "core/workload_io.h"
+#include "tests/core/workload_io_fixtures.h"
+#include "core/workload_rules.h"
+#include "core/workload_overrides.h"
 
 #include <QtTest>
 

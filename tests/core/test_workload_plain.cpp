@@ -3,13 +3,13 @@
 // reports as the strict reader does, error for error. Checked on every sample, on generated and imported
 // workloads in every layout the project writes, on escapes and UTF-8, on the caps at their edges, and on
 // hundreds of random edits of real workloads (bytes and values), which must reach both outcomes.
-#include "json_reader.h"
-#include "test_rng.h"
-#include "trace/generator.h"
-#include "trace/trace_importer.h"
-#include "trace/workload_text.h"
-#include "workload_io.h"
-#include "workload_plain.h"
+#include "core/json_reader.h"
+#include "tests/test_rng.h"
+#include "core/trace/generator.h"
+#include "core/trace/trace_importer.h"
+#include "core/trace/workload_text.h"
+#include "core/workload_io.h"
+#include "core/workload_plain.h"
 
 #include <QDir>
 #include <QtTest>

@@ -1,7 +1,7 @@
 #pragma once
 // The workload-file suites' shared fixtures (test_workload_io, test_workload_overrides): a base document with
 // every key, requests deliberately out of order, and parsing that must succeed or must fail.
-#include "workload_io.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

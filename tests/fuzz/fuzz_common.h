@@ -2,7 +2,7 @@
 // Shared helpers for the libFuzzer targets (tests/fuzz/README.md). A target reports a real bug by aborting
 // with a message; libFuzzer then saves the input that caused it.
 
-#include "workload_io.h"
+#include "core/workload_io.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -5,13 +5,13 @@
 //  - be deterministic: the Session's run (record_series; its snapshots with block owners) writes the
 //    byte-identical receipt, and the Session's cursor after seeking to any tick equals a fresh engine stepped
 //    to that tick.
-#include "fuzz_common.h"
+#include "tests/fuzz/fuzz_common.h"
 
-#include "engine.h"
-#include "ledger.h"
-#include "oracle.h"
-#include "receipt.h"
-#include "session.h"
+#include "core/engine.h"
+#include "core/ledger.h"
+#include "core/oracle.h"
+#include "core/receipt.h"
+#include "core/session.h"
 
 #include <fuzzer/FuzzedDataProvider.h>
 #include <nlohmann/json.hpp>

@@ -3,11 +3,11 @@
 // any JSON; an outcome that claims `identical` really is the engine's receipt (the oracle passes on it).
 // Receipts whose embedded workload is beyond the small caps are only given to the oracle, so every replay
 // takes milliseconds (a slow legitimate replay is not a bug).
-#include "fuzz_common.h"
+#include "tests/fuzz/fuzz_common.h"
 
-#include "json_reader.h"
-#include "oracle.h"
-#include "verify.h"
+#include "core/json_reader.h"
+#include "core/oracle.h"
+#include "core/verify.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,10 +4,10 @@
 // non-decreasing time order with positive line numbers; an imported workload passes validateWorkload, unless
 // the only complaint is max_ticks (a trace spanning more ticks than the cap is refused by the CLI, with that
 // message, after import).
-#include "fuzz_common.h"
+#include "tests/fuzz/fuzz_common.h"
 
-#include "trace/trace_importer.h"
-#include "trace/trace_rows.h"
+#include "core/trace/trace_importer.h"
+#include "core/trace/trace_rows.h"
 
 #include <cstdint>
 

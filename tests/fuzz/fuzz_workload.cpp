@@ -6,10 +6,10 @@
 //  - reading the requests while parsing (parseWorkloadStrict) gives what reading them from the whole DOM does;
 //  - an accepted workload also passes validateWorkload (the lab's in-memory check agrees with the reader);
 //  - an accepted workload written back (fullWorkloadJson) parses again to the same workload (round trip).
-#include "fuzz_common.h"
+#include "tests/fuzz/fuzz_common.h"
 
-#include "workload_io.h"
-#include "workload_plain.h"
+#include "core/workload_io.h"
+#include "core/workload_plain.h"
 
 #include <cstdint>
 

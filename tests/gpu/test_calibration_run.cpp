@@ -1,10 +1,10 @@
 // calibrate's measurement order, medians and failure handling (gpu/calibration_run.h) against a fake device
 // whose times are known and whose calls can be made to fail: one refused call costs its own figure (and a
 // failed method's larger copies), never the whole calibration.
-#include "calibration_run.h"
+#include "gpu/calibration_run.h"
 
-#include "cost/calibration.h"
-#include "transformer_shape.h"
+#include "core/cost/calibration.h"
+#include "gpu/transformer_shape.h"
 
 #include <QtTest>
 

@@ -3,9 +3,9 @@
 // The programs need no CUDA library at start; a command that asks for a device loads the module and reports
 // CUDA's own reason when there is no device, or names the module's path when it cannot be loaded. The CUDA parts
 // skip, saying so, in a build without CUDA.
-#include "cli_runner.h"
-#include "device_api.h"
-#include "no_device.h"
+#include "tests/cli_runner.h"
+#include "gpu/device_api.h"
+#include "gpu/no_device.h"
 
 #include <QFile>
 #include <QFileInfo>

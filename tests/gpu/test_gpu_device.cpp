@@ -1,6 +1,6 @@
 // Device checks of live mode through the same entry points as `preemptlab-cli gpu-selftest`. Without a
 // usable device each test skips with the CUDA error text (or "built without CUDA").
-#include "device_api.h"
+#include "gpu/device_api.h"
 
 #include <QtTest>
 

@@ -1,14 +1,14 @@
 // Host-only parts of live mode, on the CPU: arena layout, copy plans, model shapes and the CPU reference
 // transformer. Block pools and the live backend's bookkeeping: test_live_bookkeeping.cpp; the calibration's
 // fits and rates (core): tests/core/cost/test_calibration.cpp.
-#include "copy_plan.h"
-#include "cost/model_preset.h"
-#include "device_memory.h"
-#include "kv_layout.h"
-#include "no_device.h"
-#include "reference_model.h"
-#include "synthetic.h"
-#include "transformer_shape.h"
+#include "gpu/copy_plan.h"
+#include "core/cost/model_preset.h"
+#include "gpu/device_memory.h"
+#include "gpu/kv_layout.h"
+#include "gpu/no_device.h"
+#include "gpu/reference_model.h"
+#include "gpu/synthetic.h"
+#include "gpu/transformer_shape.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -1,9 +1,9 @@
 // Block pools and the live backend's bookkeeping (which arena blocks and host slots each request holds, and
 // what each engine call implies), on the CPU. The whole protocol through the engine: test_live_protocol.cpp.
-#include "block_pool.h"
-#include "live_bookkeeper.h"
+#include "gpu/block_pool.h"
+#include "gpu/live_bookkeeper.h"
 
-#include "test_rng.h"
+#include "tests/test_rng.h"
 
 #include <QtTest>
 

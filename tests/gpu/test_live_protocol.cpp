@@ -4,16 +4,16 @@
 // (positions [0, start)) really is in the request's blocks before it writes the new positions; a swap copies
 // the slots' contents. So a lost notification, a block handed to two requests, a swap of the wrong blocks or a
 // leak fails here, where on the device it would fail the live run (or, worse, compute on the wrong K/V).
-#include "live_backend_core.h"
+#include "gpu/live_backend_core.h"
 
-#include "core/engine_fixtures.h"
+#include "tests/core/engine_fixtures.h"
 
-#include "engine.h"
-#include "trace/generator.h"
-#include "receipt.h"
-#include "workload_io.h"
+#include "core/engine.h"
+#include "core/trace/generator.h"
+#include "core/receipt.h"
+#include "core/workload_io.h"
 
-#include "test_rng.h"
+#include "tests/test_rng.h"
 
 #include <QtTest>
 

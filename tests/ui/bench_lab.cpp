@@ -2,13 +2,13 @@
 // window (pool grid, timeline and plot cursors, transport, ledger), at 2,000 blocks / 500 requests and at
 // 100,000 blocks / 10,000 requests. Run: QT_QPA_PLATFORM=offscreen build/bin/bench_lab
 // The figures are reported in docs/lab.md.
-#include "blockgridwidget.h"
-#include "labdocument.h"
-#include "mainwindow.h"
-#include "poolview.h"
-#include "uitestutil.h"
+#include "ui/blockgridwidget.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
+#include "ui/poolview.h"
+#include "tests/ui/uitestutil.h"
 
-#include "session.h"
+#include "core/session.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -5,20 +5,20 @@
 // nothing; options survive a restart. File > Open of a workload file over 8 MiB: read on a worker, with the
 // same Cancel, errors and command-line flags as a small one. Export of a receipt or a review bundle: the text
 // made on a worker, the file written after it, nothing written on Cancel.
-#include "backgroundjob.h"
-#include "exportactions.h"
-#include "exporter.h"
-#include "fileactions.h"
-#include "importtracedialog.h"
-#include "labcommandline.h"
-#include "labdocument.h"
-#include "mainwindow.h"
-#include "traceimportactions.h"
-#include "traceimportjob.h"
-#include "uitestutil.h"
+#include "ui/backgroundjob.h"
+#include "ui/exportactions.h"
+#include "ui/exporter.h"
+#include "ui/fileactions.h"
+#include "ui/importtracedialog.h"
+#include "ui/labcommandline.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
+#include "ui/traceimportactions.h"
+#include "ui/traceimportjob.h"
+#include "tests/ui/uitestutil.h"
 
-#include "trace/generator.h"
-#include "workload_io.h"
+#include "core/trace/generator.h"
+#include "core/workload_io.h"
 
 #include <QAction>
 #include <QApplication>

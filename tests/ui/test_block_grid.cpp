@@ -1,9 +1,9 @@
 // BlockGridWidget: cells land where blockAt() says, colours follow owners, victims and in-flight blocks are
 // marked, and the level of detail holds from 16 to 100,000 blocks.
-#include "blockgridwidget.h"
-#include "exporter.h"
-#include "requestpalette.h"
-#include "uitestutil.h"
+#include "ui/blockgridwidget.h"
+#include "ui/exporter.h"
+#include "ui/requestpalette.h"
+#include "tests/ui/uitestutil.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -2,16 +2,16 @@
 // grouping, censored requests counted in every group and never dropped, ms with config.tick_us and ticks
 // without, the choice kept between sessions, and a new run redrawing it. The hand-made run's figures are worked
 // out in the comments.
-#include "distributionsview.h"
-#include "distributiontable.h"
-#include "labdocument.h"
-#include "labslos.h"
-#include "mainwindow.h"
-#include "uitestutil.h"
+#include "ui/distributionsview.h"
+#include "ui/distributiontable.h"
+#include "ui/labdocument.h"
+#include "ui/labslos.h"
+#include "ui/mainwindow.h"
+#include "tests/ui/uitestutil.h"
 
-#include "review/outcomes.h"
-#include "review/report.h"
-#include "session.h"
+#include "core/review/outcomes.h"
+#include "core/review/report.h"
+#include "core/session.h"
 
 #include <qcustomplot.h>
 

@@ -1,17 +1,17 @@
 // Review > Gate Against a Baseline Receipt: the run on screen against a receipt file gives the verdict core's
 // gate gives for the two receipt files (what `preemptlab-cli gate` prints), the review bundle's summary.md carries
 // the table while that run is on screen, and a baseline of another input is refused with the reason.
-#include "exportactions.h"
-#include "gateactions.h"
-#include "labdocument.h"
-#include "mainwindow.h"
-#include "uitestutil.h"
+#include "ui/exportactions.h"
+#include "ui/gateactions.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
+#include "tests/ui/uitestutil.h"
 
-#include "engine.h"
-#include "receipt.h"
-#include "review/gate.h"
-#include "session.h"
-#include "workload_io.h"
+#include "core/engine.h"
+#include "core/receipt.h"
+#include "core/review/gate.h"
+#include "core/session.h"
+#include "core/workload_io.h"
 
 #include <QAction>
 #include <QFile>

@@ -4,16 +4,16 @@
 // screen (it was drawn at least 1,235 px wide, then 1,064, from the docks' first layout); it cannot be
 // narrower than its docks' least widths (about 580 px): a smaller --size is drawn larger, and the program
 // says so. Also the files the lab writes beside the CLI's: the review bundle, and the comparison export.
-#include "compareview.h"
-#include "exportactions.h"
-#include "exporter.h"
-#include "labcommandline.h"
-#include "labdocument.h"
-#include "ledgerview.h"
-#include "mainwindow.h"
-#include "plotswidget.h"
-#include "cli_runner.h"
-#include "uitestutil.h"
+#include "ui/compareview.h"
+#include "ui/exportactions.h"
+#include "ui/exporter.h"
+#include "ui/labcommandline.h"
+#include "ui/labdocument.h"
+#include "ui/ledgerview.h"
+#include "ui/mainwindow.h"
+#include "ui/plotswidget.h"
+#include "tests/cli_runner.h"
+#include "tests/ui/uitestutil.h"
 
 #include <QAction>
 #include <QClipboard>

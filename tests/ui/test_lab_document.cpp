@@ -1,14 +1,14 @@
 // LabDocument: loading, cursor, undoable edits that keep the tick, errors that name file and field, and the
 // receipt being byte-identical to core's (the CLI's) for the same inputs.
-#include "exporter.h"
-#include "editcommands.h"
-#include "labdocument.h"
-#include "requestpalette.h"
-#include "uitestutil.h"
+#include "ui/exporter.h"
+#include "ui/editcommands.h"
+#include "ui/labdocument.h"
+#include "ui/requestpalette.h"
+#include "tests/ui/uitestutil.h"
 
-#include "receipt.h"
-#include "session.h"
-#include "trace/generator.h"
+#include "core/receipt.h"
+#include "core/session.h"
+#include "core/trace/generator.h"
 
 #include <QProcess>
 #include <QSignalSpy>

@@ -2,21 +2,21 @@
 // distributions, the Compare table and CDFs and the review summary are in ms (ticks in tooltips), without it in
 // ticks and saying so; the lab's SLOs (LabSlos) give Compare a goodput row and summary.md a goodput line, each
 // core's pl::review::goodput for that run (censored requests as misses).
-#include "compareview.h"
-#include "exporter.h"
-#include "labdocument.h"
-#include "labslos.h"
-#include "mainwindow.h"
-#include "plotswidget.h"
-#include "timelinewidget.h"
-#include "uitestutil.h"
+#include "ui/compareview.h"
+#include "ui/exporter.h"
+#include "ui/labdocument.h"
+#include "ui/labslos.h"
+#include "ui/mainwindow.h"
+#include "ui/plotswidget.h"
+#include "ui/timelinewidget.h"
+#include "tests/ui/uitestutil.h"
 
-#include "compare_report.h"
-#include "engine.h"
-#include "review/goodput.h"
-#include "review/outcomes.h"
-#include "session.h"
-#include "summary.h"
+#include "core/compare_report.h"
+#include "core/engine.h"
+#include "core/review/goodput.h"
+#include "core/review/outcomes.h"
+#include "core/session.h"
+#include "core/summary.h"
 
 #include <qcustomplot.h>
 

@@ -2,18 +2,18 @@
 // wrong-format files get a dialog naming the file and leave the open workload as it was; editing works after
 // a failed load; unsaved edits prompt before a close or an open loses them; a long run can be cancelled, and
 // closing the window in the middle of one is safe (the sanitizer build checks the "safe").
-#include "comma_locale.h"
-#include "editcommands.h"
-#include "exporter.h"
-#include "labcommandline.h"
-#include "fileactions.h"
-#include "labdocument.h"
-#include "mainwindow.h"
-#include "traceimportactions.h"
-#include "uitestutil.h"
+#include "tests/comma_locale.h"
+#include "ui/editcommands.h"
+#include "ui/exporter.h"
+#include "ui/labcommandline.h"
+#include "ui/fileactions.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
+#include "ui/traceimportactions.h"
+#include "tests/ui/uitestutil.h"
 
-#include "receipt.h"
-#include "session.h"
+#include "core/receipt.h"
+#include "core/session.h"
 
 #include <QAbstractButton>
 #include <QApplication>

@@ -1,15 +1,15 @@
 // The lab's layouts (issue 27): Compare and Break-even read in the default dock layout at 1024x768, 1280x800
 // and 1600x1000; View > Maximise View and Pop Out View; the theme (a dark palette gives dark plots).
-#include "uitestutil.h"
+#include "tests/ui/uitestutil.h"
 
-#include "adaptivepanes.h"
-#include "breakevenview.h"
-#include "compareview.h"
-#include "labcommandline.h"
-#include "labtheme.h"
-#include "ledgerview.h"
-#include "poolview.h"
-#include "viewlayoutactions.h"
+#include "ui/adaptivepanes.h"
+#include "ui/breakevenview.h"
+#include "ui/compareview.h"
+#include "ui/labcommandline.h"
+#include "ui/labtheme.h"
+#include "ui/ledgerview.h"
+#include "ui/poolview.h"
+#include "ui/viewlayoutactions.h"
 
 #include <qcustomplot.h>
 

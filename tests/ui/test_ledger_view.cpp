@@ -1,17 +1,17 @@
 // The victim ledger's "why" panel: stepping onto an eviction follows it, a selected row ranks every candidate
 // with the victim first, and the panel says first what caused the eviction (pl::evictionCause): who needed how
 // many blocks with how many free, a requester that evicted itself, preempt-ahead, an engine's own rule.
-#include "blockgridwidget.h"
-#include "labdocument.h"
-#include "ledgermodel.h"
-#include "ledgerview.h"
-#include "mainwindow.h"
-#include "poolview.h"
-#include "timelinewidget.h"
-#include "transportbar.h"
-#include "uitestutil.h"
+#include "ui/blockgridwidget.h"
+#include "ui/labdocument.h"
+#include "ui/ledgermodel.h"
+#include "ui/ledgerview.h"
+#include "ui/mainwindow.h"
+#include "ui/poolview.h"
+#include "ui/timelinewidget.h"
+#include "ui/transportbar.h"
+#include "tests/ui/uitestutil.h"
 
-#include "session.h"
+#include "core/session.h"
 
 #include <QLabel>
 #include <QSlider>

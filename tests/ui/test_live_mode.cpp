@@ -3,22 +3,22 @@
 // factory drives a live run through the document. The victim ledger's "measured µs" and "modelled µs" columns
 // show "-" outside live runs, and the figures of a live run (here from a scripted backend, as in tests/core/test_live_run)
 // per eviction, summed over the eviction's device calls.
-#include "breakevenview.h"
-#include "calibrationactions.h"
-#include "bytestext.h"
-#include "labdocument.h"
-#include "labrun.h"
-#include "ledgermodel.h"
-#include "ledgerview.h"
-#include "mainwindow.h"
-#include "uitestutil.h"
+#include "ui/breakevenview.h"
+#include "ui/calibrationactions.h"
+#include "ui/bytestext.h"
+#include "ui/labdocument.h"
+#include "ui/labrun.h"
+#include "ui/ledgermodel.h"
+#include "ui/ledgerview.h"
+#include "ui/mainwindow.h"
+#include "tests/ui/uitestutil.h"
 
-#include "cost/calibrated_rates.h"
-#include "device_api.h"
-#include "no_device.h"
-#include "engine.h"
-#include "live_backend.h"
-#include "session.h"
+#include "core/cost/calibrated_rates.h"
+#include "gpu/device_api.h"
+#include "gpu/no_device.h"
+#include "core/engine.h"
+#include "core/live_backend.h"
+#include "core/session.h"
 
 #include <qcustomplot.h>
 

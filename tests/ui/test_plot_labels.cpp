@@ -1,18 +1,18 @@
 // Compact axis labels: short at every magnitude, exact below 10,000, and what the lab's plots actually draw;
 // the distributions' bins, and the plots' percentiles and empty axes.
-#include "adaptivepanes.h"
-#include "bytestext.h"
-#include "compactticker.h"
-#include "comparerun.h"
-#include "compareview.h"
-#include "distributions.h"
-#include "labdocument.h"
-#include "plotswidget.h"
-#include "timelinewidget.h"
-#include "uitestutil.h"
+#include "ui/adaptivepanes.h"
+#include "ui/bytestext.h"
+#include "ui/compactticker.h"
+#include "ui/comparerun.h"
+#include "ui/compareview.h"
+#include "ui/distributions.h"
+#include "ui/labdocument.h"
+#include "ui/plotswidget.h"
+#include "ui/timelinewidget.h"
+#include "tests/ui/uitestutil.h"
 
-#include "session.h"
-#include "summary.h"
+#include "core/session.h"
+#include "core/summary.h"
 
 #include <QLabel>
 #include <QScopeGuard>

@@ -1,18 +1,18 @@
 // The policy panel as a user reads and edits it: every key explained, numbers with their units, byte counts
 // in binary units that read back exactly and can be typed as "512 KiB", and the byte text's own rules.
-#include "blockgridwidget.h"
-#include "bytestext.h"
-#include "exporter.h"
-#include "labdocument.h"
-#include "mainwindow.h"
-#include "policypanel.h"
-#include "qtext.h"
-#include "poolview.h"
-#include "uitestutil.h"
+#include "ui/blockgridwidget.h"
+#include "ui/bytestext.h"
+#include "ui/exporter.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
+#include "ui/policypanel.h"
+#include "ui/qtext.h"
+#include "ui/poolview.h"
+#include "tests/ui/uitestutil.h"
 
-#include "session.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "core/session.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <QApplication>
 #include <QCheckBox>

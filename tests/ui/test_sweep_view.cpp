@@ -3,21 +3,21 @@
 // a small workload); clicking a cell opens that point's run (the document's workload gets the point's values and
 // its winner's mode, undoably); a Cancel leaves the view as it was; a JSON result written by the CLI shows the
 // same map as running it; a damaged file is refused naming file and field; the shard plan is core's.
-#include "labdocument.h"
-#include "exportactions.h"
-#include "labslos.h"
-#include "mainwindow.h"
-#include "modecolors.h"
-#include "sweepactions.h"
-#include "sweepview.h"
-#include "uitestutil.h"
+#include "ui/labdocument.h"
+#include "ui/exportactions.h"
+#include "ui/labslos.h"
+#include "ui/mainwindow.h"
+#include "ui/modecolors.h"
+#include "ui/sweepactions.h"
+#include "ui/sweepview.h"
+#include "tests/ui/uitestutil.h"
 
-#include "core/cost/sweep_fixtures.h"
-#include "cost/sweep.h"
-#include "cost/sweep_output.h"
-#include "cost/sweep_shards.h"
-#include "session.h"
-#include "workload_io.h"
+#include "tests/core/cost/sweep_fixtures.h"
+#include "core/cost/sweep.h"
+#include "core/cost/sweep_output.h"
+#include "core/cost/sweep_shards.h"
+#include "core/session.h"
+#include "core/workload_io.h"
 
 #include <qcustomplot.h>
 

@@ -1,12 +1,12 @@
 // Export > Timeline (Perfetto): the menu entry exists with its own shortcut and writes the shown run's trace,
 // the bytes core's timelineText makes for that run; a bad path reports the error and leaves no file.
-#include "exportactions.h"
-#include "labdocument.h"
-#include "mainwindow.h"
-#include "uitestutil.h"
+#include "ui/exportactions.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
+#include "tests/ui/uitestutil.h"
 
-#include "session.h"
-#include "timeline.h"
+#include "core/session.h"
+#include "core/timeline.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,13 +1,13 @@
 // TimelineModel: lanes derived from the ledger agree with the per-request records of every sample. The
 // widget over it: request ids on the value axis, this tick's victims tinted, the lanes redrawn when they move.
-#include "labdocument.h"
-#include "statecolors.h"
-#include "timelinemodel.h"
-#include "timelinewidget.h"
-#include "uitestutil.h"
+#include "ui/labdocument.h"
+#include "ui/statecolors.h"
+#include "ui/timelinemodel.h"
+#include "ui/timelinewidget.h"
+#include "tests/ui/uitestutil.h"
 
-#include "engine.h"
-#include "session.h"
+#include "core/engine.h"
+#include "core/session.h"
 
 #include <qcustomplot.h>
 

@@ -1,11 +1,11 @@
 #pragma once
 // Shared helpers for the ui suites: the bundled samples and synthetic workloads of a given size.
 
-#include "core/engine_fixtures.h"
-#include "labdocument.h"
-#include "mainwindow.h"
-#include "trace/generator.h"
-#include "workload_io.h"
+#include "tests/core/engine_fixtures.h"
+#include "ui/labdocument.h"
+#include "ui/mainwindow.h"
+#include "core/trace/generator.h"
+#include "core/workload_io.h"
 
 #include <QApplication>
 #include <QDir>

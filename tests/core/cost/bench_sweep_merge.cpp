@@ -3,10 +3,10 @@
 // (splitSweep; test_sweep_shards checks that the two write the same bytes). Not a test; built beside them.
 //
 //   bench_sweep_merge WORKLOAD N OUTDIR KEY=LO:HI:STEP [KEY=...]   -> OUTDIR/shard-I-of-N.json
-#include "cost/sweep_shards.h"
+#include "core/cost/sweep_shards.h"
 
-#include "atomic_file.h"
-#include "workload_io.h"
+#include "core/atomic_file.h"
+#include "core/workload_io.h"
 
 #include <chrono>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // The sweep suites' workload (test_sweep, test_sweep_shards, the lab's test_sweep_view): a small pool under
 // pressure, so the modes differ and the winner flips within a few grid points.
 
-#include "workload.h"
+#include "core/workload.h"
 
 #include <string>
 

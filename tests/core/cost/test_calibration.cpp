@@ -1,9 +1,9 @@
 // The calibration (core/cost/calibration.h, calibrated_rates.h) on the CPU: least-squares fits recover known
 // answers from synthetic measurements, calibration.json is read strictly, and the tick rates, per-token costs and
 // break-even contexts derived from a hand calibration match the arithmetic in docs/live-mode.md.
-#include "cost/calibrated_rates.h"
-#include "cost/measured_curves.h"
-#include "cost/calibration.h"
+#include "core/cost/calibrated_rates.h"
+#include "core/cost/measured_curves.h"
+#include "core/cost/calibration.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -1,6 +1,6 @@
 // Cost model formulas against hand-computed cases and seed 004's worked numbers (docs/cost-model.md).
-#include "cost/cost_model.h"
-#include "cost/cost_report.h"
+#include "core/cost/cost_model.h"
+#include "core/cost/cost_report.h"
 
 #include <QtTest>
 

@@ -1,13 +1,13 @@
 // Sweep (core/cost/sweep.h): grid parsing, same input per point, winners and flips, and determinism
 // whatever the number of threads.
-#include "cost/sweep.h"
-#include "cost/sweep_output.h"
-#include "cost/sweep_read.h"
+#include "core/cost/sweep.h"
+#include "core/cost/sweep_output.h"
+#include "core/cost/sweep_read.h"
 
-#include "core/cost/sweep_fixtures.h"
-#include "receipt.h"
-#include "workload_io.h"
-#include "workload_overrides.h"
+#include "tests/core/cost/sweep_fixtures.h"
+#include "core/receipt.h"
+#include "core/workload_io.h"
+#include "core/workload_overrides.h"
 
 #include <QtTest>
 

@@ -2,12 +2,12 @@
 // byte-identical to the unsharded sweep in CSV and JSON; missing, doubled and foreign shards are refused with
 // the reason; damaged shard files give an error naming the file and the field; the assignment is deterministic
 // and balanced by estimated cost.
-#include "cost/sweep_shards.h"
+#include "core/cost/sweep_shards.h"
 
-#include "core/cost/sweep_fixtures.h"
-#include "cost/sweep_output.h"
-#include "hashing.h"
-#include "workload_io.h"
+#include "tests/core/cost/sweep_fixtures.h"
+#include "core/cost/sweep_output.h"
+#include "core/hashing.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

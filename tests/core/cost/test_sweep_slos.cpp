@@ -1,12 +1,12 @@
 // Sweeps with SLOs (issue 26): each result's goodput against hand-computed figures on a 2-point grid, the
 // slo-misses metric's winners, outputs without SLOs unchanged, the result file's SLOs and goodput read back, and
 // the checks (slo-misses without SLOs, an ms SLO without tick_us at some point).
-#include "cost/sweep.h"
-#include "cost/sweep_output.h"
-#include "cost/sweep_read.h"
+#include "core/cost/sweep.h"
+#include "core/cost/sweep_output.h"
+#include "core/cost/sweep_read.h"
 
-#include "core/cost/sweep_fixtures.h"
-#include "workload_io.h"
+#include "tests/core/cost/sweep_fixtures.h"
+#include "core/workload_io.h"
 
 #include <QtTest>
 

@@ -1,5 +1,5 @@
 // Hardware-grounded tick rates (core/cost/tick_rates.h) against hand-computed cases.
-#include "cost/tick_rates.h"
+#include "core/cost/tick_rates.h"
 
 #include <QtTest>
 
