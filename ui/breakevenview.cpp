@@ -154,10 +154,9 @@ QVector<double> vec(const std::vector<double>& v) { return QVector<double>(v.beg
 
 } // namespace
 
-BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()) {
-    auto* outer = new QHBoxLayout(this);
-    outer_ = outer;
-    outer->setContentsMargins(2, 2, 2, 2);
+// The left column: presets, model, GPU, layout, the sliders, the measured and workload notes and core's report;
+// it scrolls (sideways only below 250 px).
+QWidget* BreakevenView::createControls() {
     auto* controls = new QWidget(this);
     auto* form = new QFormLayout(controls);
     // In a narrow pane a row's control goes under its name rather than off the edge (the verdict and the
@@ -241,8 +240,12 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     leftLayout->addWidget(reportScroll, 1);
     scroll->setWidget(left);
     scroll->setMinimumWidth(250); // scrolls sideways below that: the window fits a 1024-px screen
-    outer->addWidget(scroll, 2);
+    return scroll;
+}
 
+// The right column: the verdict over the per-token curves (crossover, context and measured lines), and the
+// measured swap and prefill plots under them.
+QWidget* BreakevenView::createCurves() {
     d->plot = new QCustomPlot(this);
     d->plot->setObjectName(QStringLiteral("breakevenPlot"));
     d->plot->setMinimumSize(220, 180);
@@ -322,7 +325,15 @@ BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_uni
     row->addWidget(d->swapPlot);
     row->addWidget(d->prefillPlot);
     columnLayout->addWidget(d->measuredRow, 2);
-    outer->addWidget(column, 3);
+    return column;
+}
+
+BreakevenView::BreakevenView(QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()) {
+    auto* outer = new QHBoxLayout(this);
+    outer_ = outer;
+    outer->setContentsMargins(2, 2, 2, 2);
+    outer->addWidget(createControls(), 2);
+    outer->addWidget(createCurves(), 3);
     setCalibration(nullptr);
 
     connect(preset_, &QComboBox::currentIndexChanged, this, &BreakevenView::applyPreset);

@@ -54,6 +54,9 @@ class BreakevenView : public QWidget {
     void resizeEvent(QResizeEvent* event) override;
 
   private:
+    // The constructor's builders: the controls' column and the curves' column.
+    QWidget* createControls();
+    QWidget* createCurves();
     void recompute();
     void fitColumns();
     void drawMeasured(double ymax);

@@ -215,9 +215,8 @@ void fillCdf(QCustomPlot* p, const CompareResult& r, bool completion) {
 
 } // namespace
 
-CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()), doc_(doc) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(2, 2, 2, 2);
+// The bar (what to compare, Run, Cancel, progress) and the status line under it.
+void CompareView::createBar(QVBoxLayout* layout) {
     auto* bar = new QHBoxLayout;
     run_ = new QPushButton(this);
     run_->setObjectName(QStringLiteral("compareButton"));
@@ -256,6 +255,11 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     bar->addWidget(progress_, 1);
     layout->addLayout(bar);
     layout->addWidget(status_);
+}
+
+// The summary pane (the table with its Copy action, then the host-full note) and the flagged list; returned as
+// the first two panes.
+QList<AdaptivePanes::Pane> CompareView::createSummaryPanes() {
     table_ = new QTableWidget(this);
     table_->setObjectName(QStringLiteral("compareTable"));
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -302,7 +306,12 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     flagged_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     flaggedScroll->setWidget(flagged_);
     left->addStretch(0);
-    QList<AdaptivePanes::Pane> panes{{summary, tr("Table")}, {flaggedScroll, tr("Flagged")}};
+    return {{summary, tr("Table")}, {flaggedScroll, tr("Flagged")}};
+}
+
+// The two CDFs, and the panes side by side where the view has room, in tabs where it has not.
+void CompareView::createPanes(QVBoxLayout* layout) {
+    QList<AdaptivePanes::Pane> panes = createSummaryPanes();
     const QString titles[] = {tr("completion (ticks after arrival), CDF"), tr("queue delay (ticks), CDF")};
     const QString tabTitles[] = {tr("Completion CDF"), tr("Queue delay CDF")};
     for (int i = 0; i < 2; ++i) {
@@ -343,6 +352,10 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
     panes_->setObjectName(QStringLiteral("comparePanes"));
     layout->addWidget(panes_, 1);
 
+}
+
+// The job's progress and end, and the document's edits while it runs or after it.
+void CompareView::connectJob() {
     connect(run_, &QPushButton::clicked, this, &CompareView::start);
     connect(cancel_, &QPushButton::clicked, this, &CompareView::cancel);
     connect(&d->watcher, &QFutureWatcher<CompareResult>::progressValueChanged, progress_, &QProgressBar::setValue);
@@ -373,6 +386,14 @@ CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d
             status_->setText(tr("The workload changed since this comparison: run it again."));
         }
     });
+}
+
+CompareView::CompareView(LabDocument* doc, QWidget* parent) : QWidget(parent), d(std::make_unique<Impl>()), doc_(doc) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    createBar(layout);
+    createPanes(layout);
+    connectJob();
     status_->setText(tr("One click runs the open workload under %1, off the UI thread.").arg(whatRuns(kind())));
 }
 

@@ -5,11 +5,15 @@
 // ticks in their tooltips; ITL, and goodput under the lab's SLOs), completion and queue-delay distributions as
 // cumulative curves, and who was flagged under each. Runs off the UI thread with progress and cancel.
 
+#include "ui/adaptivepanes.h"
+
+#include <QList>
 #include <QWidget>
 
 #include <memory>
 
 class QAction;
+class QVBoxLayout;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
@@ -68,6 +72,11 @@ class CompareView : public QWidget {
     void runningChanged(bool running);
 
   private:
+    // The constructor's builders, in order.
+    void createBar(QVBoxLayout* layout);
+    QList<AdaptivePanes::Pane> createSummaryPanes();
+    void createPanes(QVBoxLayout* layout);
+    void connectJob();
     void show(const CompareResult& r);
     // show()'s parts, in the order they fill the view.
     int fillSummaryRows(const CompareResult& r, int extraRows, QStringList& vheaders, bool& anyPopulationDiffers);
